@@ -1,0 +1,54 @@
+#!/usr/bin/env python3
+"""Set up a private virtual environment and run the project in it.
+
+Needs nothing but python3: `python3 bootstrap.py demo` runs the main job on the simulated board,
+`python3 bootstrap.py test` runs the test suite, `python3 bootstrap.py tavli-board ARGS` runs any
+command. The environment (.venv) is created on first use and refreshed when pyproject.toml changes.
+"""
+from __future__ import annotations
+
+import hashlib
+import os
+import subprocess
+import sys
+import venv
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent
+VENV = ROOT / ".venv"
+BIN = VENV / ("Scripts" if os.name == "nt" else "bin")
+PYTHON = BIN / ("python.exe" if os.name == "nt" else "python")
+STAMP = VENV / ".installed-from"
+
+
+def ensure_environment() -> None:
+    wanted = hashlib.sha256((ROOT / "pyproject.toml").read_bytes()).hexdigest()
+    if STAMP.exists() and STAMP.read_text() == wanted and PYTHON.exists():
+        return
+    if not PYTHON.exists():
+        print(f"bootstrap: creating {VENV}", file=sys.stderr)
+        venv.EnvBuilder(with_pip=True).create(VENV)
+    print("bootstrap: installing tavli-board with its test extra", file=sys.stderr)
+    pip = [str(PYTHON), "-m", "pip", "install", "--disable-pip-version-check", "-q"]
+    subprocess.run([*pip, "-e", f"{ROOT}[test]"], check=True)
+    STAMP.write_text(wanted)
+
+
+def main(argv: list[str]) -> int:
+    if not argv or argv[0] in {"-h", "--help"}:
+        print(__doc__.strip())
+        return 0 if argv else 2
+    ensure_environment()
+    command, rest = argv[0], argv[1:]
+    if command == "test":
+        # pytest exits 5 when it collected nothing: a non-zero code, so an empty run never passes.
+        args = [str(PYTHON), "-m", "pytest", *rest]
+    elif command == "tavli-board":
+        args = [str(PYTHON), "-m", "firmware_host", *rest]
+    else:
+        args = [str(PYTHON), "-m", "firmware_host", command, *rest]
+    return subprocess.run(args, cwd=ROOT).returncode
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

@@ -1,0 +1,5 @@
+import sys
+
+from firmware_host.cli import main
+
+sys.exit(main())
