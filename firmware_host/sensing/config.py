@@ -1,0 +1,178 @@
+"""The `[serial]` and `[sensors]` sections of the board's TOML file (hardware/board.toml).
+
+Other sections belong to other subsystems and are left alone. Inside these two sections every key is
+checked: an unknown key, a wrong type or a value out of range is a `BoardConfigError` naming the
+file, the key and what is allowed. Keys left out take the defaults documented in board.toml.
+"""
+from __future__ import annotations
+
+import tomllib
+from dataclasses import dataclass, fields
+from pathlib import Path
+from typing import Any, Callable
+
+from firmware_host.sensing.channels import ChannelMap, ChannelMapError
+
+DEFAULT_BOARD_FILE = Path(__file__).resolve().parents[2] / "hardware" / "board.toml"
+
+# The ranges the MCU firmware accepts in a CONFIGURE command (tavli_mcu.node checks the same ones).
+SCAN_HZ_RANGE = (1, 100)
+DEBOUNCE_SCANS_RANGE = (1, 10)
+SNAPSHOT_INTERVAL_MS_RANGE = (20, 60000)   # or 0: snapshots only on change
+HEARTBEAT_MS_RANGE = (50, 5000)
+
+
+class BoardConfigError(ValueError):
+    pass
+
+
+@dataclass(frozen=True)
+class SerialSettings:
+    port: str = ""              # a device, or any pyserial URL (socket://host:port, loop://); "" finds the MCU by USB id
+    baudrate: int = 115200
+    usb_vid: int = 0x2E8A       # Raspberry Pi
+    usb_pid: int = 0x0005       # MicroPython on an RP2040
+    exclusive: bool = True
+    reconnect_min_s: float = 0.25
+    reconnect_max_s: float = 5.0
+    ack_timeout_ms: int = 300
+    command_tries: int = 3
+
+
+@dataclass(frozen=True)
+class SensorSettings:
+    channels: ChannelMap
+    scan_hz: int = 40
+    debounce_scans: int = 3
+    snapshot_interval_ms: int = 1000
+    heartbeat_ms: int = 250
+    silent_after_heartbeats: int = 4
+    quiet_ms: int = 300
+    grace_ms: int = 3000
+    flicker_changes: int = 6
+    flicker_window_ms: int = 1000
+
+    @property
+    def silence_timeout_s(self) -> float:
+        return self.heartbeat_ms * self.silent_after_heartbeats / 1000
+
+
+@dataclass(frozen=True)
+class SensingConfig:
+    serial: SerialSettings
+    sensors: SensorSettings
+    source: str
+
+
+def _integer(low: int, high: int) -> Callable[[Any], str | None]:
+    def check(value: Any) -> str | None:
+        if not isinstance(value, int) or isinstance(value, bool) or not low <= value <= high:
+            return f"an integer {low}..{high}"
+        return None
+    return check
+
+
+def _positive_number(value: Any) -> str | None:
+    if not isinstance(value, (int, float)) or isinstance(value, bool) or value <= 0:
+        return "a number of seconds > 0"
+    return None
+
+
+def _boolean(value: Any) -> str | None:
+    return None if isinstance(value, bool) else "true or false"
+
+
+def _string(value: Any) -> str | None:
+    return None if isinstance(value, str) else "a string"
+
+
+def _snapshot_interval(value: Any) -> str | None:
+    low, high = SNAPSHOT_INTERVAL_MS_RANGE
+    if value == 0 and not isinstance(value, bool):
+        return None
+    return _integer(low, high)(value) and f"0 (only on change) or an integer {low}..{high}"
+
+
+def _channel_list(value: Any) -> str | None:
+    if not isinstance(value, list) or not all(isinstance(item, str) for item in value):
+        return "a list of location names, one per MCU channel"
+    return None
+
+
+SERIAL_KEYS: dict[str, Callable[[Any], str | None]] = {
+    "port": _string,
+    "baudrate": _integer(1200, 4_000_000),
+    "usb_vid": _integer(0, 0xFFFF),
+    "usb_pid": _integer(0, 0xFFFF),
+    "exclusive": _boolean,
+    "reconnect_min_s": _positive_number,
+    "reconnect_max_s": _positive_number,
+    "ack_timeout_ms": _integer(20, 10_000),
+    "command_tries": _integer(1, 20),
+}
+SENSOR_KEYS: dict[str, Callable[[Any], str | None]] = {
+    "channels": _channel_list,
+    "scan_hz": _integer(*SCAN_HZ_RANGE),
+    "debounce_scans": _integer(*DEBOUNCE_SCANS_RANGE),
+    "snapshot_interval_ms": _snapshot_interval,
+    "heartbeat_ms": _integer(*HEARTBEAT_MS_RANGE),
+    "silent_after_heartbeats": _integer(2, 100),
+    "quiet_ms": _integer(0, 60_000),
+    "grace_ms": _integer(0, 600_000),
+    "flicker_changes": _integer(2, 1000),
+    "flicker_window_ms": _integer(100, 60_000),
+}
+assert set(SERIAL_KEYS) == {f.name for f in fields(SerialSettings)}
+assert set(SENSOR_KEYS) == {f.name for f in fields(SensorSettings)}
+
+
+def load_sensing_config(path: Path | str = DEFAULT_BOARD_FILE) -> SensingConfig:
+    path = Path(path)
+    try:
+        with path.open("rb") as handle:
+            data = tomllib.load(handle)
+    except OSError as error:
+        raise BoardConfigError(f"{path}: cannot read: {error.strerror}") from None
+    except tomllib.TOMLDecodeError as error:
+        raise BoardConfigError(f"{path}: not valid TOML: {error}") from None
+    return parse_sensing_config(data, str(path))
+
+
+def parse_sensing_config(data: dict[str, Any], source: str) -> SensingConfig:
+    serial_values = _checked_section(data, "serial", SERIAL_KEYS, source, required=())
+    sensor_values = _checked_section(data, "sensors", SENSOR_KEYS, source, required=("channels",))
+    try:
+        sensor_values["channels"] = ChannelMap(tuple(sensor_values["channels"]))
+    except ChannelMapError as error:
+        raise BoardConfigError(f"{source}: [sensors] channels: {error}") from None
+    serial = SerialSettings(**serial_values)
+    if serial.reconnect_max_s < serial.reconnect_min_s:
+        raise BoardConfigError(f"{source}: [serial] reconnect_max_s ({serial.reconnect_max_s}) "
+                               f"is below reconnect_min_s ({serial.reconnect_min_s})")
+    sensors = SensorSettings(**sensor_values)
+    if sensors.grace_ms < sensors.quiet_ms:
+        raise BoardConfigError(f"{source}: [sensors] grace_ms ({sensors.grace_ms}) must not be shorter "
+                               f"than quiet_ms ({sensors.quiet_ms})")
+    return SensingConfig(serial, sensors, source)
+
+
+def _checked_section(data: dict[str, Any], name: str, keys: dict[str, Callable[[Any], str | None]],
+                     source: str, required: tuple[str, ...]) -> dict[str, Any]:
+    section = data.get(name)
+    if section is None:
+        if required:
+            raise BoardConfigError(f"{source}: no [{name}] section (it needs at least {', '.join(required)})")
+        return {}
+    if not isinstance(section, dict):
+        raise BoardConfigError(f"{source}: [{name}] must be a table")
+    for key, value in section.items():
+        check = keys.get(key)
+        if check is None:
+            raise BoardConfigError(f"{source}: [{name}] unknown key {key!r}; allowed: {', '.join(keys)}")
+        problem = check(value)
+        if problem:
+            raise BoardConfigError(f"{source}: [{name}] {key} = {value!r}: must be {problem}")
+    for key in required:
+        if key not in section:
+            raise BoardConfigError(f"{source}: [{name}] missing key {key!r}")
+    return dict(section)
