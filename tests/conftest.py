@@ -1,0 +1,47 @@
+"""Test setup shared by the whole suite.
+
+Blinka chooses its board when `board` is first imported, and off a Pi it only offers the
+OS-agnostic board (with a NEOPIXEL pin, so the real `neopixel` module imports) when this variable
+is set; so it is set here, at module level, before any test module can import `board`.
+"""
+import copy
+import os
+import tomllib
+from pathlib import Path
+
+import pytest
+import tomli_w
+
+os.environ["BLINKA_OS_AGNOSTIC"] = "1"
+
+BOARD_FILE = Path(__file__).resolve().parents[1] / "hardware" / "board.toml"
+
+
+@pytest.fixture(scope="session")
+def shipped_board_file() -> Path:
+    """hardware/board.toml as shipped."""
+    return BOARD_FILE
+
+
+@pytest.fixture(scope="session")
+def _shipped_board() -> dict:
+    with BOARD_FILE.open("rb") as file:
+        return tomllib.load(file)
+
+
+@pytest.fixture
+def board(_shipped_board) -> dict:
+    """A private copy of the shipped board file's tables, for a test to change and `write_board`."""
+    return copy.deepcopy(_shipped_board)
+
+
+@pytest.fixture
+def write_board(tmp_path):
+    """Writes a board document as TOML into a temporary file and returns its path."""
+
+    def write(document: dict) -> Path:
+        path = tmp_path / "board.toml"
+        path.write_text(tomli_w.dumps(document))
+        return path
+
+    return write
