@@ -12,6 +12,8 @@ import sys
 # Modules that contribute subcommands, in the order they appear in --help.
 COMMAND_MODULES = (
     "firmware_host.rules.cli",
+    "firmware_host.sensing.cli",
+    "firmware_host.sim.cli",
 )
 
 

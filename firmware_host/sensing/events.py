@@ -101,3 +101,26 @@ class SelfTestResult:
 
 SensingEvent = (BoardChanging | BoardStable | BoardSettled | SensorFault | SensorFaultCleared | LinkUp | LinkLost
                 | McuReset | LinkSilent | FramesDropped | CommandFailed | SelfTestResult)
+
+
+def event_json(event: object) -> dict:
+    """An event as a JSON-ready dict: {"event": name, ...fields}; readings in position-json form."""
+    out: dict = {"event": type(event).__name__}
+    for name in event.__dataclass_fields__:
+        out[name] = _json_value(getattr(event, name))
+    return out
+
+
+def _json_value(value: object) -> object:
+    if isinstance(value, BoardReading):
+        return value.to_json()
+    if isinstance(value, Hello):
+        return {"protocol": value.protocol_version, "firmware": value.firmware, "board_id": value.board_id_hex,
+                "boot_nonce": value.boot_nonce, "channels": value.channels, "scan_hz": value.scan_hz,
+                "debounce_scans": value.debounce_scans, "snapshot_interval_ms": value.snapshot_interval_ms,
+                "heartbeat_ms": value.heartbeat_ms}
+    if isinstance(value, enum.Enum):
+        return value.value
+    if isinstance(value, tuple):
+        return [_json_value(item) for item in value]
+    return value

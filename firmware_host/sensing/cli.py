@@ -1,0 +1,58 @@
+"""`tavli-board sensor-watch`: open the sensor link as configured and print its events as JSON lines."""
+from __future__ import annotations
+
+import json
+import queue
+import sys
+import time
+from dataclasses import replace
+from pathlib import Path
+
+from firmware_host.cli import UsageError
+from firmware_host.sensing.config import DEFAULT_BOARD_FILE, BoardConfigError, load_sensing_config
+from firmware_host.sensing.events import LinkUp, event_json
+from firmware_host.sensing.sensor import BoardSensor
+
+
+def register(subparsers) -> None:
+    parser = subparsers.add_parser(
+        "sensor-watch", help="print the sensor link's events (board readings, faults, link state) as JSON lines",
+        description="Opens the sensor MCU's serial link as the board file says (or at --port) and prints "
+                    "every event as one JSON line until interrupted or --seconds have passed.")
+    parser.add_argument("--board", type=Path, default=DEFAULT_BOARD_FILE, help="board file (default: %(default)s)")
+    parser.add_argument("--port", help="device or pyserial URL, overriding [serial] port "
+                                       "(e.g. /dev/ttyACM0, socket://127.0.0.1:7070)")
+    parser.add_argument("--seconds", type=float, help="stop after this long (default: run until interrupted)")
+    parser.add_argument("--self-test", action="store_true", help="ask the MCU for a self-test once the link is up")
+    parser.set_defaults(handler=watch)
+
+
+def watch(args) -> int:
+    try:
+        config = load_sensing_config(args.board)
+    except BoardConfigError as error:
+        raise UsageError(str(error)) from None
+    if args.port:
+        config = replace(config, serial=replace(config.serial, port=args.port))
+    if args.seconds is not None and args.seconds <= 0:
+        raise UsageError(f"--seconds must be positive, got {args.seconds}")
+    events: queue.SimpleQueue = queue.SimpleQueue()
+    sensor = BoardSensor(config, events.put)
+    deadline = None if args.seconds is None else time.monotonic() + args.seconds
+    self_test_pending = args.self_test
+    sensor.start()
+    try:
+        while deadline is None or time.monotonic() < deadline:
+            try:
+                event = events.get(timeout=0.1)
+            except queue.Empty:
+                continue
+            print(json.dumps(event_json(event), sort_keys=True), flush=True)
+            if self_test_pending and isinstance(event, LinkUp):
+                self_test_pending = False
+                sensor.run_self_test()
+    except KeyboardInterrupt:
+        pass
+    finally:
+        sensor.stop()
+    return 0

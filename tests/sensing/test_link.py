@@ -1,0 +1,73 @@
+"""The link thread's pieces that need no peer: backoff, finding the MCU, opening and failing to open."""
+import dataclasses
+import threading
+from types import SimpleNamespace
+
+import serial
+
+from firmware_host.sensing.config import load_sensing_config
+from firmware_host.sensing.events import LinkLost
+from firmware_host.sensing.link import Backoff, find_mcu_port, open_port
+from firmware_host.sensing.sensor import BoardSensor
+
+CONFIG = load_sensing_config()
+
+
+def test_backoff_doubles_up_to_its_maximum_and_resets():
+    backoff = Backoff(0.25, 1.0)
+    assert [backoff.next_delay() for _ in range(5)] == [0.25, 0.5, 1.0, 1.0, 1.0]
+    backoff.reset()
+    assert backoff.next_delay() == 0.25
+
+
+def test_the_mcu_is_found_by_usb_vid_and_pid():
+    ports = [SimpleNamespace(device="/dev/ttyACM1", vid=0x2E8A, pid=0x0005),
+             SimpleNamespace(device="/dev/ttyUSB0", vid=0x0403, pid=0x6001),
+             SimpleNamespace(device="/dev/ttyACM0", vid=0x2E8A, pid=0x0005),
+             SimpleNamespace(device="/dev/ttyAMA0", vid=None, pid=None)]
+    assert find_mcu_port(0x2E8A, 0x0005, ports) == "/dev/ttyACM0"
+    assert find_mcu_port(0x1234, 0x0005, ports) is None
+
+
+def test_ports_open_from_any_pyserial_url():
+    port = open_port("loop://", CONFIG.serial)
+    try:
+        port.write(b"\x01\x02")
+        assert port.read(2) == b"\x01\x02"
+    finally:
+        port.close()
+
+
+def test_a_port_that_cannot_be_opened_is_reported_once_and_retried_with_backoff():
+    events, tries = [], threading.Semaphore(0)
+
+    def refusing_opener(url, settings):
+        tries.release()
+        raise serial.SerialException(f"[Errno 2] could not open port {url}")
+
+    settings = dataclasses.replace(CONFIG.serial, port="/dev/ttyNOPE", reconnect_min_s=0.01, reconnect_max_s=0.02)
+    sensor = BoardSensor(dataclasses.replace(CONFIG, serial=settings), events.append, opener=refusing_opener)
+    sensor.start()
+    try:
+        for _ in range(4):
+            assert tries.acquire(timeout=5)
+    finally:
+        sensor.stop()
+    assert events == [LinkLost("cannot open /dev/ttyNOPE: [Errno 2] could not open port /dev/ttyNOPE")]
+
+
+def test_without_a_port_and_without_the_usb_mcu_the_link_says_so():
+    events, asked = [], threading.Event()
+
+    def finder(vid, pid):
+        asked.set()
+        return None
+
+    settings = dataclasses.replace(CONFIG.serial, port="", reconnect_min_s=0.01, reconnect_max_s=0.02)
+    sensor = BoardSensor(dataclasses.replace(CONFIG, serial=settings), events.append, finder=finder)
+    sensor.start()
+    try:
+        assert asked.wait(5)
+    finally:
+        sensor.stop()
+    assert events == [LinkLost("no sensor MCU found (USB 2e8a:0005)")]
