@@ -1,4 +1,5 @@
-"""`tavli-board sensor-watch`: open the sensor link as configured and print its events as JSON lines."""
+"""`tavli-board sensor-watch` prints the sensor link's events as JSON lines; `firmware-config` renders
+the MCU's board_config.py from the board file."""
 from __future__ import annotations
 
 import json
@@ -11,6 +12,7 @@ from pathlib import Path
 from firmware_host.cli import UsageError
 from firmware_host.sensing.config import DEFAULT_BOARD_FILE, BoardConfigError, load_sensing_config
 from firmware_host.sensing.events import LinkUp, event_json
+from firmware_host.sensing.mcu_config import FIRMWARE_BOARD_CONFIG, render_board_config
 from firmware_host.sensing.sensor import BoardSensor
 
 
@@ -26,12 +28,34 @@ def register(subparsers) -> None:
     parser.add_argument("--self-test", action="store_true", help="ask the MCU for a self-test once the link is up")
     parser.set_defaults(handler=watch)
 
+    render = subparsers.add_parser(
+        "firmware-config", help="render the sensor MCU's board_config.py from the board file",
+        description="Writes the MicroPython module the Pico's firmware reads its pins, multiplexers and "
+                    "checker masses from, rendered from [serial] and [sensors] of the board file.")
+    render.add_argument("--board", type=Path, default=DEFAULT_BOARD_FILE, help="board file (default: %(default)s)")
+    render.add_argument("--output", type=Path, default=FIRMWARE_BOARD_CONFIG,
+                        help="where to write it, - for stdout (default: %(default)s)")
+    render.set_defaults(handler=write_firmware_config)
 
-def watch(args) -> int:
+
+def _config(board: Path):
     try:
-        config = load_sensing_config(args.board)
+        return load_sensing_config(board)
     except BoardConfigError as error:
         raise UsageError(str(error)) from None
+
+
+def write_firmware_config(args) -> int:
+    text = render_board_config(_config(args.board))
+    if str(args.output) == "-":
+        sys.stdout.write(text)
+    else:
+        args.output.write_text(text)
+    return 0
+
+
+def watch(args) -> int:
+    config = _config(args.board)
     if args.port:
         config = replace(config, serial=replace(config.serial, port=args.port))
     if args.seconds is not None and args.seconds <= 0:

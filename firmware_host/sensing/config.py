@@ -40,8 +40,28 @@ class SerialSettings:
 
 
 @dataclass(frozen=True)
+class McuSettings:
+    """The sensor MCU's own hardware (the reference design); rendered into its board_config.py."""
+
+    link: str = "usb"                 # "usb" (USB-CDC) or "uart"
+    uart_id: int = 0
+    uart_tx_pin: int = 0
+    uart_rx_pin: int = 1
+    i2c_id: int = 0
+    i2c_sda_pin: int = 4
+    i2c_scl_pin: int = 5
+    i2c_hz: int = 400_000
+    mux_addresses: tuple[int, ...] = (0x70, 0x71, 0x72, 0x73)
+    white_checker_g: float = 16.0
+    black_checker_g: float = 17.0
+    mass_tolerance_g: float = 0.35
+    counts_per_gram: float = 400.0    # until a location is calibrated
+
+
+@dataclass(frozen=True)
 class SensorSettings:
     channels: ChannelMap
+    mcu: McuSettings = McuSettings()
     scan_hz: int = 40
     debounce_scans: int = 3
     snapshot_interval_ms: int = 1000
@@ -93,6 +113,19 @@ def _snapshot_interval(value: Any) -> str | None:
     return _integer(low, high)(value) and f"0 (only on change) or an integer {low}..{high}"
 
 
+def _choice(*allowed: str) -> Callable[[Any], str | None]:
+    def check(value: Any) -> str | None:
+        return None if value in allowed else " or ".join(repr(choice) for choice in allowed)
+    return check
+
+
+def _i2c_addresses(value: Any) -> str | None:
+    if (not isinstance(value, list) or not value
+            or not all(isinstance(item, int) and 0x70 <= item <= 0x77 for item in value)):
+        return "a list of TCA9548A addresses 0x70..0x77"
+    return None
+
+
 def _channel_list(value: Any) -> str | None:
     if not isinstance(value, list) or not all(isinstance(item, str) for item in value):
         return "a list of location names, one per MCU channel"
@@ -110,8 +143,24 @@ SERIAL_KEYS: dict[str, Callable[[Any], str | None]] = {
     "ack_timeout_ms": _integer(20, 10_000),
     "command_tries": _integer(1, 20),
 }
+MCU_KEYS: dict[str, Callable[[Any], str | None]] = {
+    "link": _choice("usb", "uart"),
+    "uart_id": _integer(0, 1),
+    "uart_tx_pin": _integer(0, 29),
+    "uart_rx_pin": _integer(0, 29),
+    "i2c_id": _integer(0, 1),
+    "i2c_sda_pin": _integer(0, 29),
+    "i2c_scl_pin": _integer(0, 29),
+    "i2c_hz": _integer(10_000, 1_000_000),
+    "mux_addresses": _i2c_addresses,
+    "white_checker_g": _positive_number,
+    "black_checker_g": _positive_number,
+    "mass_tolerance_g": _positive_number,
+    "counts_per_gram": _positive_number,
+}
 SENSOR_KEYS: dict[str, Callable[[Any], str | None]] = {
     "channels": _channel_list,
+    "mcu": lambda value: None if isinstance(value, dict) else "a table ([sensors.mcu])",
     "scan_hz": _integer(*SCAN_HZ_RANGE),
     "debounce_scans": _integer(*DEBOUNCE_SCANS_RANGE),
     "snapshot_interval_ms": _snapshot_interval,
@@ -124,6 +173,7 @@ SENSOR_KEYS: dict[str, Callable[[Any], str | None]] = {
 }
 assert set(SERIAL_KEYS) == {f.name for f in fields(SerialSettings)}
 assert set(SENSOR_KEYS) == {f.name for f in fields(SensorSettings)}
+assert set(MCU_KEYS) == {f.name for f in fields(McuSettings)}
 
 
 def load_sensing_config(path: Path | str = DEFAULT_BOARD_FILE) -> SensingConfig:
@@ -139,8 +189,12 @@ def load_sensing_config(path: Path | str = DEFAULT_BOARD_FILE) -> SensingConfig:
 
 
 def parse_sensing_config(data: dict[str, Any], source: str) -> SensingConfig:
-    serial_values = _checked_section(data, "serial", SERIAL_KEYS, source, required=())
-    sensor_values = _checked_section(data, "sensors", SENSOR_KEYS, source, required=("channels",))
+    serial_values = _checked_section(data.get("serial"), "serial", SERIAL_KEYS, source, required=())
+    sensor_values = _checked_section(data.get("sensors"), "sensors", SENSOR_KEYS, source, required=("channels",))
+    mcu_values = _checked_section(sensor_values.get("mcu"), "sensors.mcu", MCU_KEYS, source, required=())
+    if "mux_addresses" in mcu_values:
+        mcu_values["mux_addresses"] = tuple(mcu_values["mux_addresses"])
+    sensor_values["mcu"] = McuSettings(**mcu_values)
     try:
         sensor_values["channels"] = ChannelMap(tuple(sensor_values["channels"]))
     except ChannelMapError as error:
@@ -150,15 +204,32 @@ def parse_sensing_config(data: dict[str, Any], source: str) -> SensingConfig:
         raise BoardConfigError(f"{source}: [serial] reconnect_max_s ({serial.reconnect_max_s}) "
                                f"is below reconnect_min_s ({serial.reconnect_min_s})")
     sensors = SensorSettings(**sensor_values)
+    _check_mcu(sensors, source)
     if sensors.grace_ms < sensors.quiet_ms:
         raise BoardConfigError(f"{source}: [sensors] grace_ms ({sensors.grace_ms}) must not be shorter "
                                f"than quiet_ms ({sensors.quiet_ms})")
     return SensingConfig(serial, sensors, source)
 
 
-def _checked_section(data: dict[str, Any], name: str, keys: dict[str, Callable[[Any], str | None]],
+def _check_mcu(sensors: SensorSettings, source: str) -> None:
+    mcu = sensors.mcu
+    capacity = len(mcu.mux_addresses) * 8
+    if sensors.channels.channel_count > capacity:
+        raise BoardConfigError(f"{source}: [sensors] channels: {sensors.channels.channel_count} channels, but "
+                               f"[sensors.mcu] mux_addresses give {capacity} ports (8 per multiplexer)")
+    masses = sorted(white * mcu.white_checker_g + black * mcu.black_checker_g
+                    for white in range(16) for black in range(16))
+    closest = min(higher - lower for lower, higher in zip(masses, masses[1:]))
+    if closest <= 2 * mcu.mass_tolerance_g:
+        raise BoardConfigError(
+            f"{source}: [sensors.mcu] white_checker_g = {mcu.white_checker_g} and black_checker_g = "
+            f"{mcu.black_checker_g}: two layouts of up to 15 checkers a colour differ by only {closest:g} g, "
+            f"which must exceed twice mass_tolerance_g ({mcu.mass_tolerance_g}); choose masses in a ratio "
+            "such as 16:17 that no two counts up to 15 can match")
+
+
+def _checked_section(section: Any, name: str, keys: dict[str, Callable[[Any], str | None]],
                      source: str, required: tuple[str, ...]) -> dict[str, Any]:
-    section = data.get(name)
     if section is None:
         if required:
             raise BoardConfigError(f"{source}: no [{name}] section (it needs at least {', '.join(required)})")

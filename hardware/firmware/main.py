@@ -1,0 +1,80 @@
+"""The sensor MCU's main loop on a Raspberry Pi Pico (MicroPython). The only file touching `machine`.
+
+Copy to the Pico with tavli_mcu/ and board_config.py (hardware/README.md). Every scan period it
+takes the host's bytes, scans every load cell and lets the protocol node answer and report.
+"""
+import os
+import select
+import sys
+import time
+
+import machine
+import micropython
+
+import board_config as cfg
+from tavli_mcu.loadcells import LoadCellSensors, Nau7802Bank
+from tavli_mcu.node import Node
+from tavli_mcu.weighing import Calibration, MassDecoder
+
+CALIBRATION_FILE = "calibration.json"
+WATCHDOG_MS = 2000   # a hung scan loop restarts the MCU; the host sees a new hello
+
+
+def open_link():
+    """(read() -> bytes, write(bytes)) over the configured link."""
+    if cfg.LINK == "uart":
+        uart = machine.UART(cfg.UART_ID, cfg.BAUDRATE, tx=machine.Pin(cfg.UART_TX_PIN),
+                            rx=machine.Pin(cfg.UART_RX_PIN), timeout=0)
+        return (lambda: uart.read() or b""), uart.write
+    # USB-CDC is the REPL's console: stop a 0x03 byte in a command from raising KeyboardInterrupt.
+    micropython.kbd_intr(-1)
+    poller = select.poll()
+    poller.register(sys.stdin, select.POLLIN)
+    stdin = sys.stdin.buffer
+
+    def read():
+        data = b""
+        while poller.poll(0) and len(data) < 64:
+            data += stdin.read(1)
+        return data
+
+    return read, sys.stdout.buffer.write
+
+
+def load_calibration():
+    try:
+        with open(CALIBRATION_FILE) as handle:
+            return Calibration.loads(handle.read(), cfg.CHANNELS)
+    except (OSError, ValueError, KeyError):
+        return Calibration.uncalibrated(cfg.CHANNELS, cfg.COUNTS_PER_GRAM)
+
+
+def main():
+    read, write = open_link()
+    i2c = machine.I2C(cfg.I2C_ID, sda=machine.Pin(cfg.I2C_SDA_PIN), scl=machine.Pin(cfg.I2C_SCL_PIN),
+                      freq=cfg.I2C_HZ)
+    bank = Nau7802Bank(i2c, cfg.MUX_ADDRESSES, cfg.CHANNELS, time.sleep_ms)
+    bank.start_all()
+    sensors = LoadCellSensors(bank, load_calibration(),
+                              MassDecoder(cfg.WHITE_CHECKER_G, cfg.BLACK_CHECKER_G, cfg.MASS_TOLERANCE_G))
+    board_id = (machine.unique_id() + b"\x00" * 8)[:8]
+    node = Node(cfg.CHANNELS, board_id, int.from_bytes(os.urandom(2), "big"), write, self_test=bank.self_test)
+    watchdog = machine.WDT(timeout=WATCHDOG_MS)
+    now_ms = 0                      # never wraps, unlike ticks_ms
+    last = time.ticks_ms()
+    node.boot(now_ms)
+    while True:
+        started = time.ticks_ms()
+        now_ms += time.ticks_diff(started, last)
+        last = started
+        data = read()
+        if data:
+            node.receive(data, now_ms)
+        node.scan(sensors.read_counts(), now_ms)
+        watchdog.feed()
+        spare = node.scan_period_ms - time.ticks_diff(time.ticks_ms(), started)
+        if spare > 0:
+            time.sleep_ms(spare)
+
+
+main()

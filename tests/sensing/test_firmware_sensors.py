@@ -1,0 +1,157 @@
+"""The reference design's sensor scan (NAU7802s behind TCA9548As) and mass decoding, with a fake I2C bus."""
+import ast
+import runpy
+
+import pytest
+from hypothesis import given, strategies as st
+
+from firmware_host.sensing.config import load_sensing_config
+from firmware_host.sensing.mcu_config import FIRMWARE_BOARD_CONFIG, render_board_config
+from firmware_host.sim.firmware import FIRMWARE_DIR, firmware_module
+
+loadcells = firmware_module("loadcells")
+weighing = firmware_module("weighing")
+
+CONFIG = load_sensing_config()
+MCU = CONFIG.sensors.mcu
+DECODER = weighing.MassDecoder(MCU.white_checker_g, MCU.black_checker_g, MCU.mass_tolerance_g)
+
+
+@given(st.integers(0, 15), st.integers(0, 15), st.floats(-0.3, 0.3))
+def test_every_layout_of_a_location_is_read_back_from_its_mass(white, black, noise):
+    grams = white * MCU.white_checker_g + black * MCU.black_checker_g + noise
+    assert DECODER.decode(grams) == (white, black)
+
+
+def test_a_mass_between_layouts_is_no_reading():
+    assert DECODER.decode(16.5) is None          # between one white (16 g) and one black (17 g)
+    assert DECODER.decode(-3.0) is None
+    assert DECODER.decode(600.0) is None
+
+
+def test_calibration_turns_raw_counts_into_grams_and_round_trips():
+    calibration = weighing.Calibration.uncalibrated(2, 100.0)
+    calibration.tare(1, 5000)
+    calibration.span(1, 5000 + 40_000, 100.0)
+    assert calibration.grams(1, 5000 + 1600) == pytest.approx(4.0)
+    again = weighing.Calibration.loads(calibration.dumps(), 2)
+    assert again.zero == calibration.zero and again.counts_per_gram == calibration.counts_per_gram
+    with pytest.raises(ValueError, match="for 2 channels, the board has 3"):
+        weighing.Calibration.loads(calibration.dumps(), 3)
+
+
+class FakeBus:
+    """NAU7802s at 0x2A behind TCA9548As; raises if two ADCs are ever connected at once."""
+
+    def __init__(self, mux_addresses, channels, dead=(), silent=()):
+        self.mux_ports = {address: 0 for address in mux_addresses}
+        self.muxes = list(mux_addresses)
+        self.raw = [0] * channels
+        self.dead, self.silent = set(dead), set(silent)
+        self.registers = [{loadcells.PU_CTRL: 0, loadcells.CTRL1: 0, loadcells.CTRL2: 0} for _ in range(channels)]
+
+    def writeto(self, address, data):
+        self.mux_ports[address] = data[0]
+
+    def _selected(self):
+        selected = [self.muxes.index(address) * 8 + port for address, ports in self.mux_ports.items()
+                    for port in range(8) if ports >> port & 1]
+        assert len(selected) <= 1, f"channels {selected} share the bus"
+        if not selected or selected[0] in self.dead:
+            raise OSError(19, "ENODEV")
+        return selected[0]
+
+    def writeto_mem(self, address, register, data):
+        assert address == loadcells.NAU7802
+        registers = self.registers[self._selected()]
+        value = data[0]
+        if register == loadcells.PU_CTRL and value & loadcells.PUD:
+            value |= loadcells.PUR
+        if register == loadcells.CTRL2:
+            value &= ~loadcells.CALS          # calibration finishes at once
+        registers[register] = value
+
+    def readfrom_mem(self, address, register, count):
+        channel = self._selected()
+        if register == loadcells.REVISION:
+            return b"\x0f"
+        if register == loadcells.PU_CTRL:
+            running = self.registers[channel][register] & loadcells.CS and channel not in self.silent
+            return bytes((self.registers[channel][register] | (loadcells.CR if running else 0),))
+        if register == loadcells.ADCO_B2:
+            return (self.raw[channel] & 0xFFFFFF).to_bytes(3, "big")
+        return bytes((self.registers[channel].get(register, 0),))
+
+
+def started_bank(bus, channels=28):
+    bank = loadcells.Nau7802Bank(bus, MCU.mux_addresses, channels, sleep_ms=lambda ms: None)
+    bank.start_all()
+    return bank
+
+
+def test_every_adc_is_started_at_gain_128_and_80_samples_per_second():
+    bus = FakeBus(MCU.mux_addresses, 28)
+    started_bank(bus)
+    assert all(registers[loadcells.CTRL1] == loadcells.GAIN_128_LDO_3V3 for registers in bus.registers)
+    assert all(registers[loadcells.CTRL2] == loadcells.RATE_80SPS for registers in bus.registers)
+    assert all(registers[loadcells.PU_CTRL] & loadcells.CS for registers in bus.registers)
+
+
+def test_a_scan_reads_every_location_through_the_multiplexers():
+    bus = FakeBus(MCU.mux_addresses, 28)
+    calibration = weighing.Calibration.uncalibrated(28, 400.0)
+    sensors = loadcells.LoadCellSensors(started_bank(bus), calibration, DECODER)
+    layouts = {0: (2, 0), 9: (0, 5), 17: (1, 1), 27: (15, 0)}
+    for channel, (white, black) in layouts.items():
+        bus.raw[channel] = int((white * 16 + black * 17) * 400)
+    counts = sensors.read_counts()
+    assert [counts[channel] for channel in layouts] == list(layouts.values())
+    assert counts[5] == (0, 0)
+
+
+def test_negative_conversions_are_sign_extended():
+    bus = FakeBus(MCU.mux_addresses, 1)
+    bank = started_bank(bus, channels=1)
+    bus.raw[0] = -1234
+    assert bank.read_raw(0) == -1234
+
+
+def test_a_channel_without_a_fresh_conversion_keeps_its_last_reading():
+    bus = FakeBus(MCU.mux_addresses, 2)
+    sensors = loadcells.LoadCellSensors(started_bank(bus, 2), weighing.Calibration.uncalibrated(2, 400.0), DECODER)
+    bus.raw[1] = 16 * 400
+    assert sensors.read_counts() == [(0, 0), (1, 0)]
+    bus.silent.add(1)
+    bus.raw[1] = 0
+    assert sensors.read_counts() == [(0, 0), (1, 0)]
+
+
+def test_an_empty_location_follows_slow_drift_of_its_zero():
+    bus = FakeBus(MCU.mux_addresses, 1)
+    calibration = weighing.Calibration.uncalibrated(1, 400.0)
+    sensors = loadcells.LoadCellSensors(started_bank(bus, 1), calibration, DECODER)
+    bus.raw[0] = 40          # 0.1 g of drift
+    for _ in range(400):     # ten seconds of scans at 40 Hz
+        assert sensors.read_counts() == [(0, 0)]
+    assert calibration.zero[0] == pytest.approx(40, abs=1)
+
+
+def test_the_self_test_names_dead_silent_and_railed_channels():
+    bus = FakeBus(MCU.mux_addresses, 28, dead={3}, silent={12})
+    bank = started_bank(bus)
+    bus.raw[20] = 0x7FFFFF
+    assert bank.self_test() == [(3, loadcells.NO_RESPONSE), (12, loadcells.NOT_READY), (20, loadcells.OUT_OF_RANGE)]
+
+
+def test_the_committed_board_config_is_the_rendering_of_the_board_file():
+    assert FIRMWARE_BOARD_CONFIG.read_text() == render_board_config(CONFIG), \
+        "run `tavli-board firmware-config` after editing hardware/board.toml"
+
+
+def test_the_pico_scripts_use_only_settings_the_board_config_has():
+    settings = runpy.run_path(str(FIRMWARE_BOARD_CONFIG))
+    for script in ("main.py", "calibrate.py"):
+        tree = ast.parse((FIRMWARE_DIR / script).read_text())
+        used = {node.attr for node in ast.walk(tree)
+                if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id == "cfg"}
+        assert used and used <= set(settings), f"{script} uses {sorted(used - set(settings))}"
