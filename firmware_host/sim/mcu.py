@@ -164,9 +164,15 @@ class SimulatedMcu:
             self.node.scan(self._sensed(now_ms), now_ms)
 
     def _run(self) -> None:
+        # A fixed-rate schedule, as the Pico's loop sleeps only what is left of each scan period.
+        due = self._clock.monotonic()
         while not self._stopping.is_set():
             self.step()
-            self._stopping.wait(self.node.scan_period_ms / 1000)
+            due += self.node.scan_period_ms / 1000
+            now = self._clock.monotonic()
+            if due < now:   # fell behind (a loaded machine): carry on from now rather than burst
+                due = now
+            self._stopping.wait(due - now)
 
     def _emit(self, data: bytes) -> None:
         data = bytes(data)
