@@ -1,0 +1,182 @@
+"""Strips: the real NeoPixel classes with only their final write captured, and the capturing strip."""
+import os
+import subprocess
+import sys
+import textwrap
+
+import pytest
+
+from firmware_host.leds import (
+    STANDARD,
+    CapturingStrip,
+    LedStripError,
+    Mark,
+    Palette,
+    Renderer,
+    Scene,
+    load_led_config,
+    open_strip,
+)
+from firmware_host.leds.render import OFF
+
+AMBER = (200, 100, 40)
+
+
+@pytest.fixture
+def neopixel_wire(monkeypatch):
+    """Every buffer the real `neopixel.NeoPixel` class sends, as bytes."""
+    import neopixel
+
+    writes = []
+    monkeypatch.setattr(neopixel, "neopixel_write", lambda pin, buffer: writes.append(bytes(buffer)))
+    return writes
+
+
+def neopixel_config(board, write_board, **leds):
+    board["leds"]["pin"] = "NEOPIXEL"  # the pin Blinka's OS-agnostic board has
+    board["leds"].update(leds)
+    return load_led_config(write_board(board))
+
+
+def amber_renderer(config, brightness):
+    colours = dict(STANDARD.colours)
+    colours["lifted-origin"] = AMBER
+    return Renderer(config.layout, Palette("amber", colours), brightness=brightness, max_current_ma=1e6)
+
+
+def test_the_neopixel_class_sends_grb_bytes_with_the_brightness_applied(board, write_board, neopixel_wire):
+    config = neopixel_config(board, write_board)
+    strip = open_strip(config)
+    strip.show(amber_renderer(config, 0.25).render(Scene({"2": Mark.LIFTED_ORIGIN}), 0.0))
+    (sent,) = neopixel_wire
+    point_2 = config.layout.locations["2"]
+    assert len(sent) == 3 * config.layout.count
+    for index in range(config.layout.count):
+        assert sent[3 * index : 3 * index + 3] == (bytes([25, 50, 10]) if index in point_2 else bytes(3))
+
+
+def test_the_pixel_order_from_the_config_reaches_the_wire(board, write_board, neopixel_wire):
+    config = neopixel_config(board, write_board, pixel_order="RGB")
+    open_strip(config).show(amber_renderer(config, 0.25).render(Scene({"1": Mark.LIFTED_ORIGIN}), 0.0))
+    assert neopixel_wire[0][:3] == bytes([50, 25, 10])
+
+
+def test_closing_the_strip_darkens_it(board, write_board, neopixel_wire):
+    config = neopixel_config(board, write_board)
+    strip = open_strip(config)
+    strip.show(amber_renderer(config, 1.0).render(Scene({"1": Mark.LIFTED_ORIGIN}), 0.0))
+    strip.close()
+    assert neopixel_wire[0][:3] == bytes([100, 200, 40])
+    assert neopixel_wire[-1] == bytes(3 * config.layout.count)
+
+
+def test_a_frame_of_the_wrong_length_is_refused(board, write_board, neopixel_wire):
+    strip = open_strip(neopixel_config(board, write_board))
+    with pytest.raises(ValueError, match="frame has 2 pixels; the strip has 200"):
+        strip.show((OFF, OFF))
+    assert neopixel_wire == []
+
+
+def test_a_pin_the_board_does_not_have_is_named(board, write_board):
+    config = neopixel_config(board, write_board, pin="D18")
+    with pytest.raises(LedStripError, match="has no pin 'D18' \\(leds.pin\\)"):
+        open_strip(config)
+
+
+class RecordingSpiBus:
+    """Stands in for `board.SPI()`: records what `NeoPixel_SPI` writes to the bus."""
+
+    def __init__(self):
+        self.writes = []
+
+    def try_lock(self):
+        return True
+
+    def unlock(self):
+        pass
+
+    def configure(self, **settings):
+        self.settings = settings
+
+    def write(self, buffer, **_):
+        self.writes.append(bytes(buffer))
+
+
+def spi_to_bytes(signal: bytes) -> bytes:
+    """Undo NeoPixel_SPI's encoding: one SPI byte per data bit (0xF0 a one, 0xC0 a zero), reset gaps of zeros."""
+    bits = [{0xF0: 1, 0xC0: 0}[byte] for byte in signal.strip(b"\x00")]
+    return bytes(int("".join(map(str, bits[start : start + 8])), 2) for start in range(0, len(bits), 8))
+
+
+def test_the_spi_driver_sends_the_same_bytes_on_mosi(board, write_board, monkeypatch):
+    import board as blinka_board
+
+    bus = RecordingSpiBus()
+    monkeypatch.setattr(blinka_board, "SPI", lambda: bus)
+    board["leds"]["driver"] = "neopixel_spi"
+    del board["leds"]["pin"]
+    config = load_led_config(write_board(board))
+    open_strip(config).show(amber_renderer(config, 0.25).render(Scene({"1": Mark.LIFTED_ORIGIN}), 0.0))
+    (signal,) = bus.writes
+    assert spi_to_bytes(signal) == bytes([25, 50, 10]) * 6 + bytes(3 * (config.layout.count - 6))
+
+
+def test_the_capturing_strip_records_frames_and_reads_colours_per_group(layout, renderer):
+    strip = CapturingStrip(layout)
+    first = renderer.render(Scene({"5": Mark.ILLEGAL}, turn="white"), 0.0)
+    strip.show(first)
+    strip.show(renderer.render(Scene(), 0.0))
+    assert strip.frames[0] == first
+    colours = strip.colours(first)
+    assert colours["5"] == (first[layout.locations["5"][0]],) * 6
+    assert colours["turn:white"] == (first[layout.turn["white"][0]],)
+    assert colours["6"] == (OFF,) * 6
+    assert all(pixel == OFF for group in strip.colours().values() for pixel in group)  # the last frame
+    strip.close()
+    assert strip.frames[-1] == (OFF,) * layout.count
+    with pytest.raises(ValueError, match="frame has 1 pixels"):
+        strip.show((OFF,))
+
+
+def test_the_capturing_strip_says_when_nothing_was_shown(layout):
+    with pytest.raises(LookupError, match="no frame has been shown yet"):
+        CapturingStrip(layout).colours()
+
+
+def run_python(code: str, **environment) -> subprocess.CompletedProcess:
+    env = {key: value for key, value in os.environ.items() if key != "BLINKA_OS_AGNOSTIC"}
+    env.update(environment)
+    return subprocess.run([sys.executable, "-c", textwrap.dedent(code)], capture_output=True, text=True, env=env)
+
+
+def test_the_packages_import_and_render_without_blinka(shipped_board_file):
+    result = run_python(
+        f"""
+        import sys
+        for name in ("board", "neopixel", "neopixel_spi", "digitalio", "adafruit_blinka"):
+            sys.modules[name] = None  # as if Blinka and the drivers were not installed
+        import firmware_host.hw, firmware_host.leds as leds
+        config = leds.load_led_config({str(shipped_board_file)!r})
+        leds.Renderer.from_config(config).render(leds.Scene(dice=(1, 2)), 0.0)
+        try:
+            leds.open_strip(config)
+        except leds.LedStripError as error:
+            print(error)
+        """
+    )
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.startswith("the LED driver library is missing (install the 'pi' extra)")
+
+
+def test_off_a_pi_opening_the_real_strip_is_a_clear_error(shipped_board_file):
+    result = run_python(
+        f"""
+        import firmware_host.leds as leds
+        try:
+            leds.open_strip(leds.load_led_config({str(shipped_board_file)!r}))
+        except leds.LedStripError as error:
+            print(error)
+        """
+    )
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.startswith("cannot drive LEDs on this machine")
