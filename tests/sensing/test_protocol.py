@@ -164,3 +164,8 @@ def test_a_valid_frame_inside_garbage_is_recovered(before, frame, after, chunk):
 def test_snapshot_counts_above_a_nibble_are_refused_by_the_encoder():
     with pytest.raises(ValueError, match="0..15"):
         p.encode(p.Snapshot(0, 0, ((16, 0),)))
+
+
+def test_the_worked_example_of_docs_protocol_md():
+    frame = p.Snapshot(9, 0x1234, ((2, 0), (0, 0)))
+    assert p.encode(frame) == bytes.fromhex("07 02 09 04 12 34 20 03 b9 85 00")
