@@ -67,10 +67,8 @@ class Renderer:
         if max_current_ma <= 0:
             raise ValueError(f"max_current_ma is {max_current_ma!r}; allowed: more than 0")
         self.layout = layout
-        self.palette = palette
-        self.brightness = brightness
         self.max_current_ma = max_current_ma
-        # Each element's colour at its bright level and full brightness, before the cap.
+        # Each element's colour at its bright level and the global brightness, before the cap.
         self._bright = {
             element: tuple(channel * STYLES[element].intensity * brightness for channel in colour)
             for element, colour in palette.colours.items()
@@ -125,6 +123,7 @@ class Renderer:
         return won, max(won, min(scene.score.target, lights))
 
     def _make_plan(self, scene: Scene):
+        """(LED indices, blink, bright colour, dim colour) per lit group, the cap already applied."""
         lit = self._lit_groups(scene)
         peak_units = sum(len(indices) * sum(self._bright[element]) for indices, element in lit)
         # Rounding may add half a unit per channel: keep room for it so the cap always holds.

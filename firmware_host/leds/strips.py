@@ -65,7 +65,11 @@ def open_strip(config: LedConfig) -> NeoPixelStrip:
     except NotImplementedError as error:  # what Blinka raises on a board it does not know
         raise LedStripError(f"cannot drive LEDs on this machine: {error}") from error
     if spi:
-        pixels = driver.NeoPixel_SPI(board.SPI(), count, pixel_order=order, auto_write=False)
+        try:
+            bus = board.SPI()
+        except ValueError as error:  # Blinka's word for a bus it cannot open
+            raise LedStripError(f"cannot open SPI0 for the LEDs (is SPI enabled, dtparam=spi=on?): {error}") from error
+        pixels = driver.NeoPixel_SPI(bus, count, pixel_order=order, auto_write=False)
     else:
         pin = getattr(board, config.data_line.pin, None)
         if pin is None:

@@ -201,6 +201,19 @@ def test_unknown_colours_and_mixed_groups_read_unknown(renderer, layout):
     assert renderer.decode(tuple(frame), 0.0) == {"12": UNKNOWN, "1": UNKNOWN, "dice:1": UNKNOWN, "dice:2": "die:6"}
 
 
+@pytest.mark.parametrize(
+    "settings, message",
+    [
+        ({"brightness": 0.0, "max_current_ma": 2000}, "brightness is 0.0; allowed: more than 0, at most 1"),
+        ({"brightness": 1.2, "max_current_ma": 2000}, "brightness is 1.2"),
+        ({"brightness": 0.5, "max_current_ma": 0}, "max_current_ma is 0; allowed: more than 0"),
+    ],
+)
+def test_impossible_renderer_settings_are_refused(layout, settings, message):
+    with pytest.raises(ValueError, match=message):
+        Renderer(layout, STANDARD, **settings)
+
+
 def test_a_frame_of_the_wrong_length_is_refused(renderer):
     with pytest.raises(ValueError, match="frame has 3 pixels; the strip has 200"):
         renderer.decode((OFF,) * 3, 0.0)

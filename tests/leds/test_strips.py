@@ -83,6 +83,18 @@ def test_a_pin_the_board_does_not_have_is_named(board, write_board):
         open_strip(config)
 
 
+def spi_config(board, write_board):
+    board["leds"]["driver"] = "neopixel_spi"
+    del board["leds"]["pin"]
+    return load_led_config(write_board(board))
+
+
+def test_an_spi_bus_that_cannot_be_opened_is_a_clear_error(board, write_board):
+    # Blinka's OS-agnostic board has no SPI0 under the names board.SPI() asks for.
+    with pytest.raises(LedStripError, match="cannot open SPI0 for the LEDs \\(is SPI enabled"):
+        open_strip(spi_config(board, write_board))
+
+
 class RecordingSpiBus:
     """Stands in for `board.SPI()`: records what `NeoPixel_SPI` writes to the bus."""
 
@@ -113,9 +125,7 @@ def test_the_spi_driver_sends_the_same_bytes_on_mosi(board, write_board, monkeyp
 
     bus = RecordingSpiBus()
     monkeypatch.setattr(blinka_board, "SPI", lambda: bus)
-    board["leds"]["driver"] = "neopixel_spi"
-    del board["leds"]["pin"]
-    config = load_led_config(write_board(board))
+    config = spi_config(board, write_board)
     open_strip(config).show(amber_renderer(config, 0.25).render(Scene({"1": Mark.LIFTED_ORIGIN}), 0.0))
     (signal,) = bus.writes
     assert spi_to_bytes(signal) == bytes([25, 50, 10]) * 6 + bytes(3 * (config.layout.count - 6))
