@@ -7,7 +7,7 @@ file, the key and what is allowed. Keys left out take the defaults documented in
 from __future__ import annotations
 
 import tomllib
-from dataclasses import dataclass, fields
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable
 
@@ -171,9 +171,6 @@ SENSOR_KEYS: dict[str, Callable[[Any], str | None]] = {
     "flicker_changes": _integer(2, 1000),
     "flicker_window_ms": _integer(100, 60_000),
 }
-assert set(SERIAL_KEYS) == {f.name for f in fields(SerialSettings)}
-assert set(SENSOR_KEYS) == {f.name for f in fields(SensorSettings)}
-assert set(MCU_KEYS) == {f.name for f in fields(McuSettings)}
 
 
 def load_sensing_config(path: Path | str = DEFAULT_BOARD_FILE) -> SensingConfig:

@@ -17,7 +17,7 @@ from firmware_host.sensing.clock import Clock, MonotonicClock
 from firmware_host.sensing.config import SensingConfig
 from firmware_host.sensing.events import LinkUp, McuReset, SelfTestResult
 from firmware_host.sensing.link import SerialLink, find_mcu_port, open_port
-from firmware_host.sensing.session import LinkSession
+from firmware_host.sensing.session import LinkSession, LinkState
 from firmware_host.sensing.stabiliser import Stabiliser
 
 
@@ -57,7 +57,9 @@ class BoardSensor:
     def tick(self, now: float) -> None:
         self._now = now
         self.session.tick(now)
-        self._post_all(self.stabiliser.tick(now))
+        if self.session.state is LinkState.UP:
+            # Only a live link makes a board stable or settled: silence says nothing about the board.
+            self._post_all(self.stabiliser.tick(now))
 
     def lost(self, reason: str) -> None:
         self.session.lost(reason)

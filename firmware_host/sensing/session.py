@@ -134,7 +134,9 @@ class LinkSession:
     def _check_sequence(self, seq: int, now: float) -> None:
         if self._expected_seq is not None and seq != self._expected_seq:
             self.frames_lost += (seq - self._expected_seq) & 0xFF
-            self.request_snapshot(now)   # the lost frame may have been a change
+            self.request_snapshot(now)   # the lost frame may have been a change ...
+            if self.state is LinkState.UP and not self._is_pending(p.RequestHello):
+                self._send(p.RequestHello, now)   # ... or the hello of a reset: its nonce will tell
         self._expected_seq = (seq + 1) & 0xFF
 
     def _on_hello(self, hello: p.Hello, now: float) -> None:

@@ -1,8 +1,11 @@
+import dataclasses
+
 import pytest
 
 from firmware_host.sensing.channels import ChannelMap, ChannelMapError
-from firmware_host.sensing.config import (DEFAULT_BOARD_FILE, BoardConfigError, load_sensing_config,
-                                          parse_sensing_config)
+from firmware_host.sensing.config import (DEFAULT_BOARD_FILE, MCU_KEYS, SENSOR_KEYS, SERIAL_KEYS,
+                                          BoardConfigError, McuSettings, SensorSettings, SerialSettings,
+                                          load_sensing_config, parse_sensing_config)
 
 CHANNELS = [f"point:{n}" for n in range(1, 25)] + ["bar:white", "bar:black", "off:white", "off:black"]
 
@@ -82,3 +85,22 @@ def test_a_snapshot_of_the_wrong_size_is_refused():
 def test_parse_reports_its_source():
     with pytest.raises(BoardConfigError, match="^inline: "):
         parse_sensing_config({"sensors": {"channels": []}}, "inline")
+
+
+@pytest.mark.parametrize("keys, settings", [(SERIAL_KEYS, SerialSettings), (SENSOR_KEYS, SensorSettings),
+                                            (MCU_KEYS, McuSettings)])
+def test_every_setting_has_a_checked_key_and_every_key_a_setting(keys, settings):
+    assert set(keys) == {field.name for field in dataclasses.fields(settings)}
+
+
+@pytest.mark.parametrize("toml, message", [
+    ("[sensors.mcu]\nlink = 'wifi'", r"\[sensors.mcu\] link = 'wifi': must be 'usb' or 'uart'"),
+    ("[sensors.mcu]\nmux_addresses = [0x70]", r"28 channels, but \[sensors.mcu\] mux_addresses give 8 ports"),
+    ("[sensors.mcu]\nwhite_checker_g = 12.0\nblack_checker_g = 13.0", "differ by only 0 g"),
+    ("[sensors.mcu]\nmass_tolerance_g = 0.5", r"must exceed twice mass_tolerance_g \(0.5\)"),
+])
+def test_the_mcu_table_is_checked_too(tmp_path, toml, message):
+    path = tmp_path / "board.toml"
+    path.write_text("[sensors]\nchannels = %s\n%s\n" % (str(CHANNELS).replace("'", '"'), toml))
+    with pytest.raises(BoardConfigError, match=message):
+        load_sensing_config(path)

@@ -170,3 +170,10 @@ def test_the_snapshot_timestamp_wraps_at_16_bits():
     harness = NodeHarness(channels=1)
     harness.node.scan([(0, 0)], 70_000)
     assert harness.take() == [p.Snapshot(0, 70_000 - 65_536, ((0, 0),))]
+
+
+def test_the_firmware_names_the_same_frame_types_and_statuses_as_the_host():
+    for frame_type in p.FrameType:
+        assert getattr(wire, frame_type.name) == frame_type
+    for status in p.AckStatus:
+        assert getattr(wire, status.name) == status

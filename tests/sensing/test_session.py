@@ -137,6 +137,16 @@ def test_a_reconnect_to_a_rebooted_mcu_gives_link_up_then_reset():
     assert [type(event) for event in rig.events if not isinstance(event, p.Snapshot)] == [LinkUp, McuReset]
 
 
+def test_a_reset_whose_boot_hello_was_lost_is_found_from_the_sequence_gap():
+    rig = opened_rig()
+    rig.events.clear()
+    rig.lose_next_frame = True
+    rig.boot()
+    rig.run(0.2)
+    [reset] = rig.take(McuReset)
+    assert reset.hello.reason is p.HelloReason.REQUESTED and reset.hello.boot_nonce == rig.nonce
+
+
 def test_a_lost_frame_is_counted_and_answered_with_a_snapshot_request():
     rig = opened_rig()
     rig.take(p.Snapshot)
