@@ -9,6 +9,7 @@ work with `submit`, so they never wait on the port.
 """
 from __future__ import annotations
 
+import logging
 import queue
 import threading
 from typing import Callable, Iterable, Protocol
@@ -18,6 +19,8 @@ import serial.tools.list_ports
 
 from firmware_host.sensing.clock import Clock
 from firmware_host.sensing.config import SerialSettings
+
+log = logging.getLogger(__name__)
 
 POLL_INTERVAL_S = 0.02   # read timeout: how often the session and the stabiliser are ticked
 
@@ -117,6 +120,9 @@ class SerialLink:
                 self._serve()
             except (serial.SerialException, OSError) as error:
                 self._fail(f"{url}: {error}")
+            except Exception as error:   # a bug above the port must not end the link thread for good
+                log.exception("sensor link: unexpected error")
+                self._fail(f"internal error: {error!r}")
             finally:
                 self._close()
 

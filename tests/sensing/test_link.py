@@ -71,3 +71,22 @@ def test_without_a_port_and_without_the_usb_mcu_the_link_says_so():
     finally:
         sensor.stop()
     assert events == [LinkLost("no sensor MCU found (USB 2e8a:0005)")]
+
+
+def test_a_bug_above_the_port_is_reported_and_the_link_reopens(caplog):
+    events, opened = [], threading.Semaphore(0)
+
+    def opener(url, settings):
+        opened.release()
+        return open_port("loop://", settings)
+
+    settings = dataclasses.replace(CONFIG.serial, port="loop://", reconnect_min_s=0.01, reconnect_max_s=0.02)
+    sensor = BoardSensor(dataclasses.replace(CONFIG, serial=settings), events.append, opener=opener)
+    sensor.session.received = lambda data, now: 1 / 0   # loop:// echoes our hello request back into it
+    sensor.start()
+    try:
+        assert opened.acquire(timeout=5) and opened.acquire(timeout=5)
+    finally:
+        sensor.stop()
+    assert events[0] == LinkLost("internal error: ZeroDivisionError('division by zero')")
+    assert "unexpected error" in caplog.text
