@@ -1,0 +1,19 @@
+"""The rules of the Tavli family: positions, variants, legal plays, game end and matches.
+
+Pure: no I/O, no clock, no randomness, and no imports from the rest of the package.
+
+>>> from firmware_host.rules import Position, legal_plays
+>>> start = Position.start("portes")
+>>> sorted(str(play) for play in legal_plays(start, (6, 5)))[:3]
+['13/7 13/8', '13/7 24/19', '13/7 6/1']
+"""
+from firmware_host.rules.position import (BLACK, CHECKERS, WHITE, Color, Position, PositionError,
+                                          parse_board)
+from firmware_host.rules.plays import GameResult, Move, Play, Turn, legal_plays, side_can_move
+from firmware_host.rules.variants import GAME_OPTIONS, VARIANTS, Rules, RulesError
+
+__all__ = [
+    "BLACK", "CHECKERS", "WHITE", "Color", "GAME_OPTIONS", "GameResult", "Move", "Play", "Position",
+    "PositionError", "Rules", "RulesError", "Turn", "VARIANTS", "legal_plays", "parse_board",
+    "side_can_move",
+]

@@ -1,0 +1,175 @@
+"""Commands of the rules engine: `moves`, `start`, `show` and the engine `demo`."""
+from __future__ import annotations
+
+import argparse
+import json
+import random
+import sys
+from typing import Any, Iterable, TextIO
+
+from firmware_host.cli import UsageError
+from firmware_host.rules import (BLACK, VARIANTS, WHITE, Position, PositionError, Rules,
+                                 RulesError, Turn)
+from firmware_host.rules.match import Match, MatchRules, opening_roll
+from firmware_host.rules.plays import TooManyPlays
+
+DEFAULT_MAX_PLAYS = 100_000
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:
+    moves = subparsers.add_parser(
+        "moves", help="list every legal play for a position and a roll",
+        description="Print every distinct legal play as JSON: {\"plays\": [{\"moves\": [...], "
+                    "\"position\": {...}}, ...]}. With --jsonl, read one request per line on stdin "
+                    "({\"position\": ..., \"dice\": [a, b], \"rules\": {...}}) and answer each line.")
+    moves.add_argument("--dice", nargs=2, type=int, metavar=("A", "B"))
+    moves.add_argument("--position", metavar="FILE", help="position JSON file, or - for stdin "
+                       "(default: the start of --variant)")
+    moves.add_argument("--variant", default="portes", choices=list(VARIANTS),
+                       help="the game whose start position is used when no --position is given")
+    moves.add_argument("--rule", action="append", default=[], metavar="NAME=VALUE",
+                       help="a house-rule option, e.g. --rule higher_die_rule=false (repeatable)")
+    moves.add_argument("--jsonl", action="store_true", help="answer JSON lines from stdin")
+    moves.add_argument("--max-plays", type=int, default=DEFAULT_MAX_PLAYS,
+                       help="refuse (with an error) a roll with more distinct plays than this; "
+                            "low gulbara cascades can have hundreds of thousands "
+                            f"(default {DEFAULT_MAX_PLAYS})")
+    moves.set_defaults(handler=run_moves)
+
+    start = subparsers.add_parser("start", help="print a game's starting position")
+    start.add_argument("variant", choices=list(VARIANTS))
+    start.add_argument("--turn", choices=("white", "black"), default="white")
+    start.set_defaults(handler=lambda args: _print_json(
+        Position.start(args.variant, args.turn).to_json()))
+
+    show = subparsers.add_parser("show", help="draw a position as text")
+    show.add_argument("position", nargs="?", default="-", metavar="FILE",
+                      help="position JSON file, or - for stdin (default)")
+    show.set_defaults(handler=run_show)
+
+    demo = subparsers.add_parser("demo", help="play a random game of every variant "
+                                 "through the rules engine and show the boards and scores")
+    demo.add_argument("--seed", type=int, default=1)
+    demo.add_argument("--variant", action="append", choices=list(VARIANTS),
+                      help="only these variants (repeatable; default all)")
+    demo.add_argument("--quiet", action="store_true", help="only the final boards and scores")
+    demo.set_defaults(handler=run_demo)
+
+
+def parse_rule_args(items: Iterable[str]) -> dict[str, Any]:
+    options: dict[str, Any] = {}
+    for item in items:
+        name, sep, value = item.partition("=")
+        if not sep or not name:
+            raise UsageError(f"--rule {item!r}: expected NAME=VALUE, e.g. higher_die_rule=false")
+        options[name.strip()] = value.strip()
+    return options
+
+
+def read_json_source(source: str, what: str) -> Any:
+    try:
+        text = sys.stdin.read() if source == "-" else open(source, encoding="utf-8").read()
+    except OSError as error:
+        raise UsageError(f"cannot read {what} {source!r}: {error.strerror}") from None
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as error:
+        raise UsageError(f"{what} {source!r} is not valid JSON: {error}") from None
+
+
+def plays_json(position: Position, dice: Any, options: Any, max_plays: int) -> dict[str, Any]:
+    if not isinstance(dice, (list, tuple)):
+        raise RulesError(f"dice must be a list of two dice, not {json.dumps(dice)}")
+    if options is not None and not isinstance(options, dict):
+        raise RulesError(f"rules must be an object of options, not {json.dumps(options)}")
+    turn = Turn(position, dice, options)
+    return {"plays": [play.to_json() for play in turn.plays(limit=max_plays)]}
+
+
+def run_moves(args: argparse.Namespace) -> int:
+    if args.jsonl:
+        return answer_lines(sys.stdin, sys.stdout, args.max_plays)
+    if args.dice is None:
+        raise UsageError("--dice A B is required (or --jsonl)")
+    try:
+        position = (Position.from_json(read_json_source(args.position, "position"))
+                    if args.position else Position.start(args.variant))
+        _print_json(plays_json(position, args.dice, parse_rule_args(args.rule), args.max_plays))
+    except (PositionError, RulesError) as error:
+        raise UsageError(str(error)) from None
+    return 0
+
+
+def answer_lines(lines: TextIO, out: TextIO, max_plays: int) -> int:
+    """One answer line per request line; a bad line gets {"error": ...} and the rest go on."""
+    for number, line in enumerate(lines, 1):
+        if not line.strip():
+            continue
+        try:
+            request = json.loads(line)
+            if not isinstance(request, dict):
+                raise RulesError("a request is an object with position, dice and rules")
+            unknown = set(request) - {"position", "dice", "rules"}
+            if unknown:
+                raise RulesError(f"unknown key {sorted(unknown)[0]!r}; expected position, dice, rules")
+            if "position" not in request or "dice" not in request:
+                raise RulesError("a request needs position and dice")
+            answer = plays_json(Position.from_json(request["position"]), request["dice"],
+                                request.get("rules"), max_plays)
+        except json.JSONDecodeError as error:
+            answer = {"error": f"line {number}: not valid JSON: {error}"}
+        except (PositionError, RulesError) as error:
+            answer = {"error": f"line {number}: {error}"}
+        out.write(json.dumps(answer, sort_keys=True) + "\n")
+        out.flush()
+    return 0
+
+
+def run_show(args: argparse.Namespace) -> int:
+    try:
+        print(Position.from_json(read_json_source(args.position, "position")).diagram())
+    except PositionError as error:
+        raise UsageError(str(error)) from None
+    return 0
+
+
+def play_random_game(variant: str, rng: random.Random, starter: str = "white",
+                     out: TextIO | None = None) -> tuple[Position, Any]:
+    """A whole game by random legal plays; prints each turn to `out` when given."""
+    rules = Rules.for_variant(variant)
+    position = Position.start(variant, starter)
+    while True:
+        dice = (rng.randint(1, 6), rng.randint(1, 6))
+        play = Turn(position, dice, rules).pick_play(rng.choice)
+        if out:
+            print(f"{position.turn.value:>5} {dice[0]}-{dice[1]}: {play}", file=out)
+        position = play.position
+        if play.result is not None:
+            return position, play.result
+
+
+def run_demo(args: argparse.Namespace) -> int:
+    """A tavli match's worth of random games: every variant once, scored as a match would."""
+    rng = random.Random(args.seed)
+    variants = args.variant or list(VARIANTS)
+    match = Match.new(MatchRules(sequence=tuple(variants), target=10 ** 6))
+    for variant in variants:
+        starter = match.next_starter
+        while starter is None:
+            starter = opening_roll(rng.randint(1, 6), rng.randint(1, 6)).starter
+        print(f"=== {variant}: {starter.value} starts ===")
+        position, result = play_random_game(variant, rng, starter.value,
+                                            None if args.quiet else sys.stdout)
+        print(position.diagram())
+        winner = result.winner.value if result.winner else "nobody (tie)"
+        print(f"result: {winner} scores {result.points} ({result.reason})\n")
+        match = match.record(result, starter, position.turn.opponent)
+    score = match.score
+    print(f"score over {len(variants)} games: white {score[WHITE]}, black {score[BLACK]}")
+    return 0
+
+
+def _print_json(data: Any) -> int:
+    json.dump(data, sys.stdout, sort_keys=True)
+    sys.stdout.write("\n")
+    return 0

@@ -1,0 +1,590 @@
+"""Legal plays: one shared move generator over the rule choices of `variants.py`.
+
+The generator works in the mover's frame: frame position 0 is the mover's bar, 1..24 his route
+from his first point to his last, 25 borne off; the opponent's checkers are mapped onto the same
+frame. A play is searched die by die (touch-downs are real sub-moves), level by level, merging
+identical states, so doubles and cascades stay cheap. The rule pipeline is the dossier's (§8):
+per-move restrictions prune the search; then end-of-turn limits; then the most dice; then the
+higher die; then the obligations to open a prime; plays are distinct by their final position.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Callable, Iterable, Iterator, Mapping
+
+from firmware_host.rules.position import BLACK, CHECKERS, WHITE, Color, Position
+from firmware_host.rules.variants import Capture, Family, Rules, RulesError
+
+BAR, OFF = 0, 25
+HOME = range(19, 25)         # the mover's home board, in his frame
+OWN_START_TABLE = range(1, 7)
+OPP_START_TABLE = range(13, 19)  # parallel games: the opponent's starting table in the mover's frame
+START = 1                    # the mover's start point (head, mother's point)
+
+# Frame position -> board point, per (family, colour).
+_ROUTES: dict[tuple[Family, Color], tuple[int, ...]] = {
+    (Family.CONTRARY, WHITE): tuple(range(24, 0, -1)),
+    (Family.PARALLEL, WHITE): tuple(range(24, 0, -1)),
+    (Family.CONTRARY, BLACK): tuple(range(1, 25)),
+    (Family.PARALLEL, BLACK): tuple(range(12, 0, -1)) + tuple(range(24, 12, -1)),
+}
+ROUTES = {key: (0,) + route for key, route in _ROUTES.items()}  # index = frame position
+
+
+def point_name(frame_position: int, route: tuple[int, ...]) -> str:
+    if frame_position == BAR:
+        return "bar"
+    if frame_position == OFF:
+        return "off"
+    return str(route[frame_position])
+
+
+@dataclass(frozen=True)
+class Move:
+    """One die's move of one checker; `origin`/`destination` are "1".."24", "bar" or "off"."""
+
+    origin: str
+    destination: str
+    die: int
+    hit: bool = False
+    pin: bool = False
+
+    def to_json(self) -> dict[str, Any]:
+        return {"from": self.origin, "to": self.destination, "die": self.die,
+                "hit": self.hit, "pin": self.pin}
+
+    def __str__(self) -> str:
+        return f"{self.origin}/{self.destination}{'*' if self.hit else ''}{'^' if self.pin else ''}"
+
+
+@dataclass(frozen=True)
+class GameResult:
+    winner: Color | None  # None: a tie
+    points: int
+    reason: str           # bear-off, gammon, koks, mother, tie
+
+    def to_json(self) -> dict[str, Any]:
+        return {"winner": self.winner.value if self.winner else None, "points": self.points,
+                "reason": self.reason}
+
+
+@dataclass(frozen=True)
+class Play:
+    moves: tuple[Move, ...]
+    position: Position                 # after the play; the opponent to move
+    result: GameResult | None = None   # set when the play ends the game
+    remainder: tuple[int, ...] = ()    # gulbara_remainder=opponent_plays: dice the opponent plays
+
+    def to_json(self) -> dict[str, Any]:
+        data: dict[str, Any] = {"moves": [m.to_json() for m in self.moves],
+                                "position": self.position.to_json()}
+        if self.result is not None:
+            data["result"] = self.result.to_json()
+        if self.remainder:
+            data["remainder"] = list(self.remainder)
+        return data
+
+    def __str__(self) -> str:
+        return " ".join(map(str, self.moves)) or "(no move)"
+
+
+# A search state in the mover's frame. Tuples so that identical states merge.
+#   me, opp:   26 counts (0 = bar, 1..24 route, 25 = off); opp is mapped onto the mover's route
+#   my_pins:   bit p set when the mover's checker on p is pinned under an opposing checker
+#   opp_pins:  bit p set when the mover pins an opposing checker on p
+#   frozen:    frame positions of checkers that hit in their home board (no hit-and-run)
+#   head:      checkers moved off the start point this turn (head rule)
+@dataclass(frozen=True, slots=True)
+class Node:
+    me: tuple[int, ...]
+    opp: tuple[int, ...]
+    my_pins: int = 0
+    opp_pins: int = 0
+    frozen: tuple[int, ...] = ()
+    head: int = 0
+
+    def board(self) -> tuple:
+        return (self.me, self.opp, self.my_pins, self.opp_pins)
+
+
+@dataclass(slots=True)
+class _Visit:
+    """A node reached in the search: the moves that first reached it and the dice still to play."""
+
+    node: Node
+    moves: tuple[Move, ...]
+    remaining: tuple[int, ...]
+    result: GameResult | None = None
+
+
+class TooManyPlays(RulesError):
+    """More distinct plays than a caller is prepared to list (low gulbara cascades)."""
+
+    def __init__(self, limit: int):
+        super().__init__(f"this roll has more than {limit} distinct plays (a cascade of low "
+                         "doubles); raise the limit to list them all")
+        self.limit = limit
+
+
+def legal_plays(position: Position, dice: Iterable[int], rules: Rules | Mapping[str, Any] | None = None
+                ) -> list[Play]:
+    """Every distinct legal play for the side to move with a roll of two dice.
+
+    A position where nothing can move gives exactly one play with no moves.
+    """
+    return Turn(position, dice, rules).plays()
+
+
+def as_rules(position: Position, rules: Rules | Mapping[str, Any] | None) -> Rules:
+    if isinstance(rules, Rules):
+        if rules.variant.name != position.variant:
+            raise RulesError(f"rules of {rules.variant.name} given for a {position.variant} position")
+        return rules
+    return Rules.for_variant(position.variant, rules)
+
+
+def _check_dice(dice: Iterable[int]) -> tuple[int, ...]:
+    values = tuple(dice)
+    if len(values) != 2:
+        raise RulesError(f"a roll is two dice, got {len(values)}")
+    for d in values:
+        if isinstance(d, bool) or not isinstance(d, int) or not 1 <= d <= 6:
+            raise RulesError(f"a die shows 1 to 6, got {d!r}")
+    return values
+
+
+class Turn:
+    """One side's turn: the position, the roll and the rules; its plays, and the search behind them."""
+
+    def __init__(self, position: Position, dice: Iterable[int],
+                 rules: Rules | Mapping[str, Any] | None = None):
+        self.position = position
+        self.rules = as_rules(position, rules)
+        self.dice = _check_dice(dice)
+        for color in (WHITE, BLACK):
+            if position.off[color.index] == CHECKERS:
+                raise RulesError(f"the game is over: {color} has borne off all {CHECKERS} checkers")
+        self.mover = position.turn
+        self.frame = Frame(position, self.mover, self.rules, self.dice)
+        self.start = self.frame.node
+        self.stages = self._stages()
+
+    # -- the roll ------------------------------------------------------------------------------
+
+    def _stages(self) -> tuple[tuple[int, ...], ...]:
+        a, b = self.dice
+        if a != b:
+            return ((a, b),)
+        if not self.rules.options.get("cascading_doubles") or self._protected():
+            return ((a,) * 4,)
+        return tuple((value,) * 4 for value in range(a, 7))
+
+    def _protected(self) -> bool:
+        rolls = self.position.rolls
+        played = rolls[self.mover.index] if self.rules.gulbara_protected_scope == "per_player" \
+            else rolls[0] + rolls[1]
+        return played < self.rules.gulbara_protected_turns
+
+    # -- plays ---------------------------------------------------------------------------------
+
+    def plays(self, limit: int | None = None) -> list[Play]:
+        """Every distinct legal play; TooManyPlays if there are more than `limit`."""
+        plays = []
+        for visit, remainder in self.final_visits(limit):
+            position = self.frame.to_position(visit.node, played_turn=True)
+            result = visit.result or self.frame.result(visit.node, self.start, end_of_turn=True)
+            plays.append(Play(visit.moves, position, result, remainder))
+        return plays
+
+    def pick_play(self, pick: Callable[[list], Any]) -> Play:
+        """One legal play chosen stage by stage by `pick` (e.g. a seeded random choice).
+
+        Unlike `plays()`, this never enumerates whole cascades, whose distinct outcomes can run
+        into the hundreds of thousands; under per-stage maximisation every legal play is some
+        sequence of such choices.
+        """
+        if len(self.stages) == 1 or self.rules.gulbara_cascade_maximize == "whole_cascade":
+            return pick(self.plays())
+        visit, owed = _Visit(self.start, (), ()), ()
+        for index, stage in enumerate(self.stages):
+            ends = list({end.node: end for end in self.stage_ends(visit.node, stage)}.values())
+            end = pick(ends)
+            visit = _Visit(end.node, visit.moves + end.moves, (), end.result)
+            if end.result is not None:
+                break
+            if end.remaining:
+                owed = end.remaining + tuple(d for s in self.stages[index + 1:] for d in s)
+                break
+        position = self.frame.to_position(visit.node, played_turn=True)
+        result = visit.result or self.frame.result(visit.node, self.start, end_of_turn=True)
+        remainder_owed = self.rules.gulbara_remainder == "opponent_plays"
+        return Play(visit.moves, position, result, owed if remainder_owed else ())
+
+    def final_visits(self, limit: int | None = None) -> list[tuple[_Visit, tuple[int, ...]]]:
+        """The end of every distinct legal play, with the dice the opponent is owed (if any)."""
+        remainder_owed = self.rules.options.get("gulbara_remainder") == "opponent_plays"
+        whole_cascade = len(self.stages) > 1 and self.rules.gulbara_cascade_maximize == "whole_cascade"
+        branches = [(_Visit(self.start, (), ()), 0)]  # (visit, dice played so far)
+        finished: dict[tuple, tuple[_Visit, int, tuple[int, ...]]] = {}
+        for index, stage in enumerate(self.stages):
+            later = tuple(d for s in self.stages[index + 1:] for d in s)
+            next_branches = []
+            for visit, used in branches:
+                for end in self.stage_ends(visit.node, stage):
+                    played = len(stage) - len(end.remaining)
+                    whole = _Visit(end.node, visit.moves + end.moves, (), end.result)
+                    if end.result is None and played == len(stage) and later:
+                        next_branches.append((whole, used + played))
+                        continue
+                    owed = stage[played:] + later if end.result is None and remainder_owed else ()
+                    finished.setdefault((end.node.board(), owed), (whole, used + played, owed))
+                    if limit is not None and len(finished) > limit:
+                        raise TooManyPlays(limit)
+            branches = self._merge(next_branches)
+        ends = list(finished.values())
+        if whole_cascade:
+            most = max(used for _, used, _ in ends)
+            ends = [end for end in ends if end[1] == most or end[0].result]
+        return [(visit, owed) for visit, _, owed in ends]
+
+    @staticmethod
+    def _merge(branches: list[tuple[_Visit, int]]) -> list[tuple[_Visit, int]]:
+        seen: dict[Node, tuple[_Visit, int]] = {}
+        for visit, used in branches:
+            seen.setdefault(visit.node, (visit, used))
+        return list(seen.values())
+
+    def stage_ends(self, node: Node, dice: tuple[int, ...]) -> list[_Visit]:
+        """The legal ways to end playing `dice` from `node`: the whole rule pipeline for one roll."""
+        frame = self.frame
+        visits = list(self.search(node, dice))
+        candidates = [v for v in visits if v.result or frame.allowed_at_end(v.node, node)]
+        duty = frame.opening_duty(node)
+        if duty and self.rules.unblock_precedence == "unblock_first":
+            candidates = _prefer(candidates, lambda v: frame.fulfils(duty, v.node))
+        total = len(dice)
+
+        def played(v: _Visit) -> int:
+            return total if v.result else total - len(v.remaining)
+        most = max(played(v) for v in candidates)
+        candidates = [v for v in candidates if played(v) == most]
+        if most == 1 and total == 2 and dice[0] != dice[1] and self.rules.higher_die_rule:
+            low = min(dice)
+            candidates = _prefer(candidates, lambda v: v.result is not None or v.remaining == (low,))
+        if duty and self.rules.unblock_precedence != "unblock_first":
+            candidates = _prefer(candidates, lambda v: frame.fulfils(duty, v.node))
+        return candidates
+
+    def search(self, start: Node, dice: tuple[int, ...]) -> Iterator[_Visit]:
+        """Every state reachable by playing some of `dice` in any allowed order, each once."""
+        level = {(start, tuple(sorted(dice))): _Visit(start, (), tuple(sorted(dice)))}
+        while level:
+            next_level: dict[tuple, _Visit] = {}
+            for visit in level.values():
+                yield visit
+                if visit.result is not None:
+                    continue
+                for die in sorted(set(visit.remaining)):
+                    rest = list(visit.remaining)
+                    rest.remove(die)
+                    rest_t = tuple(rest)
+                    for child, move in self.frame.steps(visit.node, die):
+                        key = (child, rest_t)
+                        if key not in next_level:
+                            result = self.frame.result(child, self.start, end_of_turn=False)
+                            next_level[key] = _Visit(child, visit.moves + (move,), rest_t, result)
+            level = next_level
+
+
+def _prefer(items: list, wanted) -> list:
+    """The items that satisfy `wanted`, or all of them when none does (an obligation lapses)."""
+    chosen = [item for item in items if wanted(item)]
+    return chosen or items
+
+
+@dataclass(frozen=True)
+class _Duty:
+    """An obligation at the start of the turn: end the play with one of `points` not held by the
+    mover (unblock a prime), or leave the opponent a move (`opponent_moves`)."""
+
+    points: tuple[int, ...] = ()
+    opponent_moves: bool = False
+
+
+class Frame:
+    """The mover's view of a position and the per-move rules, used by the search."""
+
+    def __init__(self, position: Position, mover: Color, rules: Rules,
+                 dice: tuple[int, ...] | None = None):
+        self.position = position
+        self.mover = mover
+        self.rules = rules
+        variant = rules.variant
+        self.capture = variant.capture
+        self.family = variant.family
+        self.route = ROUTES[(variant.family, mover)]
+        opts = rules.options
+        self.opts = opts
+        self.node = self._node_of(position)
+        start_rule = opts.get("start_rule", "none")
+        self.first_checker = start_rule == "first_checker"
+        self.head_limit = 0
+        if start_rule == "head_rule":
+            first_roll = position.rolls[mover.index] == 0
+            doubles = dice is not None and dice[0] == dice[1]
+            two_off = first_roll and doubles and dice[0] in opts["head_rule_first_roll_doubles"]
+            self.head_limit = 2 if two_off else 1
+        self.release_from = 13 if opts.get("first_checker_release_at") == "start_quarter" else 14
+        self.released_at_start = self._released(self.node)
+        self.release_mid_turn = opts.get("first_checker_release_timing") == "immediate"
+        self.hit_and_run_frozen = bool(opts.get("no_hit_and_run_in_home"))
+        self.table_every_move = opts.get("start_table_check") == "every_move"
+        self.tables = self._tables(opts.get("start_table_scope", "none"))
+        self.mother_every_move = bool(opts.get("mother_rule")) and opts.get("mother_check") == "every_move"
+
+    # -- conversion ----------------------------------------------------------------------------
+
+    def _node_of(self, position: Position) -> Node:
+        mover, route = self.mover, self.route
+        mine, theirs = position.checkers(mover), position.checkers(mover.opponent)
+        me = [position.bar[mover.index]] + [mine[route[p] - 1] for p in range(1, 25)] \
+            + [position.off[mover.index]]
+        opp = [position.bar[mover.opponent.index]] + [theirs[route[p] - 1] for p in range(1, 25)] \
+            + [position.off[mover.opponent.index]]
+        my_pins = opp_pins = 0
+        for p in range(1, 25):
+            pinned = position.pinned[route[p] - 1]
+            if pinned is mover:
+                my_pins |= 1 << p
+            elif pinned is not None:
+                opp_pins |= 1 << p
+        return Node(tuple(me), tuple(opp), my_pins, opp_pins)
+
+    def to_position(self, node: Node, played_turn: bool) -> Position:
+        mover, route = self.mover, self.route
+        mine, theirs = [0] * 24, [0] * 24
+        pinned: list[Color | None] = [None] * 24
+        for p in range(1, 25):
+            point = route[p] - 1
+            mine[point], theirs[point] = node.me[p], node.opp[p]
+            if node.my_pins >> p & 1:
+                pinned[point] = mover
+            elif node.opp_pins >> p & 1:
+                pinned[point] = mover.opponent
+        white, black = (mine, theirs) if mover is WHITE else (theirs, mine)
+        bar = (node.me[BAR], node.opp[BAR]) if mover is WHITE else (node.opp[BAR], node.me[BAR])
+        off = (node.me[OFF], node.opp[OFF]) if mover is WHITE else (node.opp[OFF], node.me[OFF])
+        rolls = self.position.rolls
+        turn = mover
+        if played_turn:
+            rolls = (rolls[0] + 1, rolls[1]) if mover is WHITE else (rolls[0], rolls[1] + 1)
+            turn = mover.opponent
+        return Position(self.position.variant, turn, tuple(white), tuple(black), bar, off,
+                        tuple(pinned), rolls)
+
+    def point(self, frame_position: int) -> str:
+        return point_name(frame_position, self.route)
+
+    # -- single-die moves ----------------------------------------------------------------------
+
+    def steps(self, node: Node, die: int) -> Iterator[tuple[Node, Move]]:
+        """Every legal move of one checker by `die` from `node`."""
+        me = node.me
+        if me[BAR]:
+            yield from self._step_from(node, BAR, die, bearing_off=False)
+            return
+        bearing_off = self._may_bear_off(node)
+        for source in range(1, 25):
+            if me[source]:
+                yield from self._step_from(node, source, die, bearing_off)
+
+    def _may_bear_off(self, node: Node) -> bool:
+        me = node.me
+        if any(me[p] for p in range(0, 19)):
+            return False
+        return not (node.my_pins and self.opts.get("pinned_blocks_bearoff"))
+
+    def _movable(self, node: Node, source: int) -> int:
+        count = node.me[source] - (node.my_pins >> source & 1)
+        if node.frozen:
+            count -= node.frozen.count(source)
+        return count
+
+    def _step_from(self, node: Node, source: int, die: int, bearing_off: bool
+                   ) -> Iterator[tuple[Node, Move]]:
+        if self._movable(node, source) <= 0:
+            return
+        head = node.head
+        if source == START:
+            if self.first_checker and node.me[START] != CHECKERS and not (
+                    self.released_at_start or self.release_mid_turn and self._released(node)):
+                return  # no second checker leaves the start before the first has passed
+            if self.head_limit:
+                if head >= self.head_limit:
+                    return
+                head += 1
+        target = source + die
+        me, opp = list(node.me), list(node.opp)
+        my_pins, opp_pins, frozen = node.my_pins, node.opp_pins, node.frozen
+        me[source] -= 1
+        if source != BAR and not me[source] and opp_pins >> source & 1:
+            opp_pins &= ~(1 << source)  # the pinned checker is free once all pinners have left
+        if target >= OFF:
+            if not bearing_off:
+                return
+            if target > OFF and any(node.me[p] for p in range(19, source)):
+                return  # a larger die bears off only from the highest occupied point
+            me[OFF] += 1
+            child = Node(tuple(me), node.opp, my_pins, opp_pins, frozen, head)
+            if self._table_ok(child):
+                yield child, Move(self.point(source), "off", die)
+            return
+        outcomes = self._landings(node, source, target)
+        for hit, pin in outcomes:
+            me_t, opp_t = list(me), opp
+            me_t[target] += 1
+            child_opp_pins, child_frozen = opp_pins, frozen
+            if hit:
+                opp_t = list(opp)
+                opp_t[target] -= 1
+                opp_t[BAR] += 1
+                opp_t = tuple(opp_t)
+                if self.hit_and_run_frozen and target in HOME:
+                    child_frozen = tuple(sorted(frozen + (target,)))
+            elif pin:
+                child_opp_pins |= 1 << target
+            child = Node(tuple(me_t), tuple(opp_t), my_pins, child_opp_pins, child_frozen, head)
+            if self._table_ok(child):
+                yield child, Move(self.point(source), self.point(target), die, hit, pin)
+
+    def _landings(self, node: Node, source: int, target: int) -> tuple[tuple[bool, bool], ...]:
+        """(hit, pin) for each way the checker may land on `target`; empty when it is closed."""
+        opposing = node.opp[target]
+        if not opposing:
+            return ((False, False),)
+        if self.capture is Capture.NONE or opposing >= 2:
+            return ()
+        if node.me[target]:
+            # One opposing checker on a point we also hold: either it pins us (closed) or we pin it.
+            return () if node.my_pins >> target & 1 else ((False, False),)
+        if self.capture is Capture.HIT:
+            return ((True, False),)
+        if self.capture is Capture.PIN:
+            return ((False, True),)
+        if source == BAR and not self.opts.get("entry_may_trap"):
+            return ((True, False),)
+        return ((True, False), (False, True))
+
+    def _released(self, node: Node) -> bool:
+        me = node.me
+        return bool(me[OFF]) or any(me[p] for p in range(self.release_from, 25))
+
+    def _tables(self, scope: str) -> tuple[range, ...]:
+        return {"none": (), "own": (OWN_START_TABLE,),
+                "both": (OWN_START_TABLE, OPP_START_TABLE)}[scope]
+
+    def _holds_table(self, node: Node) -> bool:
+        return any(all(node.me[p] for p in table) for table in self.tables)
+
+    def _table_ok(self, node: Node) -> bool:
+        return not (self.table_every_move and self._holds_table(node))
+
+    # -- end of a play -------------------------------------------------------------------------
+
+    def allowed_at_end(self, node: Node, turn_start: Node) -> bool:
+        """The limits judged on the position a play ends in."""
+        if self.tables and not self.table_every_move and self._holds_table(node):
+            return False
+        prime_rule = self.opts.get("prime_rule", "none")
+        if prime_rule == "opp_start_table_max4":
+            return sum(1 for p in OPP_START_TABLE if node.me[p]) <= 4
+        if prime_rule == "no_prime_without_opponent_ahead":
+            return not any(self._prime_without_opponent_ahead(node, first)
+                           and not all(turn_start.me[p] for p in self._prime(first))
+                           for first in range(0, 19))
+        return True
+
+    @staticmethod
+    def _opponent_route_position(opponent_index: int) -> int:
+        """Parallel games: the mover's frame position of the opponent's route index 0..23."""
+        return (opponent_index + 12) % 24 + 1
+
+    def _prime(self, first: int) -> tuple[int, ...]:
+        """The six frame positions from the opponent's route index `first` on."""
+        return tuple(self._opponent_route_position(i) for i in range(first, first + 6))
+
+    def _prime_without_opponent_ahead(self, node: Node, first: int) -> bool:
+        if not all(node.me[p] for p in self._prime(first)):
+            return False
+        ahead = (self._opponent_route_position(i) for i in range(first + 6, 24))
+        return not any(node.opp[p] for p in ahead)
+
+    def opening_duty(self, node: Node) -> _Duty | None:
+        """The prime the mover must open this turn, if the prime rule demands one."""
+        prime_rule = self.opts.get("prime_rule", "none")
+        if prime_rule == "unblock_all_on_one_point":
+            occupied = [p for p in range(1, 25) if node.opp[p]]
+            if len(occupied) != 1:
+                return None
+            behind = (occupied[0] - 1 - 12) % 24  # opponent's route index of his one point
+            if behind + 6 > 23:
+                return None
+            prime = self._prime(behind + 1)
+            return _Duty(points=prime) if all(node.me[p] for p in prime) else None
+        if prime_rule == "opponent_must_be_able_to_move" and not self.opponent_can_move(node):
+            return _Duty(opponent_moves=True)
+        return None
+
+    def fulfils(self, duty: _Duty, node: Node) -> bool:
+        if duty.opponent_moves:
+            return self.opponent_can_move(node)
+        return not all(node.me[p] for p in duty.points)
+
+    def opponent_can_move(self, node: Node) -> bool:
+        return side_can_move(self.to_position(node, played_turn=True), self.rules)
+
+    def result(self, node: Node, turn_start: Node, end_of_turn: bool) -> GameResult | None:
+        """The game's end, if `node` ends it: all borne off, the mother rule, or a draw."""
+        if node.me[OFF] == CHECKERS:
+            return self._bear_off_result(node)
+        if self.opts.get("mother_rule") and (end_of_turn or self.mother_every_move):
+            outcome = self._mother_result(node, turn_start)
+            if outcome is not None:
+                return outcome
+        if end_of_turn and self.opts.get("mutual_no_move_draw"):
+            after = self.to_position(node, played_turn=True)
+            if not side_can_move(after, self.rules) and \
+                    not side_can_move(after.with_turn(self.mover), self.rules):
+                return GameResult(None, 0, "tie")
+        return None
+
+    def _bear_off_result(self, node: Node) -> GameResult:
+        if node.opp[OFF]:
+            return GameResult(self.mover, 1, "bear-off")
+        # Koks: the loser still has a checker in the winner's home board.
+        if self.opts.get("koks") and any(node.opp[p] for p in HOME):
+            return GameResult(self.mover, 3, "koks")
+        return GameResult(self.mover, 2, "gammon")
+
+    def _mother_result(self, node: Node, turn_start: Node) -> GameResult | None:
+        # Contrary games: the mover's start is frame 1, the opponent's start is frame 24.
+        opp_start = 24
+        my_mother_pinned = bool(node.my_pins >> START & 1)
+        opp_mother_pinned = bool(node.opp_pins >> opp_start & 1)
+        if my_mother_pinned and opp_mother_pinned:
+            return GameResult(None, 0, "tie")
+        points = self.opts["mother_loss_points"]
+        exception = self.opts["mother_exception"] != "none"
+        if opp_mother_pinned and not (exception and node.me[START]):
+            newly = not turn_start.opp_pins >> opp_start & 1
+            if newly or self.opts["mother_deferred_win"]:
+                return GameResult(self.mover, points, "mother")
+        # The mover's own mother, if pinned, was judged when it was pinned: only the pinner's
+        # turn can clear the pinner's start.
+        return None
+
+
+def side_can_move(position: Position, rules: Rules) -> bool:
+    """Whether the side to move has any single legal move with some die."""
+    frame = Frame(position, position.turn, rules)
+    return any(next(frame.steps(frame.node, die), None) is not None for die in range(1, 7))

@@ -1,0 +1,266 @@
+"""Position: an immutable value for a Tavli position, its JSON form and a text diagram.
+
+Points are numbered 1..24 from White's side for both colours (`position-json.md`): White moves
+24 -> 1 in every game; Black 1 -> 24 in the contrary games, 12 -> 1 -> 24 -> 13 in the parallel ones.
+"""
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from enum import Enum
+from typing import Any, Mapping
+
+from firmware_host.rules.variants import VARIANTS, Variant
+
+CHECKERS = 15
+POINTS = range(1, 25)
+
+
+class Color(str, Enum):
+    WHITE = "white"
+    BLACK = "black"
+
+    @property
+    def opponent(self) -> "Color":
+        return Color.BLACK if self is Color.WHITE else Color.WHITE
+
+    @property
+    def index(self) -> int:
+        return 0 if self is Color.WHITE else 1
+
+    def __str__(self) -> str:
+        return self.value
+
+
+WHITE, BLACK = Color.WHITE, Color.BLACK
+
+
+class PositionError(ValueError):
+    """A position (or reading) that cannot be: names the field and what is wrong with it."""
+
+    def __init__(self, field: str, problem: str):
+        super().__init__(f"{field}: {problem}" if field else problem)
+        self.field = field
+        self.problem = problem
+
+
+@dataclass(frozen=True, slots=True)
+class Position:
+    variant: str
+    turn: Color
+    white: tuple[int, ...]          # checkers on points 1..24 (index point - 1)
+    black: tuple[int, ...]
+    bar: tuple[int, int]            # (white, black)
+    off: tuple[int, int]            # borne off, (white, black)
+    pinned: tuple[Color | None, ...]  # per point: the colour trapped underneath, or None
+    rolls: tuple[int, int] = (0, 0)  # turns already played this game, (white, black)
+
+    # -- construction -----------------------------------------------------------------------
+
+    @classmethod
+    def start(cls, variant: str, turn: Color = WHITE) -> "Position":
+        if variant not in VARIANTS:
+            raise PositionError("variant", f"unknown variant {variant!r}; expected one of "
+                                + ", ".join(VARIANTS))
+        v = VARIANTS[variant]
+        return cls(variant, Color(turn), _spread(v.white_start), _spread(v.black_start),
+                   (0, 0), (0, 0), (None,) * 24, (0, 0))
+
+    @classmethod
+    def from_json(cls, data: Mapping[str, Any] | str) -> "Position":
+        """Read the interchange format; any problem raises PositionError naming the field."""
+        if isinstance(data, (str, bytes)):
+            try:
+                data = json.loads(data)
+            except json.JSONDecodeError as error:
+                raise PositionError("", f"not valid JSON: {error}") from None
+        return _parse(data, reading=False)
+
+    # -- queries ----------------------------------------------------------------------------
+
+    @property
+    def rules_variant(self) -> Variant:
+        return VARIANTS[self.variant]
+
+    def checkers(self, color: Color) -> tuple[int, ...]:
+        return self.white if color is WHITE else self.black
+
+    def count(self, color: Color, point: int) -> int:
+        return self.checkers(color)[point - 1]
+
+    def pinned_points(self) -> dict[int, Color]:
+        return {p: c for p, c in zip(POINTS, self.pinned) if c is not None}
+
+    def board_key(self) -> tuple:
+        """What the sensors and the rules compare: everything but the turn and the roll counts."""
+        return (self.white, self.black, self.bar, self.off, self.pinned)
+
+    def with_turn(self, turn: Color) -> "Position":
+        return Position(self.variant, Color(turn), self.white, self.black, self.bar, self.off,
+                        self.pinned, self.rolls)
+
+    # -- JSON and text ----------------------------------------------------------------------
+
+    def to_json(self) -> dict[str, Any]:
+        data: dict[str, Any] = {"variant": self.variant, "turn": self.turn.value}
+        for color in (WHITE, BLACK):
+            data[color.value] = {
+                "points": {str(p): n for p, n in zip(POINTS, self.checkers(color)) if n},
+                "bar": self.bar[color.index],
+                "off": self.off[color.index],
+            }
+        pins = self.pinned_points()
+        if pins:
+            data["pinned"] = {str(p): c.value for p, c in pins.items()}
+        data["rolls"] = {"white": self.rolls[0], "black": self.rolls[1]}
+        return data
+
+    def to_json_text(self) -> str:
+        return json.dumps(self.to_json(), sort_keys=True)
+
+    def diagram(self) -> str:
+        """A compact board for people: top row 13-24, bottom row 12-1, as on the board."""
+        def cell(point: int) -> str:
+            w, b = self.white[point - 1], self.black[point - 1]
+            pinned = self.pinned[point - 1]
+            if pinned is WHITE:
+                return f"B{b}/w"
+            if pinned is BLACK:
+                return f"W{w}/b"
+            if w:
+                return f"W{w}"
+            if b:
+                return f"B{b}"
+            return "."
+
+        def row(points: range) -> str:
+            left = " ".join(f"{cell(p):>5}" for p in list(points)[:6])
+            right = " ".join(f"{cell(p):>5}" for p in list(points)[6:])
+            return f"{left} | {right}"
+
+        labels_top = " ".join(f"{p:>5}" for p in range(13, 19)) + " | " + \
+            " ".join(f"{p:>5}" for p in range(19, 25))
+        labels_bottom = " ".join(f"{p:>5}" for p in range(12, 6, -1)) + " | " + \
+            " ".join(f"{p:>5}" for p in range(6, 0, -1))
+        status = (f"{self.variant}, {self.turn.value} to move "
+                  f"(turns played: white {self.rolls[0]}, black {self.rolls[1]})")
+        tray = (f"bar: white {self.bar[0]}, black {self.bar[1]}    "
+                f"off: white {self.off[0]}, black {self.off[1]}")
+        return "\n".join([status, labels_top, row(range(13, 25)), row(range(12, 0, -1)),
+                          labels_bottom, tray])
+
+    def __str__(self) -> str:
+        return self.diagram()
+
+
+def _spread(points: Mapping[int, int]) -> tuple[int, ...]:
+    return tuple(points.get(p, 0) for p in POINTS)
+
+
+# -- parsing and validation ------------------------------------------------------------------
+
+_POSITION_KEYS = {"variant", "turn", "white", "black", "pinned", "rolls"}
+_SIDE_KEYS = {"points", "bar", "off"}
+
+
+def _count(value: Any, field: str) -> int:
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise PositionError(field, f"must be a whole number, not {json.dumps(value)}")
+    if value < 0:
+        raise PositionError(field, f"must not be negative (got {value})")
+    return value
+
+
+def _object(value: Any, field: str) -> Mapping[str, Any]:
+    if not isinstance(value, Mapping):
+        raise PositionError(field, f"must be an object, not {json.dumps(value)}")
+    return value
+
+
+def _no_unknown_keys(data: Mapping[str, Any], allowed: set[str], field: str) -> None:
+    unknown = sorted(set(data) - allowed)
+    if unknown:
+        where = f"{field}.{unknown[0]}" if field else unknown[0]
+        raise PositionError(where, f"unknown key; expected only {', '.join(sorted(allowed))}")
+
+
+def _side(data: Mapping[str, Any], color: str) -> tuple[tuple[int, ...], int, int]:
+    side = _object(data.get(color, {}), color)
+    _no_unknown_keys(side, _SIDE_KEYS, color)
+    points = [0] * 24
+    for key, value in _object(side.get("points", {}), f"{color}.points").items():
+        if not (isinstance(key, str) and key.isdigit() and 1 <= int(key) <= 24 and key == str(int(key))):
+            raise PositionError(f"{color}.points.{key}", 'points are "1" to "24"')
+        points[int(key) - 1] = _count(value, f"{color}.points.{key}")
+    bar = _count(side.get("bar", 0), f"{color}.bar")
+    off = _count(side.get("off", 0), f"{color}.off")
+    return tuple(points), bar, off
+
+
+def parse_board(data: Mapping[str, Any], reading: bool
+                ) -> tuple[str, tuple[int, ...], tuple[int, ...], tuple[int, int], tuple[int, int]]:
+    """Variant, both sides' points, bar and off from a position or a reading object."""
+    data = _object(data, "")
+    variant = data.get("variant")
+    if variant not in VARIANTS:
+        raise PositionError("variant", f"unknown variant {json.dumps(variant)}; expected one of "
+                            + ", ".join(VARIANTS))
+    white, white_bar, white_off = _side(data, "white")
+    black, black_bar, black_off = _side(data, "black")
+    v = VARIANTS[variant]
+    for color, bar in (("white", white_bar), ("black", black_bar)):
+        if bar and not v.has_bar:
+            raise PositionError(f"{color}.bar", f"{variant} has no hitting, so no bar "
+                                f"(got {bar})")
+    if not reading:
+        for color, points, bar, off in (("white", white, white_bar, white_off),
+                                        ("black", black, black_bar, black_off)):
+            total = sum(points) + bar + off
+            if total != CHECKERS:
+                raise PositionError(color, f"has {total} checkers (points {sum(points)}, bar {bar}, "
+                                    f"off {off}); every side has exactly {CHECKERS}")
+        if white_off == CHECKERS and black_off == CHECKERS:
+            raise PositionError("off", "both sides cannot have borne off all their checkers")
+    return variant, white, black, (white_bar, black_bar), (white_off, black_off)
+
+
+def _parse(data: Any, reading: bool) -> Position:
+    data = _object(data, "")
+    _no_unknown_keys(data, _POSITION_KEYS, "")
+    variant, white, black, bar, off = parse_board(data, reading)
+    v = VARIANTS[variant]
+
+    turn = data.get("turn", "white")
+    if turn not in ("white", "black"):
+        raise PositionError("turn", f'must be "white" or "black", not {json.dumps(turn)}')
+
+    rolls_data = _object(data.get("rolls", {}), "rolls")
+    _no_unknown_keys(rolls_data, {"white", "black"}, "rolls")
+    rolls = (_count(rolls_data.get("white", 0), "rolls.white"),
+             _count(rolls_data.get("black", 0), "rolls.black"))
+
+    pinned: list[Color | None] = [None] * 24
+    pins = _object(data.get("pinned", {}), "pinned")
+    if pins and not v.has_pins:
+        raise PositionError("pinned", f"{variant} has no pinning")
+    for key, value in pins.items():
+        field = f"pinned.{key}"
+        if not (isinstance(key, str) and key.isdigit() and 1 <= int(key) <= 24 and key == str(int(key))):
+            raise PositionError(field, 'points are "1" to "24"')
+        if value not in ("white", "black"):
+            raise PositionError(field, f'must be "white" or "black", not {json.dumps(value)}')
+        p = int(key)
+        w, b = white[p - 1], black[p - 1]
+        if not (w and b):
+            raise PositionError(field, f"a pin needs both colours on the point (white {w}, black {b})")
+        trapped = w if value == "white" else b
+        if trapped != 1:
+            raise PositionError(field, f"only a lone checker is pinned, but {value} has {trapped} "
+                                f"on point {p}")
+        pinned[p - 1] = Color(value)
+    for p in POINTS:
+        if white[p - 1] and black[p - 1] and pinned[p - 1] is None:
+            problem = ("both colours on one point need a pin (\"pinned\": {\"%d\": ...})" % p
+                       if v.has_pins else f"{variant} never has both colours on one point")
+            raise PositionError(f"points.{p}", problem)
+    return Position(variant, Color(turn), white, black, bar, off, tuple(pinned), rolls)
