@@ -1,0 +1,441 @@
+"""The journal: an append-only SQLite event log (WAL, synchronous FULL) and resume from it.
+
+    journal = Journal.open(config.journal_path)     # never raises for a corrupt file: moves it aside
+    state = journal.resume()                        # the unfinished match, or None
+    journal.start_match(config.match_rules)
+    journal.start_game("portes", config.rules_for("portes"), starter=None, position=Position.start("portes"))
+    journal.record_roll(WHITE, (6, 5))
+    journal.record_play(WHITE, (6, 5), play)        # on disk when this returns: now show the next roll
+
+Each `record_*` call is one transaction, committed with synchronous=FULL before it returns, so a
+committed play survives a power cut the moment the call is back. A failed write raises
+`JournalWriteError` and changes nothing, in the file or in memory.
+
+The table refuses UPDATE and DELETE (triggers), so history is never rewritten: corrections are new
+records (a referee action that sets a position).
+
+Opening: a file that SQLite cannot read, that is not a tavli-board journal, or whose records cannot
+be read back is renamed `<name>.corrupt-<UTC time>` (with its -wal and -shm files), logged as an
+error, and a new journal is started: a bad file never stops the service from starting. Only a place
+where no journal can be written at all (a read-only or full disk) raises `JournalError`.
+
+One owner: the controller's event loop, on one thread. Readers in other processes (the export,
+history and bug-report commands) use `JournalReader`, read-only, while the service writes.
+"""
+from __future__ import annotations
+
+import json
+import logging
+import os
+import sqlite3
+import time
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any, Callable, Iterable, Mapping
+
+from firmware_host import __version__
+from firmware_host.journal.events import (GAME_KINDS, Event, GameState, Kind, MatchProgress, ResumeState,
+                                          match_rules_json)
+from firmware_host.rules import GameResult, Play, Position, Rules
+from firmware_host.rules.match import MatchRules, OpeningRoll
+from firmware_host.rules.position import Color
+
+log = logging.getLogger(__name__)
+
+APPLICATION_ID = 0x54564C42  # "TVLB": marks the file as a tavli-board journal
+SCHEMA_VERSION = 1
+_SCHEMA = """
+CREATE TABLE events (
+    seq INTEGER PRIMARY KEY,
+    match_id INTEGER,
+    game INTEGER,
+    kind TEXT NOT NULL,
+    at TEXT NOT NULL,
+    data TEXT NOT NULL
+);
+CREATE INDEX events_by_match ON events (match_id, seq);
+CREATE INDEX events_by_kind ON events (kind, seq);
+CREATE TRIGGER events_are_never_updated BEFORE UPDATE ON events
+    BEGIN SELECT RAISE(ABORT, 'the journal is append-only'); END;
+CREATE TRIGGER events_are_never_deleted BEFORE DELETE ON events
+    BEGIN SELECT RAISE(ABORT, 'the journal is append-only'); END;
+"""
+# What a match summary needs: the kinds `matches()` reads, a few per game, not every play.
+_SUMMARY_KINDS = (Kind.MATCH_STARTED, Kind.GAME_STARTED, Kind.GAME_ENDED, Kind.MATCH_ENDED)
+
+
+class JournalError(RuntimeError):
+    """No journal can be kept at this place (the folder cannot be created or written, the disk is full)."""
+
+
+class JournalWriteError(JournalError):
+    """A record could not be written; nothing of it was kept. The play it carried is not committed."""
+
+
+class JournalStateError(RuntimeError):
+    """A record that does not fit the journal's state (a play with no game under way): a caller's bug."""
+
+
+class CorruptJournal(Exception):
+    """Raised inside opening and reading: the file is not a readable tavli-board journal."""
+
+
+def utc_timestamp(seconds: float) -> str:
+    return datetime.fromtimestamp(seconds, timezone.utc).isoformat(timespec="milliseconds").replace("+00:00", "Z")
+
+
+def _row_event(row: tuple) -> Event:
+    seq, match_id, game, kind, at, data = row
+    try:
+        return Event(seq, match_id, game, Kind(kind), at, json.loads(data))
+    except (ValueError, TypeError) as error:
+        raise CorruptJournal(f"record {seq} cannot be read: {error}") from None
+
+
+class JournalReader:
+    """Read-only access to a journal file, safe while the service writes to it."""
+
+    def __init__(self, connection: sqlite3.Connection, path: Path):
+        self._db = connection
+        self.path = path
+
+    @classmethod
+    def open(cls, path: Path | str) -> JournalReader:
+        """Open an existing journal read-only; `JournalError` with a clear reason if it cannot be read."""
+        path = Path(path)
+        if not path.is_file():
+            raise JournalError(f"there is no journal at {path} (no match has been played with this configuration)")
+        try:
+            connection = sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro", uri=True, check_same_thread=False)
+            _check_identity(connection)
+        except (sqlite3.Error, CorruptJournal) as error:
+            raise JournalError(f"cannot read the journal {path}: {error}") from None
+        return cls(connection, path)
+
+    def close(self) -> None:
+        self._db.close()
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc_info) -> None:
+        self.close()
+
+    def _select(self, where: str = "", parameters: Iterable[Any] = (), order: str = "seq",
+                limit: int | None = None) -> list[Event]:
+        sql = f"SELECT seq, match_id, game, kind, at, data FROM events {where} ORDER BY {order}"
+        if limit is not None:
+            sql += f" LIMIT {int(limit)}"
+        try:
+            rows = self._db.execute(sql, tuple(parameters)).fetchall()
+        except (sqlite3.OperationalError, sqlite3.ProgrammingError):
+            raise  # locked, I/O, closed: trouble of the moment or of the caller, not of the file's content
+        except sqlite3.DatabaseError as error:
+            raise CorruptJournal(str(error)) from None
+        return [_row_event(row) for row in rows]
+
+    def match_events(self, match_id: int) -> list[Event]:
+        """Every record of one match, in order; `LookupError` if there is no such match."""
+        events = self._select("WHERE match_id = ?", (match_id,))
+        if not events or events[0].kind is not Kind.MATCH_STARTED:
+            raise LookupError(f"the journal {self.path} has no match {match_id}")
+        return events
+
+    def match_ids(self) -> list[int]:
+        return [event.seq for event in self._select("WHERE kind = ?", (Kind.MATCH_STARTED.value,))]
+
+    def summaries(self) -> dict[int, list[Event]]:
+        """Per match, its start, game starts and ends and its end: enough to list and score it."""
+        placeholders = ", ".join("?" * len(_SUMMARY_KINDS))
+        matches: dict[int, list[Event]] = {}
+        for event in self._select(f"WHERE kind IN ({placeholders})", (kind.value for kind in _SUMMARY_KINDS)):
+            matches.setdefault(event.match_id, []).append(event)
+        return matches
+
+    def tail(self, count: int) -> list[Event]:
+        """The last `count` records, oldest first."""
+        return list(reversed(self._select(order="seq DESC", limit=count)))
+
+    def rolls(self, match_id: int | None = None) -> list[tuple[int, int]]:
+        """The dice of every two-dice roll, oldest first; of one match, or of all."""
+        where, parameters = "WHERE kind = ?", [Kind.ROLL.value]
+        if match_id is not None:
+            where += " AND match_id = ?"
+            parameters.append(match_id)
+        return [tuple(event.data["dice"]) for event in self._select(where, parameters)]
+
+
+def _check_identity(connection: sqlite3.Connection) -> None:
+    """The file is a tavli-board journal of a schema this code reads (an empty file is a new one)."""
+    application_id = connection.execute("PRAGMA application_id").fetchone()[0]
+    version = connection.execute("PRAGMA user_version").fetchone()[0]
+    if application_id == 0 and version == 0:
+        tables = connection.execute("SELECT count(*) FROM sqlite_master").fetchone()[0]
+        if tables == 0:
+            return
+    if application_id != APPLICATION_ID:
+        raise CorruptJournal(f"it is an SQLite database of another program (application_id {application_id:#x})")
+    if version != SCHEMA_VERSION:
+        raise CorruptJournal(f"it has journal schema {version}; this tavli-board {__version__} reads schema "
+                             f"{SCHEMA_VERSION}")
+
+
+class Journal(JournalReader):
+    """The service's journal: records events as they happen and restores the unfinished match."""
+
+    def __init__(self, connection: sqlite3.Connection, path: Path, wall_clock: Callable[[], float],
+                 moved_aside: Path | None):
+        super().__init__(connection, path)
+        self._wall_clock = wall_clock
+        self.moved_aside = moved_aside   # where a corrupt journal went at opening, or None
+        self._progress: MatchProgress | None = None
+
+    # -- opening --------------------------------------------------------------------------------
+
+    @classmethod
+    def open(cls, path: Path | str, *, wall_clock: Callable[[], float] = time.time) -> Journal:
+        """Open (or create) the journal at `path` and fold its unfinished match.
+
+        A corrupt or foreign file is moved aside and a new journal started (see the module doc);
+        `moved_aside` then says where it went. `JournalError` only when nothing can be written there.
+        """
+        path = Path(path)
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+        except OSError as error:
+            raise JournalError(f"cannot create the journal's folder {path.parent}: {error.strerror}") from None
+        moved_aside = None
+        try:
+            journal = cls._open_file(path, wall_clock, None)
+        except CorruptJournal as error:
+            moved_aside = _move_aside(path, wall_clock())
+            log.error("journal %s cannot be used (%s); moved it aside to %s and started a new journal: its "
+                      "unfinished match cannot be resumed, its finished ones are still in the moved file",
+                      path, error, moved_aside)
+            try:
+                journal = cls._open_file(path, wall_clock, moved_aside)
+            except CorruptJournal as again:  # a brand-new file that cannot be used: the place is the problem
+                raise JournalError(f"cannot start a new journal at {path}: {again}") from None
+            journal.record_service("journal_moved_aside", reason=str(error), moved_to=str(moved_aside))
+        return journal
+
+    @classmethod
+    def _open_file(cls, path: Path, wall_clock: Callable[[], float], moved_aside: Path | None) -> Journal:
+        try:
+            # isolation_level=None: every statement commits at once unless a BEGIN groups several.
+            connection = sqlite3.connect(path, isolation_level=None, check_same_thread=False)
+        except sqlite3.OperationalError as error:
+            raise JournalError(f"cannot open the journal {path}: {error}") from None
+        try:
+            _check_identity(connection)
+            connection.execute("PRAGMA journal_mode = WAL")
+            connection.execute("PRAGMA synchronous = FULL")
+            if connection.execute("SELECT count(*) FROM sqlite_master").fetchone()[0] == 0:
+                connection.executescript(
+                    f"BEGIN; {_SCHEMA} PRAGMA application_id = {APPLICATION_ID}; "
+                    f"PRAGMA user_version = {SCHEMA_VERSION}; COMMIT;")
+            journal = cls(connection, path, wall_clock, moved_aside)
+            journal._progress = journal._fold_unfinished_match()
+            # Writing proves the file takes records now, not at the first play.
+            journal.record_service("journal_opened", version=__version__, pid=os.getpid())
+        except (sqlite3.DatabaseError, JournalWriteError, CorruptJournal, KeyError, ValueError, TypeError) as error:
+            connection.close()
+            cause = error.__cause__ if isinstance(error, JournalWriteError) else error
+            if isinstance(cause, sqlite3.OperationalError) and _is_place_problem(cause):
+                raise JournalError(f"cannot write the journal {path}: {cause}") from None
+            raise CorruptJournal(str(cause) or type(cause).__name__) from None
+        return journal
+
+    def _fold_unfinished_match(self) -> MatchProgress | None:
+        """The latest match, folded, if it is not finished; it is the only one that can be unfinished."""
+        latest = self._select("WHERE kind = ?", (Kind.MATCH_STARTED.value,), order="seq DESC", limit=1)
+        if not latest:
+            return None
+        progress = MatchProgress(latest[0])
+        for event in self.match_events(latest[0].seq)[1:]:
+            progress.apply(event)
+        return None if progress.finished else progress
+
+    # -- resume ---------------------------------------------------------------------------------
+
+    def resume(self) -> ResumeState | None:
+        """The unfinished match (rules, score, finished games, the game under way), or None."""
+        return None if self._progress is None else self._progress.resume_state()
+
+    @property
+    def game(self) -> GameState | None:
+        """The game under way, as journaled."""
+        return None if self._progress is None else self._progress.game
+
+    # -- recording ------------------------------------------------------------------------------
+
+    def start_match(self, rules: MatchRules) -> int:
+        """Begin a match; an unfinished one is first recorded as abandoned. Returns the match id."""
+        if self._progress is not None:
+            self.end_match("abandoned: a new match was started")
+        started = self._append([(Kind.MATCH_STARTED, {"rules": match_rules_json(rules)})], new_match=True)[0]
+        self._progress = MatchProgress(started)
+        return started.seq
+
+    def start_game(self, variant: str, rules: Rules, *, starter: Color | None = None,
+                   position: Position | None = None) -> int:
+        """Begin the match's next game with its resolved house rules. `starter`: who begins, when the
+        previous game decided it (None: an opening roll will); `position`: the start position
+        (default: the variant's, with `starter`, or White, to move). Returns the game's number."""
+        progress = self._need_match("start a game")
+        if progress.game is not None:
+            raise JournalStateError(f"game {progress.game.number} is still under way: end it first")
+        if rules.variant.name != variant:
+            raise JournalStateError(f"rules of {rules.variant.name} given for a game of {variant}")
+        if position is None:
+            position = Position.start(variant, starter or Color.WHITE)
+        number = progress.next_game_number
+        self._append([(Kind.GAME_STARTED, {"variant": variant, "rules": rules.to_json(),
+                                           "starter": None if starter is None else starter.value,
+                                           "position": position.to_json()})], game=number)
+        return number
+
+    def record_opening_roll(self, white_die: int, black_die: int, outcome: OpeningRoll) -> int:
+        """Each player's one die and what it decided (`rules.match.opening_roll`); a tie decides nothing.
+        With the use_opening_dice rule the starter's first roll is these dice: it becomes the pending roll."""
+        game = self._need_game("record an opening roll")
+        return self._append([(Kind.OPENING_ROLL, {
+            "white": white_die, "black": black_die,
+            "starter": None if outcome.starter is None else outcome.starter.value,
+            "first_dice": None if outcome.first_dice is None else list(outcome.first_dice),
+            "kept_die": outcome.kept_die})], game=game.number)[0].seq
+
+    def record_roll(self, side: Color, dice: tuple[int, int]) -> int:
+        """A roll of two dice, before they are shown: a restart cannot roll them again."""
+        game = self._need_game("record a roll")
+        return self._append([(Kind.ROLL, {"side": Color(side).value, "dice": list(dice)})], game=game.number)[0].seq
+
+    def record_play(self, side: Color, dice: tuple[int, int], play: Play) -> int:
+        """A committed play and the position after it, durable when this returns.
+
+        A play that ends the game (`play.result`) also ends it in the same transaction, and the match
+        too if that game won it. Returns the play's seq.
+        """
+        game = self._need_game("record a play")
+        side = Color(side)
+        records = [(Kind.PLAY, {"side": side.value, "dice": list(dice), **play.to_json()})]
+        if play.result is not None:
+            records += self._game_end_records(play.result, side, "played")
+        return self._append(records, game=game.number)[0].seq
+
+    def end_game(self, result: GameResult, last_mover: Color, reason: str) -> int:
+        """A game ended other than by a play (a resignation, a referee's decision): its result and who
+        played its last turn. Ends the match too if that game won it."""
+        game = self._need_game("end a game")
+        return self._append(self._game_end_records(result, Color(last_mover), reason), game=game.number)[0].seq
+
+    def end_match(self, reason: str) -> int:
+        """End the match without a winner (abandoned, reset by the referee)."""
+        self._need_match("end a match")
+        return self._append([(Kind.MATCH_ENDED, {"reason": reason})])[0].seq
+
+    def record_refusal(self, reason: str, **details: Any) -> int:
+        """A refused request (a roll while a checker is in hand, "rolling too early", ...)."""
+        return self._append([(Kind.REFUSAL, {"reason": reason, **details})])[0].seq
+
+    def record_referee(self, action: str, *, position: Position | None = None, **details: Any) -> int:
+        """A referee action. With `position`, the referee set the board: play continues from it
+        (`position.turn` to move) and any pending roll is void."""
+        if position is not None:
+            self._need_game("set a position")
+        data = {"action": action, **details}
+        if position is not None:
+            data["position"] = position.to_json()
+        return self._append([(Kind.REFEREE, data)])[0].seq
+
+    def record_fault(self, fault: str, message: str, **details: Any) -> int:
+        """A fault entered (link-lost, sensor-fault, button-stuck, ...)."""
+        return self._append([(Kind.FAULT, {"fault": fault, "message": message, **details})])[0].seq
+
+    def record_fault_cleared(self, fault: str, message: str, **details: Any) -> int:
+        """A fault left: a reconnect clears link-lost."""
+        return self._append([(Kind.FAULT_CLEARED, {"fault": fault, "message": message, **details})])[0].seq
+
+    def record_service(self, what: str, **details: Any) -> int:
+        """The service's own events (started, stopping); outside any match's score."""
+        return self._append([(Kind.SERVICE, {"what": what, **details})], in_match=False)[0].seq
+
+    # -- internals ------------------------------------------------------------------------------
+
+    def _need_match(self, doing: str) -> MatchProgress:
+        if self._progress is None:
+            raise JournalStateError(f"cannot {doing}: no match is under way")
+        return self._progress
+
+    def _need_game(self, doing: str) -> GameState:
+        game = self._need_match(doing).game
+        if game is None:
+            raise JournalStateError(f"cannot {doing}: no game is under way")
+        return game
+
+    def _game_end_records(self, result: GameResult, last_mover: Color, reason: str) -> list:
+        records = [(Kind.GAME_ENDED, {"result": result.to_json(), "last_mover": last_mover.value, "reason": reason})]
+        # Whether this game wins the match: fold it into a copy of the match.
+        match = self._progress.match.record(result, self._progress.game.starter or last_mover, last_mover)
+        if match.is_over:
+            records.append((Kind.MATCH_ENDED, {"reason": "won", "winner": match.winner.value,
+                                               "score": {color.value: points for color, points in match.score.items()}}))
+        return records
+
+    def _append(self, records: list[tuple[Kind, Mapping[str, Any]]], *, game: int | None = None,
+                new_match: bool = False, in_match: bool = True) -> list[Event]:
+        """Write `records` in one transaction, then fold them; on failure nothing is kept."""
+        at = utc_timestamp(self._wall_clock())
+        match_id = self._progress.match_id if in_match and self._progress is not None else None
+        events = []
+        try:
+            self._db.execute("BEGIN IMMEDIATE")
+            try:
+                for kind, data in records:
+                    seq = self._db.execute("SELECT coalesce(max(seq), 0) + 1 FROM events").fetchone()[0]
+                    if new_match:
+                        match_id = seq   # a match is known by the seq of its start
+                    event = Event(seq, match_id, game if kind in GAME_KINDS else None, kind, at, dict(data))
+                    self._db.execute("INSERT INTO events (seq, match_id, game, kind, at, data) VALUES (?, ?, ?, ?, ?, ?)",
+                                     (seq, match_id, event.game, kind.value, at, json.dumps(data, sort_keys=True)))
+                    events.append(event)
+                self._db.execute("COMMIT")
+            except BaseException:
+                self._db.execute("ROLLBACK")
+                raise
+        except sqlite3.Error as error:
+            raise JournalWriteError(f"cannot write to the journal {self.path}: {error}") from error
+        if self._progress is not None and match_id == self._progress.match_id:
+            for event in events:
+                if event.kind is not Kind.MATCH_STARTED:
+                    self._progress.apply(event)
+            if self._progress.finished:
+                self._progress = None
+        return events
+
+
+def _is_place_problem(error: sqlite3.OperationalError) -> bool:
+    """Errors of the place (permissions, a full or read-only disk) rather than of the file's content."""
+    text = str(error).lower()
+    return any(words in text for words in ("readonly", "read-only", "disk is full", "unable to open", "disk i/o",
+                                           "locked"))
+
+
+def _move_aside(path: Path, now: float) -> Path:
+    """Rename the journal and its -wal and -shm files out of the way; returns the journal's new name."""
+    stamp = datetime.fromtimestamp(now, timezone.utc).strftime("%Y%m%dT%H%M%SZ")
+    target = path.with_name(f"{path.name}.corrupt-{stamp}")
+    number = 1
+    while target.exists():
+        number += 1
+        target = path.with_name(f"{path.name}.corrupt-{stamp}-{number}")
+    for suffix in ("-wal", "-shm", ""):
+        companion = Path(f"{path}{suffix}")
+        if companion.exists():
+            try:
+                companion.rename(Path(f"{target}{suffix}"))
+            except OSError as error:
+                raise JournalError(f"the journal {path} cannot be used and cannot be moved aside: "
+                                   f"{error.strerror}") from None
+    return target
+
