@@ -14,6 +14,7 @@ COMMAND_MODULES = (
     "firmware_host.rules.cli",
     "firmware_host.sensing.cli",
     "firmware_host.sim.cli",
+    "firmware_host.journal.cli", "firmware_host.service.cli",
 )
 
 

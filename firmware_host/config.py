@@ -1,0 +1,501 @@
+"""The service's configuration: one TOML file, read with tomllib and checked whole before anything starts.
+
+On the Pi it is /etc/tavli-board/config.toml (systemd/config.toml is the one install.sh puts there);
+with no file the built-in defaults give the simulated board. Every key is optional:
+
+```toml
+hardware = "real"            # or "simulated" (the default): sim MCU on a pty, mock pins, captured LEDs
+board_file = "/opt/tavli-board/hardware/board.toml"   # the board's hardware facts (default: the shipped one)
+
+[match]                      # firmware_host.rules.match.MatchRules
+sequence = "tavli"           # a preset ("tavli", "tabla"), one game ("fevga") or a list of games
+target = 5
+opening_roll = "reroll"      # tie_advances_rotation, tie_next_starter, resign_points likewise
+
+[house_rules]                # options of firmware_host.rules.GAME_OPTIONS for every game they apply to
+higher_die_rule = true
+[house_rules.plakoto]        # ... and for one game, over the line above
+mother_rule = false
+
+[serial]                     # these four tables override the same keys of the board file
+port = "/dev/tavli-sensors"  # port, baudrate, usb_vid, usb_pid
+[sensors]                    # timings: quiet_ms, grace_ms
+[button]                     # pin, hold_ms
+[leds]                       # driver, pin, count, brightness, palette
+
+[journal]
+path = "/var/lib/tavli-board/journal.sqlite3"
+
+[logging]
+level = "info"               # debug, info, warning, error
+file = "/var/log/tavli-board/tavli-board.log"
+max_kb = 1024                # the log rotates at this size ...
+backups = 5                  # ... keeping this many old files
+raw_frames_dir = "/run/tavli-board"   # the last minute of the sensor link's bytes, for bug reports
+```
+
+Hardware facts (pins, LED indices, the channel map) live in the board file (architecture principle
+4); the config may override only the installation settings listed above. Those overrides are laid
+over the board file and the result goes through the board file's own loaders (sensing, pin map, LED
+layout), so they are checked exactly as the board file is, including how they fit the rest of it
+(an LED count that leaves layout indices past the end of the strip, a button pin the buzzer uses).
+House rules go through `Rules.for_variant` and the match through `MatchRules`.
+
+Every problem names the file, the key and what is allowed; all of them are reported together
+(within one table, only the first unknown key), and nothing is returned half-configured.
+"""
+from __future__ import annotations
+
+import copy
+import os
+import tempfile
+from dataclasses import dataclass, field
+from pathlib import Path
+from types import MappingProxyType
+from typing import Any, Callable, Iterable, Mapping
+
+import tomli_w
+
+from firmware_host.hw.boardfile import BoardFileError, Table, read_board_file
+from firmware_host.hw.pinmap import PinMap, load_pin_map
+from firmware_host.leds.layout import LedConfig, load_led_config
+from firmware_host.rules import GAME_OPTIONS, VARIANTS, Rules, RulesError
+from firmware_host.rules.variants import option_name
+from firmware_host.rules.match import OPENING_ROLLS, RESIGN_POINTS, TIE_STARTERS, MatchRules, sequence_of
+from firmware_host.sensing.config import DEFAULT_BOARD_FILE, BoardConfigError, SensingConfig, parse_sensing_config
+
+DEFAULT_CONFIG_FILE = Path("/etc/tavli-board/config.toml")
+BUILT_IN = "built-in default"
+HARDWARE_MODES = ("simulated", "real")
+LOG_LEVELS = ("debug", "info", "warning", "error")
+
+# The board-file keys an installation may override, by table: the settings of issue 6 (port or
+# VID/PID, baud, button pin, LED pin/driver/count/brightness/palette) and the timings.
+BOARD_OVERRIDES: Mapping[str, tuple[str, ...]] = MappingProxyType({
+    "serial": ("port", "baudrate", "usb_vid", "usb_pid"),
+    "sensors": ("quiet_ms", "grace_ms"),
+    "button": ("pin", "hold_ms"),
+    "leds": ("driver", "pin", "count", "brightness", "palette"),
+})
+_MATCH_KEYS = ("sequence", "target", "opening_roll", "tie_advances_rotation", "tie_next_starter", "resign_points")
+_TOP_LEVEL = ("hardware", "board_file", "match", "house_rules", *BOARD_OVERRIDES, "journal", "logging")
+
+
+def _state_home() -> Path:
+    return Path(os.environ.get("XDG_STATE_HOME") or Path.home() / ".local" / "state") / "tavli-board"
+
+
+def _runtime_home() -> Path:
+    runtime = os.environ.get("XDG_RUNTIME_DIR")
+    return Path(runtime) / "tavli-board" if runtime else Path(tempfile.gettempdir()) / f"tavli-board-{os.getuid()}"
+
+
+@dataclass(frozen=True)
+class Problem:
+    """One thing wrong in a configuration: where, what, and what would be right."""
+
+    file: str
+    key: str         # "section.key"; "" when the problem text names it
+    problem: str
+    allowed: str | None = None
+
+    def __str__(self) -> str:
+        text = f"{self.file}: {self.key}: {self.problem}" if self.key else f"{self.file}: {self.problem}"
+        return text + (f"; allowed: {self.allowed}" if self.allowed else "")
+
+
+class ConfigError(ValueError):
+    """The configuration cannot be used; `problems` lists everything found wrong, one per line."""
+
+    def __init__(self, problems: Iterable[Problem]):
+        self.problems = tuple(problems)
+        super().__init__("\n".join(str(problem) for problem in self.problems))
+
+
+@dataclass(frozen=True)
+class LogSettings:
+    file: Path
+    level: str = "info"
+    max_bytes: int = 1024 * 1024
+    backups: int = 5
+    raw_frames_dir: Path = Path()
+
+
+@dataclass(frozen=True)
+class Setting:
+    """One effective value for `config show`, and where it came from."""
+
+    key: str
+    value: Any
+    origin: str
+
+
+@dataclass(frozen=True)
+class HouseRules:
+    """House-rule options from the config: for every game (`general`) and per game (`per_game`)."""
+
+    general: Mapping[str, Any] = field(default_factory=dict)
+    per_game: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)
+
+    def options_for(self, variant: str) -> dict[str, Any]:
+        """The configured options that apply to `variant`; a per-game value wins over a general one."""
+        options = {name: value for name, value in self.general.items() if GAME_OPTIONS[name].applies_to(variant)}
+        options.update(self.per_game.get(variant, {}))
+        return options
+
+    def origin(self, variant: str, option: str, source: str) -> str:
+        if option in self.per_game.get(variant, {}):
+            return f"{source} [house_rules.{variant}]"
+        if option in self.general:
+            return f"{source} [house_rules]"
+        return f"rules default for {variant}"
+
+
+@dataclass(frozen=True)
+class Config:
+    """The checked configuration of one run of the service. Build it with `load_config`."""
+
+    source: str                  # the config file, or BUILT_IN
+    hardware: str                # "simulated" or "real"
+    board_file: Path
+    sensing: SensingConfig       # [serial] and [sensors], overrides applied
+    pins: PinMap                 # [button], [buzzer] and the LED data line, overrides applied
+    leds: LedConfig              # [leds], overrides applied
+    match_rules: MatchRules
+    house_rules: HouseRules
+    journal_path: Path
+    logging: LogSettings
+    origins: Mapping[str, str]   # "section.key" -> the file it came from, for the keys set in a file
+
+    @property
+    def simulated(self) -> bool:
+        return self.hardware == "simulated"
+
+    def rules_for(self, variant: str) -> Rules:
+        """The resolved rules of one game of `variant` under this configuration's house rules."""
+        return Rules.for_variant(variant, self.house_rules.options_for(variant))
+
+    def settings(self) -> list[Setting]:
+        """Every effective value an installation can set, with its origin (for `config show`)."""
+        def origin(key: str, fallback: str = BUILT_IN) -> str:
+            return self.origins.get(key, fallback)
+
+        board = f"board file {self.board_file}"
+        serial, sensors, button, leds = self.sensing.serial, self.sensing.sensors, self.pins.button, self.leds
+        values: list[tuple[str, Any, str]] = [
+            ("hardware", self.hardware, origin("hardware")),
+            ("board_file", str(self.board_file), origin("board_file")),
+            ("serial.port", serial.port, origin("serial.port", board)),
+            ("serial.baudrate", serial.baudrate, origin("serial.baudrate", board)),
+            ("serial.usb_vid", f"0x{serial.usb_vid:04x}", origin("serial.usb_vid", board)),
+            ("serial.usb_pid", f"0x{serial.usb_pid:04x}", origin("serial.usb_pid", board)),
+            ("sensors.quiet_ms", sensors.quiet_ms, origin("sensors.quiet_ms", board)),
+            ("sensors.grace_ms", sensors.grace_ms, origin("sensors.grace_ms", board)),
+            ("button.pin", button.pin, origin("button.pin", board)),
+            ("button.hold_ms", round(button.hold_s * 1000), origin("button.hold_ms", board)),
+            ("leds.driver", leds.data_line.driver, origin("leds.driver", board)),
+            ("leds.pin", leds.data_line.pin, origin("leds.pin", board)),
+            ("leds.count", leds.layout.count, origin("leds.count", board)),
+            ("leds.brightness", leds.brightness, origin("leds.brightness", board)),
+            ("leds.palette", leds.palette, origin("leds.palette", board)),
+        ]
+        values += [(f"match.{key}", _plain(getattr(self.match_rules, key)), origin(f"match.{key}", "rules default"))
+                   for key in _MATCH_KEYS]
+        for variant in self._configured_variants():
+            rules = self.rules_for(variant)
+            values += [(f"house_rules.{variant}.{name}", _plain(value), self.house_rules.origin(variant, name, self.source))
+                       for name, value in rules.options.items()]
+        values += [
+            ("journal.path", str(self.journal_path), origin("journal.path")),
+            ("logging.level", self.logging.level, origin("logging.level")),
+            ("logging.file", str(self.logging.file), origin("logging.file")),
+            ("logging.max_kb", self.logging.max_bytes // 1024, origin("logging.max_kb")),
+            ("logging.backups", self.logging.backups, origin("logging.backups")),
+            ("logging.raw_frames_dir", str(self.logging.raw_frames_dir), origin("logging.raw_frames_dir")),
+        ]
+        return [Setting(key, value, where) for key, value, where in values]
+
+    def _configured_variants(self) -> list[str]:
+        """The games of the match sequence, then any other game with house rules of its own."""
+        variants = list(dict.fromkeys(self.match_rules.sequence))
+        return variants + [variant for variant in self.house_rules.per_game if variant not in variants]
+
+
+def _plain(value: Any) -> Any:
+    """A value as TOML would write it (tuples and frozensets as sorted lists)."""
+    if isinstance(value, frozenset):
+        return sorted(value)
+    if isinstance(value, tuple):
+        return list(value)
+    return value
+
+
+class _Collector:
+    """Gathers problems so that one run reports all of them."""
+
+    def __init__(self, source: str):
+        self.source = source
+        self.problems: list[Problem] = []
+
+    def add(self, key: str, problem: str, allowed: str | None = None, file: str | None = None) -> None:
+        self.problems.append(Problem(file or self.source, key, problem, allowed))
+
+    def board_error(self, error: BoardFileError, *, file: str | None = None, key: str | None = None) -> None:
+        """A `BoardFileError` as a problem, by default in the file and at the key it names."""
+        problem = str(error).removeprefix(f"{error.path}: {error.key}: ")
+        problem, _, allowed = problem.partition("; allowed: ")
+        self.add(key or error.key, problem, allowed or None, file or error.path)
+
+    def read(self, getter: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
+        """Call a `Table` getter; a wrong value is recorded and None returned."""
+        try:
+            return getter(*args, **kwargs)
+        except BoardFileError as error:
+            self.board_error(error)
+            return None
+
+    def section(self, document: dict[str, Any], name: str, known: Iterable[str],
+                unknown: str = "unknown key") -> Table | None:
+        """The optional table `name`, its unknown keys reported (all of them); None if it is no table."""
+        data = document.get(name, {})
+        if not isinstance(data, dict):
+            self.add(name, f"{data!r} is not valid", f"a table, [{name}]")
+            return None
+        known = tuple(known)
+        for key in data:
+            if key not in known:
+                self.add(f"{name}.{key}", unknown, ", ".join(known))
+        return Table(self.source, name, data)
+
+
+def load_config(path: Path | str | None = None) -> Config:
+    """Read and check the config file at `path` (None: the built-in defaults, the simulated board).
+
+    Raises `ConfigError` listing every problem found, in this file or in the board file it names.
+    """
+    source = BUILT_IN if path is None else str(path)
+    problems = _Collector(source)
+    document: dict[str, Any] = {}
+    if path is not None:
+        try:
+            document = read_board_file(path)
+        except BoardFileError as error:
+            problems.board_error(error)
+            raise ConfigError(problems.problems) from None
+    for key in document:
+        if key not in _TOP_LEVEL:
+            problems.add(key, "unknown key", ", ".join(_TOP_LEVEL))
+
+    hardware = document.get("hardware", "simulated")
+    if hardware not in HARDWARE_MODES:
+        problems.add("hardware", f"{hardware!r} is not valid", " or ".join(f'"{mode}"' for mode in HARDWARE_MODES))
+    board_file = _board_file(problems, document.get("board_file"), path)
+    match_rules = _match_rules(problems, problems.section(document, "match", _MATCH_KEYS))
+    house_rules = _house_rules(problems, document.get("house_rules", {}))
+    journal_path = _journal_path(problems, problems.section(document, "journal", ("path",)), path)
+    log_settings = _log_settings(problems, problems.section(document, "logging", _LOGGING_KEYS), path)
+    overrides = {}
+    for name, keys in BOARD_OVERRIDES.items():
+        table = problems.section(document, name, keys, "not settable here: hardware facts are set in the board file")
+        settable = {key: value for key, value in (table.data if table else {}).items() if key in keys}
+        if settable:
+            overrides[name] = settable
+    hardware_parts = _board(problems, board_file, overrides) if board_file is not None else None
+    if problems.problems:
+        raise ConfigError(problems.problems)
+    sensing, pins, leds = hardware_parts
+    return Config(source, hardware, board_file, sensing, pins, leds, match_rules, house_rules, journal_path,
+                  log_settings, MappingProxyType(_origins(document, source)))
+
+
+def _origins(document: dict[str, Any], source: str) -> dict[str, str]:
+    """"section.key" (or "key" at the top) -> `source`, for every plain value the file sets."""
+    origins = {}
+    for name, value in document.items():
+        if isinstance(value, dict):
+            origins.update({f"{name}.{key}": source for key, item in value.items() if not isinstance(item, dict)})
+        else:
+            origins[name] = source
+    return origins
+
+
+def _resolve(value: str, relative_to: Path | str | None) -> Path:
+    """A path from the config; a relative one is taken from the config file's folder."""
+    resolved = Path(value).expanduser()
+    if not resolved.is_absolute() and relative_to is not None:
+        resolved = Path(relative_to).resolve().parent / resolved
+    return resolved
+
+
+def _board_file(problems: _Collector, value: Any, relative_to: Path | str | None) -> Path | None:
+    if value is None:
+        return DEFAULT_BOARD_FILE
+    if not isinstance(value, str) or not value:
+        problems.add("board_file", f"{value!r} is not valid", "a file path (relative to the config file's folder)")
+        return None
+    return _resolve(value, relative_to)
+
+
+def _table_path(problems: _Collector, table: Table, key: str, default: Path, relative_to: Path | str | None) -> Path:
+    value = problems.read(table.string, key, default=None)
+    return default if value is None else _resolve(value, relative_to)
+
+
+def _journal_path(problems: _Collector, table: Table | None, relative_to: Path | str | None) -> Path:
+    default = _state_home() / "journal.sqlite3"
+    return default if table is None else _table_path(problems, table, "path", default, relative_to)
+
+
+_LOGGING_KEYS = ("level", "file", "max_kb", "backups", "raw_frames_dir")
+
+
+def _log_settings(problems: _Collector, table: Table | None, relative_to: Path | str | None) -> LogSettings:
+    defaults = LogSettings(file=_state_home() / "tavli-board.log", raw_frames_dir=_runtime_home())
+    if table is None:
+        return defaults
+    max_kb = problems.read(table.integer, "max_kb", default=defaults.max_bytes // 1024, minimum=16, maximum=1024 * 1024)
+    return LogSettings(
+        file=_table_path(problems, table, "file", defaults.file, relative_to),
+        level=problems.read(table.choice, "level", LOG_LEVELS, default=defaults.level) or defaults.level,
+        max_bytes=1024 * (max_kb or 0),
+        backups=problems.read(table.integer, "backups", default=defaults.backups, minimum=1, maximum=100) or 0,
+        raw_frames_dir=_table_path(problems, table, "raw_frames_dir", defaults.raw_frames_dir, relative_to),
+    )
+
+
+def _match_rules(problems: _Collector, table: Table | None) -> MatchRules | None:
+    """[match] through `MatchRules`: types are checked here, the meaning by the rules package."""
+    if table is None:
+        return None
+    values: dict[str, Any] = {}
+    sequence = table.data.get("sequence")
+    if sequence is not None:
+        if isinstance(sequence, str) or isinstance(sequence, list) and all(isinstance(game, str) for game in sequence):
+            try:
+                values["sequence"] = sequence_of(sequence)
+            except RulesError as error:
+                problems.add("match.sequence", str(error))
+        else:
+            problems.add("match.sequence", f"{sequence!r} is not valid",
+                         'a preset (tavli, tabla), one game, or a list of games such as ["portes", "fevga"]')
+    readers = {
+        "target": lambda: table.integer("target", default=None, minimum=1, maximum=99),
+        "opening_roll": lambda: table.choice("opening_roll", OPENING_ROLLS, default=None),
+        "tie_advances_rotation": lambda: table.boolean("tie_advances_rotation", default=None),
+        "tie_next_starter": lambda: table.choice("tie_next_starter", TIE_STARTERS, default=None),
+        "resign_points": lambda: table.choice("resign_points", RESIGN_POINTS, default=None),
+    }
+    for key, read in readers.items():
+        value = problems.read(read)
+        if value is not None:
+            values[key] = value
+    try:
+        return MatchRules(**values)
+    except RulesError as error:
+        problems.add("match", str(error))
+        return None
+
+
+def _house_rules(problems: _Collector, data: Any) -> HouseRules:
+    """[house_rules]: general options (checked by the option's own parser) and per-game tables
+    (checked by `Rules.for_variant`, which also refuses an option the game does not have)."""
+    if not isinstance(data, dict):
+        problems.add("house_rules", f"{data!r} is not valid", "a table, [house_rules]")
+        return HouseRules()
+    general: dict[str, Any] = {}
+    per_game: dict[str, dict[str, Any]] = {}
+    for key, value in data.items():
+        if isinstance(value, dict):
+            if key not in VARIANTS:
+                problems.add(f"house_rules.{key}", "not a game", ", ".join(VARIANTS))
+                continue
+            per_game[key] = {}
+            for name, raw in value.items():
+                try:
+                    rules = Rules.for_variant(key, {name: raw})
+                    canonical = option_name(name, key)
+                except RulesError as error:
+                    problems.add(f"house_rules.{key}.{name}", str(error))
+                    continue
+                per_game[key][canonical] = rules.options[canonical]
+            continue
+        option = GAME_OPTIONS.get(key.lower())
+        if option is None:
+            problems.add(f"house_rules.{key}", "unknown house rule", ", ".join(GAME_OPTIONS))
+            continue
+        try:
+            general[option.name] = option.parse(value)
+        except ValueError as error:
+            problems.add(f"house_rules.{key}", f"{value!r} is not valid: {error}")
+    return HouseRules(MappingProxyType(general),
+                      MappingProxyType({game: MappingProxyType(options) for game, options in per_game.items()}))
+
+
+def _board(problems: _Collector, board_file: Path, overrides: dict[str, dict[str, Any]]):
+    """(sensing, pins, leds) of the board file with the config's overrides laid over it.
+
+    The board file is first loaded alone, so that its own mistakes are blamed on it; then, with the
+    overrides, by the same loaders, so that what goes wrong then is blamed on the config.
+    """
+    try:
+        document = read_board_file(board_file)
+    except BoardFileError as error:
+        problems.board_error(error)
+        return None
+    try:
+        sensing = parse_sensing_config(document, str(board_file))
+        pins, leds = load_pin_map(board_file), load_led_config(board_file)
+    except BoardConfigError as error:
+        problems.add("", str(error).removeprefix(f"{board_file}: "), file=str(board_file))
+        return None
+    except BoardFileError as error:
+        problems.board_error(error)
+        return None
+    if not overrides:
+        return sensing, pins, leds
+    merged = copy.deepcopy(document)
+    for table, values in overrides.items():
+        merged.setdefault(table, {}).update(values)
+    if overrides.get("leds", {}).get("driver") == "neopixel_spi" and "pin" not in overrides["leds"]:
+        merged["leds"].pop("pin", None)  # SPI always sends on MOSI: the board file's pin no longer applies
+    try:
+        sensing = parse_sensing_config(merged, problems.source)
+    except BoardConfigError as error:
+        problems.add("", str(error).removeprefix(f"{problems.source}: "))
+    # The pin map and LED loaders read only files: they read the merged document from a private copy.
+    with tempfile.TemporaryDirectory(prefix="tavli-board-config-") as folder:
+        merged_file = Path(folder) / "board.toml"
+        merged_file.write_text(tomli_w.dumps(merged))
+        loaded = []
+        for loader, tables in ((load_pin_map, ("button", "leds")), (load_led_config, ("leds",))):
+            try:
+                loaded.append(loader(merged_file))
+            except BoardFileError as error:
+                overridden = [f"{table}.{key}" for table in tables for key in overrides.get(table, ())]
+                if error.key in overridden:
+                    problems.board_error(error, file=problems.source)
+                else:  # an override clashes with the rest of the board file
+                    problem = str(error).removeprefix(f"{error.path}: ")
+                    problems.add(", ".join(overridden), f"with these settings the board file {board_file} "
+                                 f"no longer fits: {problem}")
+    return (sensing, *loaded) if len(loaded) == 2 else None
+
+
+def add_config_argument(parser) -> None:
+    """The `--config` option every command that reads the configuration takes."""
+    parser.add_argument("--config", type=Path, metavar="FILE",
+                        help=f"the configuration file (default: {DEFAULT_CONFIG_FILE} if it exists, else the "
+                             "built-in defaults: the simulated board)")
+
+
+def config_from_args(args) -> Config:
+    """The configuration a command names with `--config`, or the default one; a bad one is a usage error."""
+    from firmware_host.cli import UsageError
+
+    path = args.config
+    if path is None and DEFAULT_CONFIG_FILE.exists():
+        path = DEFAULT_CONFIG_FILE
+    try:
+        return load_config(path)
+    except ConfigError as error:
+        raise UsageError(f"the configuration is not usable, nothing was started:\n{error}") from None
