@@ -1,0 +1,51 @@
+import tarfile
+import time
+
+from firmware_host.cli import main
+from firmware_host.journal import Journal
+from firmware_host.rules.match import MatchRules
+from firmware_host.service.bugreport import build_bug_report
+from firmware_host.service.rawlog import RawFrameRecorder
+
+
+def contents(bundle) -> dict[str, str]:
+    with tarfile.open(bundle) as archive:
+        return {member.name.split("/", 1)[1]: archive.extractfile(member).read().decode()
+                for member in archive.getmembers()}
+
+
+def test_the_bundle_holds_config_log_journal_and_the_last_minute_of_frames(tmp_path):
+    config = tmp_path / "config.toml"
+    config.write_text(f'[journal]\npath = "journal.sqlite3"\n[logging]\nfile = "log/t.log"\nbackups = 2\n'
+                      f'raw_frames_dir = "raw"\n')
+    (tmp_path / "log").mkdir()
+    (tmp_path / "log" / "t.log.1").write_text("older line\n")
+    (tmp_path / "log" / "t.log").write_text("newest line\n")
+    journal = Journal.open(tmp_path / "journal.sqlite3")
+    journal.start_match(MatchRules(sequence=("tapa",)))
+    journal.record_fault("link-lost", "unplugged")
+    now = time.time()
+    recorder = RawFrameRecorder(tmp_path / "raw", wall_clock=lambda: now - 120)
+    recorder.record("rx", b"\x00\xaa")            # two minutes ago: not in the report
+    recorder._wall_clock = lambda: now - 5
+    recorder.record("rx", b"\x00\xbb")
+    recorder.close()
+    files = contents(build_bug_report(config, tmp_path / "out" / "report.tar.gz", now))
+    assert files["config/config.toml"] == config.read_text()
+    assert 'journal.path = "' in files["config/effective.txt"] and "board.toml" in files["README.txt"]
+    assert "[button]" in files["config/board.toml"]
+    assert files["log/tail.log"] == "older line\nnewest line\n"
+    assert '"fault": "link-lost"' in files["journal/tail.jsonl"]
+    assert files["raw-frames/last-minute.txt"].strip().endswith("rx 00 bb") and "aa" not in files["raw-frames/last-minute.txt"]
+
+
+def test_a_broken_configuration_still_gives_a_report_that_says_why(tmp_path, capsys):
+    config = tmp_path / "config.toml"
+    config.write_text("[leds]\nbrightness = 7\n")
+    output = tmp_path / "report.tar.gz"
+    assert main(["bug-report", "--config", str(config), "--output", str(output)]) == 0
+    files = contents(output)
+    assert "leds.brightness: 7 is not valid" in files["config/effective.txt"]
+    assert files["config/config.toml"] == config.read_text()
+    assert "cannot be read" in files["journal/tail.jsonl"] or "no journal" in files["journal/tail.jsonl"]
+    assert f"bug report written to {output}" in capsys.readouterr().out
