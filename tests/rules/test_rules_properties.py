@@ -1,0 +1,308 @@
+"""Property tests over positions reached by random play from the start of every game.
+
+Hypothesis draws the starter, the dice of every turn and the play chosen; each test walks one game
+(bounded number of turns) and checks every legal play of every turn it meets. The checks are
+written from rules.md with rules_kit's own board model, never with the engine's helpers.
+
+Gul Bara's broad properties run without cascades (low doubles in open positions can have hundreds
+of thousands of plays); cascades get their own walk in which low doubles after the protected turns
+are replaced, plus the dossier cases T44-T50.
+"""
+from collections import Counter
+
+import pytest
+from hypothesis import HealthCheck, given, settings, strategies as st
+
+from firmware_host.rules import BLACK, WHITE, GameResult, Position, legal_plays
+from rules_kit import (ALL_VARIANTS, CHECKERS, HITTING, Board, describe, held_count, holds_all,
+                       home_points, left_start, model_options, model_outcomes, opponent_ahead_of,
+                       primes, released, route, single_moves, start_point, starting_table,
+                       unblock_duty)
+
+MAX_TURNS = 160         # random games end in about 60-170 turns
+DEFAULT = {v: None for v in ALL_VARIANTS} | {"gulbara": {"cascading_doubles": False}}
+# Option sets for the model comparison (each example draws one).
+OPTION_SETS = {
+    "portes": [None, {"higher_die_rule": False}, {"no_hit_and_run_in_home": True}],
+    "tavla": [None, {"no_hit_and_run_in_home": False}],
+    "plakoto": [None, {"pinned_blocks_bearoff": False}, {"higher_die_rule": False}],
+    "tapa": [None, {"pinned_blocks_bearoff": False}],
+    "neverfinishing": [None, {"entry_may_trap": False}, {"no_hit_and_run_in_home": True},
+                       {"pinned_blocks_bearoff": False}],
+    "fevga": [None, {"first_checker_release_at": "start_quarter"},
+              {"first_checker_release_timing": "next_turn"}, {"start_rule": "head_rule"},
+              {"start_table_scope": "both"}, {"start_table_check": "every_move"},
+              {"prime_rule": "none"}, {"prime_rule": "no_prime_without_opponent_ahead"},
+              {"prime_rule": "opponent_must_be_able_to_move"}, {"prime_rule": "opp_start_table_max4"},
+              {"unblock_precedence": "unblock_first"}, {"higher_die_rule": False}],
+    "moultezim": [None, {"prime_rule": "none"}],
+    "gulbara": [{"cascading_doubles": False},
+                {"cascading_doubles": False, "higher_die_rule": False}],
+    "narde": [None, {"head_rule_first_roll_doubles": [4, 6]}, {"prime_rule": "none"},
+              {"start_rule": "first_checker"}, {"prime_rule": "opponent_must_be_able_to_move"}],
+}
+
+WALK = settings(max_examples=5, deadline=None,
+                suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+
+
+def walk(data, variant, options, visit, roll=None):
+    """Play one random game; `visit(position, dice, plays)` sees every turn."""
+    position = Position.start(variant, data.draw(st.sampled_from([WHITE, BLACK])))
+    for _ in range(MAX_TURNS):
+        dice = (data.draw(st.integers(1, 6)), data.draw(st.integers(1, 6)))
+        if roll is not None:
+            dice = roll(position, dice)
+        plays = legal_plays(position, dice, options)
+        visit(position, dice, plays)
+        chosen = sorted(plays, key=describe)[data.draw(st.integers(0, len(plays) - 1))]
+        if chosen.result is not None:
+            return
+        position = chosen.position
+
+
+def dice_values(position, dice, options) -> Counter:
+    """The dice a play may use: two, four of a double, or a cascade (rules.md)."""
+    opts = model_options(position.variant, options)
+    if dice[0] != dice[1]:
+        return Counter(dice)
+    n = dice[0]
+    rolls = sum(position.rolls) if opts["gulbara_protected_scope"] == "game" else \
+        position.rolls[position.turn.index]
+    if opts["cascading_doubles"] and rolls >= opts["gulbara_protected_turns"]:
+        return Counter({k: 4 for k in range(n, 7)})
+    return Counter({n: 4})
+
+
+# -- replaying a play move by move ---------------------------------------------------------------------
+
+def replay(position, play, options):
+    """Apply Play.moves one by one with rules_kit's board, checking each move against the position
+    before it; returns the boards before each move and the final board."""
+    opts = model_options(position.variant, options)
+    color = position.turn
+    board = Board.of(position)
+    path = route(position.variant, color)
+    boards = []
+    for move in play.moves:
+        boards.append(board)
+        where = f"{describe(board)}: {move} in {play}"
+        if board.bar[color.index]:
+            assert move.origin == "bar", f"checker on the bar must enter first - {where}"
+        if move.origin == "bar":
+            assert position.variant in HITTING and board.bar[color.index], where
+            start = -1
+        else:
+            origin = int(move.origin)
+            assert board.n(color, origin) > 0, f"no checker to move - {where}"
+            assert board.pinned[origin - 1] is not color, f"pinned checker moved - {where}"
+            start = path.index(origin)
+        if move.destination == "off":
+            need = 24 - start
+            assert board.may_bear_off(color, opts["pinned_blocks_bearoff"]), f"bears off early - {where}"
+            assert move.die == need or (move.die > need and not any(
+                board.n(color, p) for p in path[:start])), f"bear-off die - {where}"
+            assert not move.hit and not move.pin
+        else:
+            target = int(move.destination)
+            assert path.index(target) - start == move.die, f"die does not fit the move - {where}"
+            assert not board.closed_to(color, target), f"lands on a closed point - {where}"
+            blot = board.lone_opponent(color, target)
+            if position.variant in ("portes", "tavla"):
+                assert (move.hit, move.pin) == (blot, False), where
+            elif position.variant in ("plakoto", "tapa"):
+                assert (move.hit, move.pin) == (False, blot), where
+            elif position.variant == "neverfinishing":
+                assert (move.hit or move.pin) == blot and not (move.hit and move.pin), where
+                if move.pin and move.origin == "bar":
+                    assert opts["entry_may_trap"], where
+            else:
+                assert not (move.hit or move.pin), where
+        capture = "hit" if move.hit else "pin" if move.pin else None
+        board = board.move(color, move.origin, move.destination, capture)
+    return boards, board
+
+
+@pytest.mark.parametrize("variant", ALL_VARIANTS)
+@WALK
+@given(data=st.data())
+def test_random_play_replays_move_by_move_on_open_points(variant, data):
+    """Every move is one die, from a movable checker, onto an open point (touch-downs included);
+    replaying the moves reaches Play.position; 15 checkers a side; JSON round trip; plays are
+    distinct by final position; the turn passes and the mover's roll count goes up by one."""
+    options = DEFAULT[variant]
+
+    def visit(position, dice, plays):
+        keys = [p.position.board_key() for p in plays]
+        assert len(keys) == len(set(keys)), "two plays end in the same position"
+        allowed = dice_values(position, dice, options)
+        for play in plays:
+            _, final = replay(position, play, options)
+            assert final.key() == play.position.board_key(), f"replay of {play} differs"
+            assert not Counter(m.die for m in play.moves) - allowed, f"{play} uses dice not rolled"
+            after = play.position
+            for color in (WHITE, BLACK):
+                assert Board.of(after).total(color) == CHECKERS
+            assert Position.from_json(after.to_json()) == after
+            assert Position.from_json(after.to_json_text()) == after
+            assert after.turn is position.turn.opponent
+            rolls = list(position.rolls)
+            rolls[position.turn.index] += 1
+            assert after.rolls == tuple(rolls)
+
+    walk(data, variant, options, visit)
+
+
+# -- the most dice, and the higher die -----------------------------------------------------------------
+
+FREE_GAMES = ("portes", "tavla", "plakoto", "tapa", "neverfinishing", "gulbara")
+
+
+def frozen_points(position, play, options):
+    """Tavla: checkers that hit in their own home board and may not move on."""
+    if not model_options(position.variant, options)["no_hit_and_run_in_home"]:
+        return ()
+    home = home_points(position.variant, position.turn)
+    return tuple(sorted(int(m.destination) for m in play.moves
+                        if m.hit and m.destination != "off" and int(m.destination) in home))
+
+
+@pytest.mark.parametrize("variant", ALL_VARIANTS)
+@WALK
+@given(data=st.data())
+def test_random_play_uses_the_most_dice_and_the_higher_die(variant, data):
+    """rules.md: "Use as many dice as possible; if only one of two different dice can be played,
+    the higher one". All plays that do not end the game use the same number of dice; in the games
+    without turn restrictions, a play using fewer dice than rolled leaves no die playable (checked
+    with rules_kit's own single-die mover)."""
+    options = DEFAULT[variant]
+    opts = model_options(variant, options)
+
+    def visit(position, dice, plays):
+        going_on = [p for p in plays if p.result is None]
+        assert len({len(p.moves) for p in going_on}) <= 1, [str(p) for p in plays]
+        color = position.turn
+        if variant in FREE_GAMES:
+            rolled = dice_values(position, dice, options)
+            for play in going_on:
+                left = rolled - Counter(m.die for m in play.moves)
+                board = Board.of(play.position)
+                frozen = frozen_points(position, play, options)
+                for die in left:
+                    assert not list(single_moves(board, color, die, opts, frozen)), \
+                        f"{play} leaves a {die} playable in {describe(board)}"
+        if dice[0] != dice[1] and max(len(p.moves) for p in plays) == 1:
+            used = {p.moves[0].die for p in plays}
+            if max(dice) in used:
+                assert used == {max(dice)}, f"higher-die rule: {[str(p) for p in plays]}"
+
+    walk(data, variant, options, visit)
+
+
+# -- each game's own turn rules, and the results -----------------------------------------------------
+
+def expected_result(variant, board: Board, mover):
+    """rules.md Score and Mother, judged on the position at the end of the mover's turn."""
+    if board.off[mover.index] == CHECKERS:
+        gammon = board.off[mover.opponent.index] == 0
+        return GameResult(mover, 2 if gammon else 1, "gammon" if gammon else "bear-off")
+    if variant in ("plakoto", "tapa"):
+        def mother_pinned(color):
+            start = start_point(variant, color)
+            return board.n(color, start) == 1 and board.pinned[start - 1] is color
+
+        white, black = mother_pinned(WHITE), mother_pinned(BLACK)
+        if white and black:
+            return GameResult(None, 0, "tie")
+        for color, pinned in ((WHITE, white), (BLACK, black)):
+            pinner = color.opponent
+            if pinned and board.n(pinner, start_point(variant, pinner)) == 0:
+                return GameResult(pinner, 2, "mother")
+    return None
+
+
+def check_turn_rules(position, dice, plays):
+    variant, color = position.variant, position.turn
+    start = Board.of(position)
+    duty = unblock_duty(start, color) if variant == "fevga" else None
+    if duty is not None and any(not holds_all(Board.of(p.position), color, duty) for p in plays):
+        assert all(not holds_all(Board.of(p.position), color, duty) for p in plays), \
+            f"unblock: some play keeps {duty} closed"
+    own_rolls = position.rolls[color.index]
+    head_allowance = 2 if (variant == "narde" and dice[0] == dice[1] and own_rolls == 0
+                           and dice[0] in (3, 4, 6)) else 1
+    head = str(start_point(variant, color))
+    for play in plays:
+        boards, final = replay(position, play, None)
+        if variant in ("fevga", "moultezim"):             # first checker, released immediately
+            for before, move in zip(boards, play.moves):
+                if move.origin == head:
+                    assert released(before, color) or left_start(before, color) == 0, \
+                        f"second checker left the start in {play}"
+        if variant == "narde":
+            assert sum(m.origin == head for m in play.moves) <= head_allowance, f"head rule: {play}"
+            new = set(primes(final, color)) - set(primes(start, color))
+            assert all(opponent_ahead_of(final, color, p) for p in new), f"narde prime: {play}"
+        if variant == "fevga":
+            assert not holds_all(final, color, starting_table(color)), f"starting table: {play}"
+        if variant == "moultezim":
+            assert held_count(final, color, starting_table(color.opponent)) <= 4, f"max 4: {play}"
+        if variant == "tavla":                             # no hit-and-run in the home board
+            frozen = Counter()
+            for before, move in zip(boards, play.moves):
+                if move.origin != "bar" and frozen[int(move.origin)]:
+                    assert before.n(color, int(move.origin)) > frozen[int(move.origin)], \
+                        f"hit and run: {play}"
+                if move.hit and int(move.destination) in home_points(variant, color):
+                    frozen[int(move.destination)] += 1
+        assert play.result == expected_result(variant, final, color), f"result of {play}"
+
+
+@pytest.mark.parametrize("variant", ALL_VARIANTS)
+@WALK
+@given(data=st.data())
+def test_random_play_keeps_each_games_turn_rules_and_scores_right(variant, data):
+    """First checker (fevga, moultezim), head and prime rules (narde), own starting table and
+    unblock (fevga), four points of the opponent's table (moultezim), no hit-and-run (tavla), and
+    every play's result: bear-off 1 / gammon 2, mother 2 or tie (plakoto, tapa), else none."""
+    walk(data, variant, DEFAULT[variant], check_turn_rules)
+
+
+# -- the whole set of plays against the independent model ------------------------------------------
+
+@pytest.mark.parametrize("variant", ALL_VARIANTS)
+@WALK
+@given(data=st.data())
+def test_random_play_agrees_with_the_independent_model(variant, data):
+    options = data.draw(st.sampled_from(OPTION_SETS[variant]))
+
+    def visit(position, dice, plays):
+        assert {describe(p) for p in plays} == model_outcomes(position, dice, options), \
+            f"{position.to_json_text()} {dice} {options}"
+
+    walk(data, variant, options, visit)
+
+
+def no_low_cascades(position, dice):
+    """Keep gul bara cascades small: after the protected turns a double below 5 becomes a
+    non-double (the protected turns keep every double)."""
+    a, b = dice
+    if a == b and a < 5 and sum(position.rolls) >= 3:
+        return a, a + 1
+    return dice
+
+
+@settings(max_examples=6, deadline=None,
+          suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+@given(data=st.data(), maximize=st.sampled_from(["per_stage", "whole_cascade"]))
+def test_gulbara_random_play_with_cascades_agrees_with_the_model(data, maximize):
+    options = {"gulbara_cascade_maximize": maximize}
+
+    def visit(position, dice, plays):
+        assert {describe(p) for p in plays} == model_outcomes(position, dice, options)
+        for play in plays:
+            _, final = replay(position, play, options)
+            assert final.key() == play.position.board_key()
+            assert not Counter(m.die for m in play.moves) - dice_values(position, dice, options)
+
+    walk(data, "gulbara", options, visit, roll=no_low_cascades)
