@@ -9,8 +9,9 @@ higher die; then the obligations to open a prime; plays are distinct by their fi
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-from typing import Any, Callable, Iterable, Iterator, Mapping
+from dataclasses import dataclass
+from operator import itemgetter
+from typing import Any, Callable, Iterable, Iterator, Mapping, NamedTuple
 
 from firmware_host.rules.position import BLACK, CHECKERS, WHITE, Color, Position
 from firmware_host.rules.variants import Capture, Family, Rules, RulesError
@@ -29,18 +30,15 @@ _ROUTES: dict[tuple[Family, Color], tuple[int, ...]] = {
     (Family.PARALLEL, BLACK): tuple(range(12, 0, -1)) + tuple(range(24, 12, -1)),
 }
 ROUTES = {key: (0,) + route for key, route in _ROUTES.items()}  # index = frame position
+# Board point 1..24 -> frame position, per (family, colour): reads a frame back as a board.
+_FRAME_OF_POINT = {key: itemgetter(*(route.index(p) for p in range(1, 25)))
+                   for key, route in ROUTES.items()}
+# Frame position -> the name of the location in moves ("bar", "1".."24", "off").
+_NAMES = {key: ("bar",) + tuple(str(p) for p in route[1:]) + ("off",)
+          for key, route in ROUTES.items()}
 
 
-def point_name(frame_position: int, route: tuple[int, ...]) -> str:
-    if frame_position == BAR:
-        return "bar"
-    if frame_position == OFF:
-        return "off"
-    return str(route[frame_position])
-
-
-@dataclass(frozen=True)
-class Move:
+class Move(NamedTuple):
     """One die's move of one checker; `origin`/`destination` are "1".."24", "bar" or "off"."""
 
     origin: str
@@ -94,8 +92,7 @@ class Play:
 #   opp_pins:  bit p set when the mover pins an opposing checker on p
 #   frozen:    frame positions of checkers that hit in their home board (no hit-and-run)
 #   head:      checkers moved off the start point this turn (head rule)
-@dataclass(frozen=True, slots=True)
-class Node:
+class Node(NamedTuple):
     me: tuple[int, ...]
     opp: tuple[int, ...]
     my_pins: int = 0
@@ -107,12 +104,16 @@ class Node:
         return (self.me, self.opp, self.my_pins, self.opp_pins)
 
 
+# A move in the frame, kept compact while searching: (source, target, die, hit, pin).
+FrameMove = tuple[int, int, int, bool, bool]
+
+
 @dataclass(slots=True)
 class _Visit:
     """A node reached in the search: the moves that first reached it and the dice still to play."""
 
     node: Node
-    moves: tuple[Move, ...]
+    moves: tuple[FrameMove, ...]
     remaining: tuple[int, ...]
     result: GameResult | None = None
 
@@ -193,7 +194,7 @@ class Turn:
         for visit, remainder in self.final_visits(limit):
             position = self.frame.to_position(visit.node, played_turn=True)
             result = visit.result or self.frame.result(visit.node, self.start, end_of_turn=True)
-            plays.append(Play(visit.moves, position, result, remainder))
+            plays.append(Play(self.frame.moves(visit.moves), position, result, remainder))
         return plays
 
     def pick_play(self, pick: Callable[[list], Any]) -> Play:
@@ -218,7 +219,8 @@ class Turn:
         position = self.frame.to_position(visit.node, played_turn=True)
         result = visit.result or self.frame.result(visit.node, self.start, end_of_turn=True)
         remainder_owed = self.rules.gulbara_remainder == "opponent_plays"
-        return Play(visit.moves, position, result, owed if remainder_owed else ())
+        return Play(self.frame.moves(visit.moves), position, result,
+                    owed if remainder_owed else ())
 
     def final_visits(self, limit: int | None = None) -> list[tuple[_Visit, tuple[int, ...]]]:
         """The end of every distinct legal play, with the dice the opponent is owed (if any)."""
@@ -228,31 +230,26 @@ class Turn:
         finished: dict[tuple, tuple[_Visit, int, tuple[int, ...]]] = {}
         for index, stage in enumerate(self.stages):
             later = tuple(d for s in self.stages[index + 1:] for d in s)
-            next_branches = []
+            next_branches: dict[Node, tuple[_Visit, int]] = {}
             for visit, used in branches:
                 for end in self.stage_ends(visit.node, stage):
                     played = len(stage) - len(end.remaining)
                     whole = _Visit(end.node, visit.moves + end.moves, (), end.result)
                     if end.result is None and played == len(stage) and later:
-                        next_branches.append((whole, used + played))
-                        continue
-                    owed = stage[played:] + later if end.result is None and remainder_owed else ()
-                    finished.setdefault((end.node.board(), owed), (whole, used + played, owed))
-                    if limit is not None and len(finished) > limit:
+                        next_branches.setdefault(end.node, (whole, used + played))
+                        grown = next_branches
+                    else:
+                        owed = stage[played:] + later if end.result is None and remainder_owed else ()
+                        finished.setdefault((end.node.board(), owed), (whole, used + played, owed))
+                        grown = finished
+                    if limit is not None and len(grown) > limit:
                         raise TooManyPlays(limit)
-            branches = self._merge(next_branches)
+            branches = list(next_branches.values())
         ends = list(finished.values())
         if whole_cascade:
             most = max(used for _, used, _ in ends)
             ends = [end for end in ends if end[1] == most or end[0].result]
         return [(visit, owed) for visit, _, owed in ends]
-
-    @staticmethod
-    def _merge(branches: list[tuple[_Visit, int]]) -> list[tuple[_Visit, int]]:
-        seen: dict[Node, tuple[_Visit, int]] = {}
-        for visit, used in branches:
-            seen.setdefault(visit.node, (visit, used))
-        return list(seen.values())
 
     def stage_ends(self, node: Node, dice: tuple[int, ...]) -> list[_Visit]:
         """The legal ways to end playing `dice` from `node`: the whole rule pipeline for one roll."""
@@ -278,6 +275,7 @@ class Turn:
     def search(self, start: Node, dice: tuple[int, ...]) -> Iterator[_Visit]:
         """Every state reachable by playing some of `dice` in any allowed order, each once."""
         level = {(start, tuple(sorted(dice))): _Visit(start, (), tuple(sorted(dice)))}
+        may_end_midway = self.frame.mother_every_move
         while level:
             next_level: dict[tuple, _Visit] = {}
             for visit in level.values():
@@ -291,7 +289,8 @@ class Turn:
                     for child, move in self.frame.steps(visit.node, die):
                         key = (child, rest_t)
                         if key not in next_level:
-                            result = self.frame.result(child, self.start, end_of_turn=False)
+                            result = (self.frame.result(child, self.start, end_of_turn=False)
+                                      if may_end_midway or child.me[OFF] == CHECKERS else None)
                             next_level[key] = _Visit(child, visit.moves + (move,), rest_t, result)
             level = next_level
 
@@ -323,6 +322,8 @@ class Frame:
         self.capture = variant.capture
         self.family = variant.family
         self.route = ROUTES[(variant.family, mover)]
+        self._board_of = _FRAME_OF_POINT[(variant.family, mover)]
+        self.names = _NAMES[(variant.family, mover)]
         opts = rules.options
         self.opts = opts
         self.node = self._node_of(position)
@@ -361,33 +362,38 @@ class Frame:
         return Node(tuple(me), tuple(opp), my_pins, opp_pins)
 
     def to_position(self, node: Node, played_turn: bool) -> Position:
-        mover, route = self.mover, self.route
-        mine, theirs = [0] * 24, [0] * 24
-        pinned: list[Color | None] = [None] * 24
-        for p in range(1, 25):
-            point = route[p] - 1
-            mine[point], theirs[point] = node.me[p], node.opp[p]
-            if node.my_pins >> p & 1:
-                pinned[point] = mover
-            elif node.opp_pins >> p & 1:
-                pinned[point] = mover.opponent
-        white, black = (mine, theirs) if mover is WHITE else (theirs, mine)
-        bar = (node.me[BAR], node.opp[BAR]) if mover is WHITE else (node.opp[BAR], node.me[BAR])
-        off = (node.me[OFF], node.opp[OFF]) if mover is WHITE else (node.opp[OFF], node.me[OFF])
+        mover = self.mover
+        mine, theirs = self._board_of(node.me), self._board_of(node.opp)
+        pinned: tuple[Color | None, ...] = (None,) * 24
+        if node.my_pins or node.opp_pins:
+            pins: list[Color | None] = [None] * 24
+            for p in range(1, 25):
+                if node.my_pins >> p & 1:
+                    pins[self.route[p] - 1] = mover
+                elif node.opp_pins >> p & 1:
+                    pins[self.route[p] - 1] = mover.opponent
+            pinned = tuple(pins)
+        me, opp = node.me, node.opp
+        if mover is WHITE:
+            white, black, bar, off = mine, theirs, (me[BAR], opp[BAR]), (me[OFF], opp[OFF])
+        else:
+            white, black, bar, off = theirs, mine, (opp[BAR], me[BAR]), (opp[OFF], me[OFF])
         rolls = self.position.rolls
         turn = mover
         if played_turn:
             rolls = (rolls[0] + 1, rolls[1]) if mover is WHITE else (rolls[0], rolls[1] + 1)
             turn = mover.opponent
-        return Position(self.position.variant, turn, tuple(white), tuple(black), bar, off,
-                        tuple(pinned), rolls)
+        return Position(self.position.variant, turn, white, black, bar, off, pinned, rolls)
 
     def point(self, frame_position: int) -> str:
-        return point_name(frame_position, self.route)
+        return self.names[frame_position]
 
-    # -- single-die moves ----------------------------------------------------------------------
+    def moves(self, frame_moves: Iterable[FrameMove]) -> tuple[Move, ...]:
+        names = self.names
+        return tuple(Move(names[source], names[target], die, hit, pin)
+                     for source, target, die, hit, pin in frame_moves)
 
-    def steps(self, node: Node, die: int) -> Iterator[tuple[Node, Move]]:
+    def steps(self, node: Node, die: int) -> Iterator[tuple[Node, FrameMove]]:
         """Every legal move of one checker by `die` from `node`."""
         me = node.me
         if me[BAR]:
@@ -411,7 +417,7 @@ class Frame:
         return count
 
     def _step_from(self, node: Node, source: int, die: int, bearing_off: bool
-                   ) -> Iterator[tuple[Node, Move]]:
+                   ) -> Iterator[tuple[Node, FrameMove]]:
         if self._movable(node, source) <= 0:
             return
         head = node.head
@@ -424,38 +430,38 @@ class Frame:
                     return
                 head += 1
         target = source + die
-        me, opp = list(node.me), list(node.opp)
-        my_pins, opp_pins, frozen = node.my_pins, node.opp_pins, node.frozen
-        me[source] -= 1
-        if source != BAR and not me[source] and opp_pins >> source & 1:
-            opp_pins &= ~(1 << source)  # the pinned checker is free once all pinners have left
         if target >= OFF:
             if not bearing_off:
                 return
             if target > OFF and any(node.me[p] for p in range(19, source)):
                 return  # a larger die bears off only from the highest occupied point
-            me[OFF] += 1
-            child = Node(tuple(me), node.opp, my_pins, opp_pins, frozen, head)
-            if self._table_ok(child):
-                yield child, Move(self.point(source), "off", die)
-            return
-        outcomes = self._landings(node, source, target)
-        for hit, pin in outcomes:
-            me_t, opp_t = list(me), opp
-            me_t[target] += 1
-            child_opp_pins, child_frozen = opp_pins, frozen
+            landings: tuple[tuple[bool, bool], ...] = ((False, False),)
+            target = OFF
+        else:
+            landings = self._landings(node, source, target)
+            if not landings:
+                return
+        me = list(node.me)
+        me[source] -= 1
+        me[target] += 1
+        me_t = tuple(me)
+        opp_pins = node.opp_pins
+        if source != BAR and not me[source] and opp_pins >> source & 1:
+            opp_pins &= ~(1 << source)  # the pinned checker is free once all pinners have left
+        for hit, pin in landings:
+            opp, child_opp_pins, frozen = node.opp, opp_pins, node.frozen
             if hit:
-                opp_t = list(opp)
-                opp_t[target] -= 1
-                opp_t[BAR] += 1
-                opp_t = tuple(opp_t)
+                hit_opp = list(opp)
+                hit_opp[target] -= 1
+                hit_opp[BAR] += 1
+                opp = tuple(hit_opp)
                 if self.hit_and_run_frozen and target in HOME:
-                    child_frozen = tuple(sorted(frozen + (target,)))
+                    frozen = tuple(sorted(frozen + (target,)))
             elif pin:
                 child_opp_pins |= 1 << target
-            child = Node(tuple(me_t), tuple(opp_t), my_pins, child_opp_pins, child_frozen, head)
+            child = Node(me_t, opp, node.my_pins, child_opp_pins, frozen, head)
             if self._table_ok(child):
-                yield child, Move(self.point(source), self.point(target), die, hit, pin)
+                yield child, (source, target, die, hit, pin)
 
     def _landings(self, node: Node, source: int, target: int) -> tuple[tuple[bool, bool], ...]:
         """(hit, pin) for each way the checker may land on `target`; empty when it is closed."""
