@@ -118,7 +118,7 @@ class LogSettings:
     level: str = "info"
     max_bytes: int = 1024 * 1024
     backups: int = 5
-    raw_frames_dir: Path = Path()
+    raw_frames_dir: Path = field(default_factory=_runtime_home)
 
 
 @dataclass(frozen=True)
@@ -488,14 +488,18 @@ def add_config_argument(parser) -> None:
                              "built-in defaults: the simulated board)")
 
 
+def config_path_from_args(args) -> Path | None:
+    """The file `--config` names; else /etc/tavli-board/config.toml if it exists; else None (built-in defaults)."""
+    if args.config is None and DEFAULT_CONFIG_FILE.exists():
+        return DEFAULT_CONFIG_FILE
+    return args.config
+
+
 def config_from_args(args) -> Config:
     """The configuration a command names with `--config`, or the default one; a bad one is a usage error."""
     from firmware_host.cli import UsageError
 
-    path = args.config
-    if path is None and DEFAULT_CONFIG_FILE.exists():
-        path = DEFAULT_CONFIG_FILE
     try:
-        return load_config(path)
+        return load_config(config_path_from_args(args))
     except ConfigError as error:
         raise UsageError(f"the configuration is not usable, nothing was started:\n{error}") from None

@@ -262,11 +262,6 @@ class Journal(JournalReader):
         """The unfinished match (rules, score, finished games, the game under way), or None."""
         return None if self._progress is None else self._progress.resume_state()
 
-    @property
-    def game(self) -> GameState | None:
-        """The game under way, as journaled."""
-        return None if self._progress is None else self._progress.game
-
     # -- recording ------------------------------------------------------------------------------
 
     def start_match(self, rules: MatchRules) -> int:

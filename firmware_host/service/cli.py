@@ -8,7 +8,7 @@ from pathlib import Path
 
 from firmware_host import wiring
 from firmware_host.cli import UsageError
-from firmware_host.config import Config, add_config_argument, config_from_args
+from firmware_host.config import Config, add_config_argument, config_from_args, config_path_from_args
 from firmware_host.leds.render import OFF
 from firmware_host.leds.strips import LedStripError, open_strip
 from firmware_host.sensing.config import DEFAULT_BOARD_FILE
@@ -93,7 +93,7 @@ def run_selftest(args) -> int:
     events: queue.SimpleQueue = queue.SimpleQueue()
     hardware = Hardware.open(config, events.put)
     try:
-        operator = SimulatedOperator(hardware) if config.simulated else ConsoleOperator()
+        operator = SimulatedOperator(hardware, write=print) if config.simulated else ConsoleOperator()
         timings = Timings(led_dwell_s=args.dwell_ms / 1000, person_timeout_s=args.timeout)
         results = SelfTest(hardware, events, operator, timings).run()
     finally:
@@ -104,10 +104,7 @@ def run_selftest(args) -> int:
 
 
 def run_bug_report(args) -> int:
-    path = args.config
-    if path is None:
-        from firmware_host.config import DEFAULT_CONFIG_FILE
-        path = DEFAULT_CONFIG_FILE if DEFAULT_CONFIG_FILE.exists() else None
+    path = config_path_from_args(args)  # not loaded here: a bug report must work with a broken configuration
     output = args.output or Path(time.strftime("tavli-board-bug-report-%Y%m%dT%H%M%SZ.tar.gz", time.gmtime()))
     try:
         written = build_bug_report(path, output)

@@ -313,7 +313,7 @@ def summary(results: list[StepResult]) -> tuple[str, bool]:
 class SimulatedOperator:
     """Does a person's part on the simulated board, and checks the captured frames in place of eyes."""
 
-    def __init__(self, hardware: Hardware, timeout_s: float = 10.0):
+    def __init__(self, hardware: Hardware, timeout_s: float = 10.0, write: Callable[[str], None] = lambda line: None):
         if hardware.simulation is None or not isinstance(hardware.strip, CapturingStrip):
             raise ValueError("the simulated operator needs the simulated board (hardware = \"simulated\")")
         self.hardware = hardware
@@ -321,10 +321,10 @@ class SimulatedOperator:
         self.strip: CapturingStrip = hardware.strip
         self.layout = hardware.config.leds.layout
         self.timeout_s = timeout_s
-        self.log: list[str] = []
+        self._write = write   # where to say what it does, for a person following a simulated run
 
     def tell(self, step: str, message: str) -> None:
-        self.log.append(f"[{step}] {message}")
+        self._write(f"[{step}] {message} (simulated: done by the program)")
         pin = self.hardware.config.pins.button.pin
         if step == "press":
             self.simulation.press_button(pin)
@@ -336,12 +336,14 @@ class SimulatedOperator:
             threading.Timer(hold_s + 0.3, self.simulation.release_button, (pin,)).start()
 
     def confirm(self, step: str, question: str) -> bool:
-        self.log.append(f"[{step}] {question}")
         if step == "leds":
-            return self._walk_was_complete()
-        if step == "counts":
-            return self._lights_follow_a_lifted_checker()
-        raise ValueError(f"the simulated operator has no answer for step {step!r}")
+            answer = self._walk_was_complete()
+        elif step == "counts":
+            answer = self._lights_follow_a_lifted_checker()
+        else:
+            raise ValueError(f"the simulated operator has no answer for step {step!r}")
+        self._write(f"[{step}] {question} {'yes' if answer else 'no'} (simulated: read from the captured frames)")
+        return answer
 
     def _walk_was_complete(self) -> bool:
         """Every LED was lit alone, once, in strip order."""
