@@ -12,9 +12,11 @@ import sys
 # Modules that contribute subcommands, in the order they appear in --help.
 COMMAND_MODULES = (
     "firmware_host.rules.cli",
+    "firmware_host.referee.cli",
     "firmware_host.sensing.cli",
     "firmware_host.sim.cli",
-    "firmware_host.journal.cli", "firmware_host.service.cli",
+    "firmware_host.journal.cli",
+    "firmware_host.service.cli",
 )
 
 

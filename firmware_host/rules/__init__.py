@@ -5,7 +5,7 @@ Pure: no I/O, no clock, no randomness, and no imports from the rest of the packa
 >>> from firmware_host.rules import Position, legal_plays
 >>> start = Position.start("portes")
 >>> sorted(str(play) for play in legal_plays(start, (6, 5)))[:3]
-['13/7 13/8', '13/7 24/19', '13/7 6/1']
+['13/8 13/7', '13/8 24/18', '13/8 8/2']
 """
 from firmware_host.rules.position import (BLACK, CHECKERS, WHITE, Color, Position, PositionError,
                                           parse_board)

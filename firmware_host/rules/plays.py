@@ -253,8 +253,11 @@ class Turn:
 
     def stage_ends(self, node: Node, dice: tuple[int, ...]) -> list[_Visit]:
         """The legal ways to end playing `dice` from `node`: the whole rule pipeline for one roll."""
+        return self.select_ends(node, dice, list(self.search(node, dice)))
+
+    def select_ends(self, node: Node, dice: tuple[int, ...], visits: list[_Visit]) -> list[_Visit]:
+        """Of the states `search` reached from `node`, those where a legal play of `dice` ends."""
         frame = self.frame
-        visits = list(self.search(node, dice))
         candidates = [v for v in visits if v.result or frame.allowed_at_end(v.node, node)]
         duty = frame.opening_duty(node)
         if duty and self.rules.unblock_precedence == "unblock_first":
@@ -272,8 +275,13 @@ class Turn:
             candidates = _prefer(candidates, lambda v: frame.fulfils(duty, v.node))
         return candidates
 
-    def search(self, start: Node, dice: tuple[int, ...]) -> Iterator[_Visit]:
-        """Every state reachable by playing some of `dice` in any allowed order, each once."""
+    def search(self, start: Node, dice: tuple[int, ...],
+               edges: dict[tuple, list[tuple[FrameMove, tuple]]] | None = None) -> Iterator[_Visit]:
+        """Every state reachable by playing some of `dice` in any allowed order, each once.
+
+        A state is keyed by (node, dice still to play). With `edges`, every move found is
+        recorded there as key -> [(move, child key), ...], the graph the referee judges on.
+        """
         level = {(start, tuple(sorted(dice))): _Visit(start, (), tuple(sorted(dice)))}
         may_end_midway = self.frame.mother_every_move
         while level:
@@ -288,6 +296,8 @@ class Turn:
                     rest_t = tuple(rest)
                     for child, move in self.frame.steps(visit.node, die):
                         key = (child, rest_t)
+                        if edges is not None:
+                            edges.setdefault((visit.node, visit.remaining), []).append((move, key))
                         if key not in next_level:
                             result = (self.frame.result(child, self.start, end_of_turn=False)
                                       if may_end_midway or child.me[OFF] == CHECKERS else None)

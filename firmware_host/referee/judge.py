@@ -1,0 +1,397 @@
+"""Judging a board reading during a turn.
+
+A `Referee` is built at each roll from the turn's start position, the dice and the house rules.
+`judge(reading)` then says what any reading of the sensors is, against the turn's start (so
+takebacks inside a turn are free): unchanged, partial, complete, in_hand, illegal or fault, with
+everything the lights and the journal need. Pure: no clock, no I/O.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Mapping
+
+from firmware_host.referee.steps import (Step, counts_of, differing_locations, position_counts,
+                                         steps_between)
+from firmware_host.referee.tree import Seen, StageTree, TreeState
+from firmware_host.rules.plays import BAR, OFF, GameResult, Move, Node, Play, Turn
+from firmware_host.rules.position import (BLACK, CHECKERS, WHITE, Color, Position, PositionError,
+                                          parse_board)
+from firmware_host.rules.variants import Capture, Rules
+
+VERDICTS = ("unchanged", "partial", "complete", "in_hand", "illegal", "fault")
+
+
+@dataclass(frozen=True)
+class Reading:
+    """What the sensors see: counts per point, bar and tray for both colours, no pins."""
+
+    variant: str
+    white: tuple[int, ...]
+    black: tuple[int, ...]
+    bar: tuple[int, int]
+    off: tuple[int, int]
+
+    @classmethod
+    def from_json(cls, data: Mapping[str, Any], variant: str | None = None) -> "Reading":
+        """The position JSON without pins, turn and rolls. A side's "reserve" (checkers kept in
+        a reserve tray) counts as standing on that side's start point. Counts above 15 are
+        accepted here: the referee reports them as a fault."""
+        if not isinstance(data, Mapping):
+            raise PositionError("", "a reading is an object with white and black")
+        data = dict(data)
+        for key in ("pinned", "turn", "rolls"):
+            if key in data:
+                raise PositionError(key, "a reading has no pins, turn or rolls (the sensors "
+                                    "cannot see them)")
+        if variant is not None:
+            data.setdefault("variant", variant)
+        reserves = {}
+        for color in ("white", "black"):
+            side = data.get(color)
+            if isinstance(side, Mapping) and "reserve" in side:
+                side = dict(side)
+                reserves[color] = side.pop("reserve")
+                data[color] = side
+        name, white, black, bar, off = parse_board(data, reading=True)
+        white, black = list(white), list(black)
+        for color, reserve in reserves.items():
+            if isinstance(reserve, bool) or not isinstance(reserve, int) or reserve < 0:
+                raise PositionError(f"{color}.reserve", "must be a whole number, 0 or more")
+            route_start = Position.start(name).checkers(Color(color))
+            start_point = max(range(24), key=lambda i: route_start[i]) if name in _SINGLE_STACK \
+                else None
+            if start_point is None:
+                raise PositionError(f"{color}.reserve", f"{name} starts spread over several "
+                                    "points, so a reserve tray has no start point to stand for")
+            (white if color == "white" else black)[start_point] += reserve
+        return cls(name, tuple(white), tuple(black), bar, off)
+
+    @classmethod
+    def of(cls, position: Position) -> "Reading":
+        return cls(position.variant, position.white, position.black, position.bar, position.off)
+
+    def counts(self) -> dict[Color, dict[str, int]]:
+        return counts_of(self.white, self.black, self.bar, self.off)
+
+    def total(self, color: Color) -> int:
+        points = self.white if color is WHITE else self.black
+        return sum(points) + self.bar[color.index] + self.off[color.index]
+
+    def to_json(self) -> dict[str, Any]:
+        data: dict[str, Any] = {"variant": self.variant}
+        for color, points in ((WHITE, self.white), (BLACK, self.black)):
+            data[color.value] = {"points": {str(p): n for p, n in enumerate(points, 1) if n},
+                                 "bar": self.bar[color.index], "off": self.off[color.index]}
+        return data
+
+
+_SINGLE_STACK = ("plakoto", "tapa", "neverfinishing", "fevga", "moultezim", "gulbara", "narde")
+
+
+@dataclass(frozen=True)
+class Fault:
+    location: str
+    color: Color
+    reason: str
+
+    def to_json(self) -> dict[str, Any]:
+        return {"location": self.location, "color": self.color.value, "reason": self.reason}
+
+
+@dataclass(frozen=True)
+class Verdict:
+    kind: str                                   # one of VERDICTS
+    position: Position | None = None            # the board judged, pins inferred, mover to move
+    remaining: tuple[int, ...] = ()             # dice still to play (partial)
+    destinations: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
+    play: Play | None = None                    # complete: the play and the position after it
+    lifted: Mapping[Color, int] = field(default_factory=dict)  # in_hand: checkers off the board
+    origin: str | None = None                   # in_hand: where the lifted checker came from
+    opponent_destinations: tuple[str, ...] = ()  # in_hand: where a lifted opposing checker goes
+    differs: tuple[str, ...] = ()               # illegal: locations that differ from the target
+    target: Position | None = None              # illegal: the nearest legal position
+    steps: tuple[Step, ...] = ()                # illegal: how to get there, one checker at a time
+    fault: Fault | None = None
+
+    @property
+    def legal(self) -> bool:
+        return self.kind in ("unchanged", "partial", "complete")
+
+    def to_json(self) -> dict[str, Any]:
+        data: dict[str, Any] = {"verdict": self.kind}
+        if self.position is not None:
+            data["position"] = self.position.to_json()
+        if self.kind == "partial":
+            data["remaining"] = list(self.remaining)
+        if self.destinations:
+            data["destinations"] = {k: list(v) for k, v in self.destinations.items()}
+        if self.play is not None:
+            data["play"] = self.play.to_json()
+        if self.kind == "in_hand":
+            data["lifted"] = {c.value: n for c, n in self.lifted.items()}
+            data["origin"] = self.origin
+            if self.opponent_destinations:
+                data["opponent_destinations"] = list(self.opponent_destinations)
+        if self.kind == "illegal" or self.steps:
+            data["differs"] = list(self.differs)
+            data["steps"] = [s.to_json() for s in self.steps]
+            if self.target is not None:
+                data["target"] = self.target.to_json()
+        if self.fault is not None:
+            data["fault"] = self.fault.to_json()
+        return data
+
+
+@dataclass(frozen=True)
+class _Found:
+    tree: StageTree
+    states: list[TreeState]
+    later: tuple[int, ...]  # dice of the cascade stages after this tree's stage
+
+
+class Referee:
+    """Judges readings for one roll. Trees are built once and reused for every reading."""
+
+    def __init__(self, position: Position, dice: tuple[int, int],
+                 rules: Rules | Mapping[str, Any] | None = None):
+        self.turn = Turn(position, dice, rules)
+        self.position = position
+        self.frame = self.turn.frame
+        self.variant = position.variant
+        self._trees: dict[tuple[Node, int], StageTree] = {}
+        self.root_tree = self._tree(self.turn.start, 0)
+
+    # -- trees -------------------------------------------------------------------------------
+
+    def _tree(self, root: Node, stage: int) -> StageTree:
+        key = (root, stage)
+        if key not in self._trees:
+            self._trees[key] = StageTree(self.turn, root, self.turn.stages[stage])
+        return self._trees[key]
+
+    def _locate(self, board: Seen) -> tuple[_Found | None, list[StageTree]]:
+        """The tree states showing `board`; cascades are searched stage by stage, only through
+        stage ends from which `board` can still be reached (checkers never move backwards)."""
+        stages = self.turn.stages
+        roots, explored = [self.turn.start], []
+        for index in range(len(stages)):
+            later = tuple(d for s in stages[index + 1:] for d in s)
+            next_roots: dict[Node, None] = {}
+            for root in roots:
+                tree = self._tree(root, index)
+                explored.append(tree)
+                states = tree.match(board)
+                if states:
+                    return _Found(tree, states, later), explored
+                if later:
+                    for state in tree.states.values():
+                        if state.complete and not state.remaining and state.result is None \
+                                and _may_lead_to(state.node, board):
+                            next_roots[state.node] = None
+            roots = list(next_roots)
+        return None, explored
+
+    # -- judging -----------------------------------------------------------------------------
+
+    def judge(self, reading: Reading | Mapping[str, Any]) -> Verdict:
+        if not isinstance(reading, Reading):
+            reading = Reading.from_json(reading, self.variant)
+        if reading.variant != self.variant:
+            raise PositionError("variant", f"the reading is of {reading.variant}, the game is "
+                                f"{self.variant}")
+        fault = self._fault(reading)
+        if fault is not None:
+            return Verdict("fault", fault=fault)
+        board = self._seen(reading)
+        mover, opponent = self.frame.mover, self.frame.mover.opponent
+        lifted = {c: CHECKERS - reading.total(c) for c in (WHITE, BLACK)}
+        if any(lifted.values()):
+            return self._in_hand(reading, board, lifted)
+        found, explored = self._locate(board)
+        if found is None:
+            return self._illegal(reading, board, explored)
+        return self._legal(found, board)
+
+    def _legal(self, found: _Found, board: Seen) -> Verdict:
+        states = found.states
+        complete = [s for s in states if s.complete and (s.remaining or not found.later
+                                                          or s.result is not None)]
+        if complete:
+            state = complete[0]
+            play = self._play(found, state)
+            kind = "unchanged" if state.key == found.tree.root_key and found.tree is self.root_tree \
+                and play.moves else "complete"
+            return Verdict(kind, position=self._position(state.node), play=play)
+        state = min(states, key=lambda s: len(s.moves))
+        kind = "unchanged" if found.tree is self.root_tree and state.key == found.tree.root_key \
+            else "partial"
+        return Verdict(kind, position=self._position(state.node),
+                       remaining=state.remaining + found.later,
+                       destinations=self._destinations(found, states))
+
+    def _play(self, found: _Found, state: TreeState) -> Play:
+        after = self.frame.to_position(state.node, played_turn=True)
+        result = state.result or self.frame.result(state.node, self.turn.start, end_of_turn=True)
+        moves = self._moves_from_start(found, state)
+        return Play(moves, after, result)
+
+    def _moves_from_start(self, found: _Found, state: TreeState) -> tuple[Move, ...]:
+        """The moves of the whole turn up to `state` (for a cascade: the stages before too)."""
+        if found.tree is self.root_tree:
+            return self.frame.moves(state.moves)
+        # A later cascade stage: its root is a stage end reached from the start; rebuild the path.
+        path = self._path_to(found.tree.root_key[0])
+        return self.frame.moves(path + state.moves)
+
+    def _path_to(self, node: Node) -> tuple:
+        for (root, stage), tree in self._trees.items():
+            for candidate in tree.states.values():
+                if candidate.node == node and candidate.complete and not candidate.remaining:
+                    before = () if root == self.turn.start and stage == 0 else self._path_to(root)
+                    return before + candidate.moves
+        return ()
+
+    def _destinations(self, found: _Found, states: list[TreeState]) -> dict[str, tuple[str, ...]]:
+        point = self.frame.point
+        found_map = found.tree.destinations(states)
+        if found.later:
+            # A cascade stage end: the next stage's moves are the destinations.
+            for state in states:
+                if state.complete and not state.remaining:
+                    nxt = self._tree(state.node, self._stage_of(found) + 1)
+                    root_state = nxt.states.get(nxt.root_key)
+                    if root_state is not None:
+                        for origin, targets in nxt.destinations([root_state]).items():
+                            found_map.setdefault(origin, set()).update(targets)
+        return {point(o): tuple(point(t) for t in sorted(ts)) for o, ts in sorted(found_map.items())}
+
+    def _stage_of(self, found: _Found) -> int:
+        for (root, stage), tree in self._trees.items():
+            if tree is found.tree:
+                return stage
+        raise AssertionError("tree not built by this referee")
+
+    def _position(self, node: Node) -> Position:
+        return self.frame.to_position(node, played_turn=False)
+
+    # -- readings that are not on the way to a legal play ------------------------------------
+
+    def _fault(self, reading: Reading) -> Fault | None:
+        start = position_counts(self.position)
+        counts = reading.counts()
+        for color in (WHITE, BLACK):
+            if reading.total(color) > CHECKERS:
+                grown = [loc for loc, n in counts[color].items() if n > start[color].get(loc, 0)]
+                return Fault(grown[0] if grown else "board", color,
+                             f"{reading.total(color)} {color.value} checkers seen; a side has "
+                             f"{CHECKERS}")
+        return None
+
+    def _seen(self, reading: Reading) -> Seen:
+        route, mover = self.frame.route, self.frame.mover
+        mine = reading.white if mover is WHITE else reading.black
+        theirs = reading.black if mover is WHITE else reading.white
+        m, o = mover.index, 1 - mover.index
+        me = (reading.bar[m],) + tuple(mine[route[p] - 1] for p in range(1, 25)) + (reading.off[m],)
+        opp = (reading.bar[o],) + tuple(theirs[route[p] - 1] for p in range(1, 25)) + (reading.off[o],)
+        return me, opp
+
+    def _in_hand(self, reading: Reading, board: Seen, lifted: dict[Color, int]) -> Verdict:
+        mover = self.frame.mover
+        me, opp = board
+        point = self.frame.point
+        origin, destinations, opponent_places = None, (), ()
+        if lifted[mover] == 1 and lifted[mover.opponent] == 0:
+            places = []  # (frame position, fewest dice played to get there)
+            for t in range(0, OFF + 1):
+                depth = self._depth_with(_added(me, t), opp)
+                if depth is None and 0 < t < OFF and opp[t] == 1 and self.frame.capture in (
+                        Capture.HIT, Capture.CHOICE):
+                    hit = list(opp)
+                    hit[t] -= 1
+                    hit[BAR] += 1
+                    depth = self._depth_with(_added(me, t), tuple(hit))
+                if depth is not None:
+                    places.append((depth, t))
+            if places:
+                origin_t = min(places)[1]
+                origin = point(origin_t)
+                destinations = tuple(point(t) for _, t in sorted(places, key=lambda p: p[1])
+                                     if t != origin_t)
+        elif lifted[mover.opponent] == 1 and lifted[mover] == 0:
+            opponent_places = tuple(point(t) for t in range(0, OFF + 1)
+                                    if self._depth_with(me, _added(opp, t)) is not None)
+        return Verdict("in_hand", lifted=lifted, origin=origin,
+                       destinations={origin: destinations} if origin else {},
+                       opponent_destinations=opponent_places)
+
+    def _depth_with(self, me: tuple[int, ...], opp: tuple[int, ...]) -> int | None:
+        found, _ = self._locate((me, opp))
+        if found is None:
+            return None
+        return min(len(s.moves) for s in found.states) + (0 if found.tree is self.root_tree else 100)
+
+    def _illegal(self, reading: Reading, board: Seen, explored: list[StageTree]) -> Verdict:
+        me, opp = board
+        best, best_key = None, None
+        for tree in explored:
+            for state in tree.states.values():
+                node = state.node
+                mover_steps = _frame_distance(me, node.me)
+                # Fewest checkers to move; then spare the mover's checkers (he placed them on
+                # purpose, the opponent's only move to the bar when hit) and move them the
+                # shortest way; then the most progress.
+                key = (mover_steps + _frame_distance(opp, node.opp), mover_steps,
+                       _travel(me, node.me), -len(state.moves), not state.complete)
+                if best_key is None or key < best_key:
+                    best, best_key = state, key
+        target = self._position(best.node)
+        reading_counts, target_counts = reading.counts(), position_counts(target)
+        return Verdict("illegal", position=None, target=target,
+                       differs=differing_locations(reading_counts, target_counts),
+                       steps=steps_between(self.variant, reading_counts, target_counts))
+
+
+def _added(counts: tuple[int, ...], index: int) -> tuple[int, ...]:
+    changed = list(counts)
+    changed[index] += 1
+    return tuple(changed)
+
+
+def _frame_distance(have: tuple[int, ...], want: tuple[int, ...]) -> int:
+    return sum(h - w for h, w in zip(have, want) if h > w)
+
+
+def _travel(have: tuple[int, ...], want: tuple[int, ...]) -> int:
+    """Pips the checkers must travel to turn `have` into `want` (1-D earth mover's distance)."""
+    total = behind = 0
+    for h, w in zip(have, want):
+        behind += h - w
+        total += abs(behind)
+    return total
+
+
+def _may_lead_to(node: Node, board: Seen) -> bool:
+    """Whether checkers moving only forward, with no hits, can turn `node` into `board`."""
+    if node.opp != board[1]:
+        return False
+    behind_node = behind_board = 0
+    for have, want in zip(node.me, board[0]):
+        behind_node += have
+        behind_board += want
+        if behind_board > behind_node:
+            return False
+    return True
+
+
+def restore(target: Position, reading: Reading | Mapping[str, Any]) -> tuple[Step, ...]:
+    """The ordered steps that turn any reading into the target position."""
+    if not isinstance(reading, Reading):
+        reading = Reading.from_json(reading, target.variant)
+    return steps_between(target.variant, reading.counts(), position_counts(target))
+
+
+def judge(position: Position, dice: tuple[int, int], reading: Reading | Mapping[str, Any],
+          rules: Rules | Mapping[str, Any] | None = None) -> Verdict:
+    """One-off judging; build a `Referee` once per roll to judge many readings."""
+    return Referee(position, dice, rules).judge(reading)
