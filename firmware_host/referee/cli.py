@@ -9,7 +9,8 @@ from typing import Any, TextIO
 from firmware_host.cli import UsageError
 from firmware_host.referee.judge import Reading, Referee, restore
 from firmware_host.rules import Position, PositionError, RulesError
-from firmware_host.rules.cli import parse_rule_args, read_json_source
+from firmware_host.rules.cli import (parse_rule_args, read_json_source, request_fields,
+                                     serve_json_lines)
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -54,38 +55,23 @@ def run_judge(args: argparse.Namespace) -> int:
 
 
 def answer_lines(lines: TextIO, out: TextIO) -> int:
-    """One verdict per request line; a bad line gets {"error": ...} and the rest go on."""
     referees: dict[str, Referee] = {}
-    for number, line in enumerate(lines, 1):
-        if not line.strip():
-            continue
-        try:
-            request = json.loads(line)
-            if not isinstance(request, dict) or not {"position", "dice", "reading"} <= set(request):
-                raise RulesError("a request is an object with position, dice, reading (and rules)")
-            unknown = set(request) - {"position", "dice", "reading", "rules"}
-            if unknown:
-                raise RulesError(f"unknown key {sorted(unknown)[0]!r}")
-            # Consecutive readings of one roll reuse its play tree.
-            key = json.dumps([request["position"], request["dice"], request.get("rules")],
-                             sort_keys=True)
-            if key not in referees:
-                referees.clear()
-                dice = request["dice"]
-                if not isinstance(dice, list):
-                    raise RulesError(f"dice must be a list of two dice, not {json.dumps(dice)}")
-                referees[key] = Referee(Position.from_json(request["position"]), tuple(dice),
-                                        request.get("rules"))
-            referee = referees[key]
-            answer: dict[str, Any] = referee.judge(
-                Reading.from_json(request["reading"], referee.variant)).to_json()
-        except json.JSONDecodeError as error:
-            answer = {"error": f"line {number}: not valid JSON: {error}"}
-        except (PositionError, RulesError) as error:
-            answer = {"error": f"line {number}: {error}"}
-        out.write(json.dumps(answer, sort_keys=True) + "\n")
-        out.flush()
-    return 0
+
+    def answer(request: Any) -> dict[str, Any]:
+        fields = request_fields(request, required=("position", "dice", "reading"),
+                                optional=("rules",))
+        # Consecutive readings of one roll reuse its play tree.
+        key = json.dumps([fields["position"], fields["dice"], fields.get("rules")], sort_keys=True)
+        if key not in referees:
+            referees.clear()
+            dice = fields["dice"]
+            if not isinstance(dice, list):
+                raise RulesError(f"dice must be a list of two dice, not {json.dumps(dice)}")
+            referees[key] = Referee(Position.from_json(fields["position"]), tuple(dice),
+                                    fields.get("rules"))
+        referee = referees[key]
+        return referee.judge(Reading.from_json(fields["reading"], referee.variant)).to_json()
+    return serve_json_lines(lines, out, answer)
 
 
 def run_restore(args: argparse.Namespace) -> int:

@@ -5,7 +5,7 @@ import argparse
 import json
 import random
 import sys
-from typing import Any, Iterable, TextIO
+from typing import Any, Callable, Iterable, TextIO
 
 from firmware_host.cli import UsageError
 from firmware_host.rules import (BLACK, VARIANTS, WHITE, Position, PositionError, Rules,
@@ -101,26 +101,41 @@ def run_moves(args: argparse.Namespace) -> int:
 
 
 def answer_lines(lines: TextIO, out: TextIO, max_plays: int) -> int:
+    def answer(request: dict[str, Any]) -> dict[str, Any]:
+        fields = request_fields(request, required=("position", "dice"), optional=("rules",))
+        return plays_json(Position.from_json(fields["position"]), fields["dice"],
+                          fields.get("rules"), max_plays)
+    return serve_json_lines(lines, out, answer)
+
+
+def request_fields(request: Any, required: tuple[str, ...], optional: tuple[str, ...]
+                   ) -> dict[str, Any]:
+    """The fields of one JSON-lines request, checked: an object with exactly these keys."""
+    allowed = required + optional
+    if not isinstance(request, dict):
+        raise RulesError(f"a request is an object with {', '.join(allowed)}")
+    unknown = sorted(set(request) - set(allowed))
+    if unknown:
+        raise RulesError(f"unknown key {unknown[0]!r}; expected {', '.join(allowed)}")
+    missing = [key for key in required if key not in request]
+    if missing:
+        raise RulesError(f"a request needs {', '.join(missing)}")
+    return request
+
+
+def serve_json_lines(lines: Iterable[str], out: TextIO,
+                     answer: Callable[[Any], dict[str, Any]]) -> int:
     """One answer line per request line; a bad line gets {"error": ...} and the rest go on."""
     for number, line in enumerate(lines, 1):
         if not line.strip():
             continue
         try:
-            request = json.loads(line)
-            if not isinstance(request, dict):
-                raise RulesError("a request is an object with position, dice and rules")
-            unknown = set(request) - {"position", "dice", "rules"}
-            if unknown:
-                raise RulesError(f"unknown key {sorted(unknown)[0]!r}; expected position, dice, rules")
-            if "position" not in request or "dice" not in request:
-                raise RulesError("a request needs position and dice")
-            answer = plays_json(Position.from_json(request["position"]), request["dice"],
-                                request.get("rules"), max_plays)
+            reply = answer(json.loads(line))
         except json.JSONDecodeError as error:
-            answer = {"error": f"line {number}: not valid JSON: {error}"}
+            reply = {"error": f"line {number}: not valid JSON: {error}"}
         except (PositionError, RulesError) as error:
-            answer = {"error": f"line {number}: {error}"}
-        out.write(json.dumps(answer, sort_keys=True) + "\n")
+            reply = {"error": f"line {number}: {error}"}
+        out.write(json.dumps(reply, sort_keys=True) + "\n")
         out.flush()
     return 0
 
