@@ -258,7 +258,8 @@ class Turn:
     def select_ends(self, node: Node, dice: tuple[int, ...], visits: list[_Visit]) -> list[_Visit]:
         """Of the states `search` reached from `node`, those where a legal play of `dice` ends."""
         frame = self.frame
-        candidates = [v for v in visits if v.result or frame.allowed_at_end(v.node, node)]
+        # A limit no play can keep (a hand-set position that already breaks it) lapses.
+        candidates = _prefer(visits, lambda v: v.result or frame.allowed_at_end(v.node, node))
         duty = frame.opening_duty(node)
         if duty and self.rules.unblock_precedence == "unblock_first":
             candidates = _prefer(candidates, lambda v: frame.fulfils(duty, v.node))
