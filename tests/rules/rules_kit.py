@@ -18,6 +18,7 @@ position-json.md says: "Two plays are the same play when they end in the same ca
 from __future__ import annotations
 
 import re
+from collections import Counter
 from dataclasses import dataclass, replace
 from typing import Iterable, Mapping
 
@@ -499,16 +500,23 @@ def _explore(board: Board, color: Color, dice: tuple[int, ...], opts: Mapping,
     return plays
 
 
+def _finished(board: Board) -> bool:
+    return CHECKERS in board.off
+
+
 def _maximal(plays: dict, dice: tuple[int, ...], opts: Mapping) -> dict[tuple, tuple]:
+    """The plays using the most dice; with one die of two different ones, the higher if possible.
+
+    A play that bears off the mover's last checker is complete whatever dice it used: the game is
+    over and no die is left to play (e.g. 20/off with the 5 of 5-1 next to 20/21* 21/off)."""
     if not plays:
         return {}
     most = max(used for used, _, _ in plays.values())
-    kept = {k: v for k, v in plays.items() if v[0] == most}
+    kept = {k: v for k, v in plays.items() if v[0] == most or _finished(v[2])}
     if most == 1 and dice[0] != dice[1] and opts["higher_die_rule"]:
         high = max(dice)
-        with_high = {k: v for k, v in kept.items() if (high,) in v[1]}
-        if with_high:
-            kept = with_high
+        if any((high,) in v[1] for v in kept.values()):
+            kept = {k: v for k, v in kept.items() if (high,) in v[1] or _finished(v[2])}
     return kept
 
 
@@ -583,9 +591,71 @@ def model_plays(position: Position, dice, options: Mapping | None = None) -> set
         ends[key] = max(ends.get(key, 0), total)
     if opts["gulbara_cascade_maximize"] == "whole_cascade":
         most = max(ends.values())
-        return {k for k, v in ends.items() if v == most}
+        return {k for k, v in ends.items() if v == most or CHECKERS in k[3]}
     return set(ends)
 
 
 def model_outcomes(position: Position, dice, options=None) -> set[str]:
     return {describe(Board(position.variant, *key)) for key in model_plays(position, dice, options)}
+
+
+# -- checking a play move by move -------------------------------------------------------------------
+
+def dice_values(position, dice, options) -> Counter:
+    """The dice a play may use: two, four of a double, or a cascade (rules.md)."""
+    opts = model_options(position.variant, options)
+    if dice[0] != dice[1]:
+        return Counter(dice)
+    n = dice[0]
+    rolls = sum(position.rolls) if opts["gulbara_protected_scope"] == "game" else \
+        position.rolls[position.turn.index]
+    if opts["cascading_doubles"] and rolls >= opts["gulbara_protected_turns"]:
+        return Counter({k: 4 for k in range(n, 7)})
+    return Counter({n: 4})
+
+
+def replay(position, play, options):
+    """Apply Play.moves one by one with rules_kit's board, checking each move against the position
+    before it; returns the boards before each move and the final board."""
+    opts = model_options(position.variant, options)
+    color = position.turn
+    board = Board.of(position)
+    path = route(position.variant, color)
+    boards = []
+    for move in play.moves:
+        boards.append(board)
+        where = f"{describe(board)}: {move} in {play}"
+        if board.bar[color.index]:
+            assert move.origin == "bar", f"checker on the bar must enter first - {where}"
+        if move.origin == "bar":
+            assert position.variant in HITTING and board.bar[color.index], where
+            start = -1
+        else:
+            origin = int(move.origin)
+            assert board.n(color, origin) > 0, f"no checker to move - {where}"
+            assert board.pinned[origin - 1] is not color, f"pinned checker moved - {where}"
+            start = path.index(origin)
+        if move.destination == "off":
+            need = 24 - start
+            assert board.may_bear_off(color, opts["pinned_blocks_bearoff"]), f"bears off early - {where}"
+            assert move.die == need or (move.die > need and not any(
+                board.n(color, p) for p in path[:start])), f"bear-off die - {where}"
+            assert not move.hit and not move.pin
+        else:
+            target = int(move.destination)
+            assert path.index(target) - start == move.die, f"die does not fit the move - {where}"
+            assert not board.closed_to(color, target), f"lands on a closed point - {where}"
+            blot = board.lone_opponent(color, target)
+            if position.variant in ("portes", "tavla"):
+                assert (move.hit, move.pin) == (blot, False), where
+            elif position.variant in ("plakoto", "tapa"):
+                assert (move.hit, move.pin) == (False, blot), where
+            elif position.variant == "neverfinishing":
+                assert (move.hit or move.pin) == blot and not (move.hit and move.pin), where
+                if move.pin and move.origin == "bar":
+                    assert opts["entry_may_trap"], where
+            else:
+                assert not (move.hit or move.pin), where
+        capture = "hit" if move.hit else "pin" if move.pin else None
+        board = board.move(color, move.origin, move.destination, capture)
+    return boards, board

@@ -221,3 +221,25 @@ def test_no_draw_while_the_other_side_can_move():
     p = pos("portes", white, {**black, 19: 5}, bar=(1, 0))       # Black is free to play
     plays = legal_plays(p, (6, 5), {"mutual_no_move_draw": True})
     assert [(x.moves, x.result) for x in plays] == [((), None)]
+
+
+# -- prime rule "opponent must be able to move" as a prohibition ---------------------------------------
+# Dossier A5, form 3: "completely blocking all opponent's checkers is prohibited; at least one of
+# their checkers must be able to move" [S:MASTERS-NARDE]. W{20:1, 1:14}: the 14 on 1 cannot move
+# (not all home, so no bearing off), the runner on 20 needs one of 19-14 open; Black holds 19, 18,
+# 16, 15, 14 and has a checker on 21. With 4-1, 21/17 closes 17, and the 1 keeps all six closed
+# only as 12/11 (every other 1 moves a checker off 14-19, and 21/20 is White's). So exactly
+# {21/17 12/11} leaves White without a move and is illegal under the option; plays that keep
+# White mobile exist, so the prohibition can be obeyed. (Fevga's default unblock duty does not
+# apply - White's checkers stand on two points - and in narde White's checkers on 1 are ahead of
+# Black's block, so narde's default allows it too.)
+BLOCKER = ({20: 1, 1: 14}, {21: 1, 19: 1, 18: 1, 16: 1, 15: 1, 14: 1, 12: 9})
+
+
+@pytest.mark.parametrize("variant", ["fevga", "narde"])
+def test_opponent_must_be_able_to_move_forbids_closing_him_in(variant, generate):
+    p = pos(variant, *BLOCKER, turn="black", rolls=(3, 3))
+    free = outcomes(p, (4, 1), {"prime_rule": "none"})
+    closing = finals(p, "21/17 12/11")
+    assert closing <= free and outcomes(p, (4, 1)) == free
+    assert generate(p, (4, 1), {"prime_rule": "opponent_must_be_able_to_move"}) == free - closing
