@@ -237,23 +237,22 @@ def test_t18_a_touch_down_on_a_blot_pins_nothing(generate):
     assert sum("pin{16:b}" in r for r in result) == 1         # only 24/21 20/16 ends with a pin
 
 
-@pytest.mark.parametrize("options, expected", [
-    (None, ["2/1"]),
-    ({"pinned_blocks_bearoff": False}, ["2/1", "1/off"]),
-])
-def test_t19_pinned_checker_in_home_and_bearing_off_6_1(options, expected, generate):
-    # W{4:[W,B], 2:1, 1:1} Woff=12; B{20:14} + the pinner. The 6 never plays: 4 is occupied.
-    p = pos("plakoto", {4: 1, 2: 1, 1: 1}, {4: 1, 20: 14}, pinned={4: "white"})
-    assert generate(p, (6, 1), options) == finals(p, *expected)
+# W{4:[W,B], 2:1 or 3:1, 1:1} Woff=12; B{20:14} + the pinner on 4. The highest occupied point, 4,
+# holds the pinned checker, so no die may bear off from below it by being larger.
+T19 = ({4: 1, 2: 1, 1: 1}, (6, 1))      # 6-1: the 6 never plays
+T20 = ({4: 1, 3: 1, 1: 1}, (3, 2))      # 3-2: one die either way, the higher wins
 
 
-@pytest.mark.parametrize("options, expected", [
-    (None, ["3/1"]),
-    ({"pinned_blocks_bearoff": False}, ["3/off"]),
-])
-def test_t20_pinned_checker_in_home_and_bearing_off_3_2(options, expected, generate):
-    p = pos("plakoto", {4: 1, 3: 1, 1: 1}, {4: 1, 20: 14}, pinned={4: "white"})
-    assert generate(p, (3, 2), options) == finals(p, *expected)
+@pytest.mark.parametrize("white, dice, options, expected", [
+    (*T19, None, ["2/1"]),
+    (*T19, {"pinned_blocks_bearoff": False}, ["2/1", "1/off"]),
+    (*T20, None, ["3/1"]),
+    (*T20, {"pinned_blocks_bearoff": False}, ["3/off"]),
+], ids=["t19-blocks", "t19-does-not-block", "t20-blocks", "t20-does-not-block"])
+def test_t19_t20_pinned_checker_in_the_home_board_and_bearing_off(white, dice, options, expected,
+                                                                  generate):
+    p = pos("plakoto", white, {4: 1, 20: 14}, pinned={4: "white"})
+    assert generate(p, dice, options) == finals(p, *expected)
 
 
 @pytest.mark.parametrize("variant", ["plakoto", "tapa", "neverfinishing"])
@@ -262,18 +261,14 @@ def test_t21_pinned_outside_home_means_no_bearing_off(variant, generate):
     assert generate(p, (6, 6)) == finals(p, "")
 
 
-@pytest.mark.parametrize("options, result", [
-    (None, GameResult(BLACK, 2, "mother")),
-    ({"tapa.MOTHER_RULE": False}, None),
-    ({"mother_rule": False}, None),
+@pytest.mark.parametrize("variant, options, result", [
+    ("tapa", None, GameResult(BLACK, 2, "mother")),             # T24: tapa.MOTHER_RULE=true
+    ("tapa", {"tapa.MOTHER_RULE": False}, None),
+    ("plakoto", {"mother_rule": False}, None),
 ])
-def test_t24_tapa_mother_rule_flag(options, result):
-    p = pos("tapa", **T11)
+def test_t24_mother_rule_flag(variant, options, result):
+    p = pos(variant, **T11)
     assert play_to(p, "20/24 19/20", (4, 1), options).result == result
-
-
-def test_plakoto_mother_rule_off_plays_on():
-    assert play_to(pos("plakoto", **T11), "20/24 19/20", (4, 1), {"mother_rule": False}).result is None
 
 
 @pytest.mark.parametrize("points", [1, 3])

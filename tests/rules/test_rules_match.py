@@ -167,3 +167,23 @@ def test_resignation_default_rule_is_current_status():
     assert (resignation(0), resignation(3)) == (2, 1)
     with pytest.raises(RulesError):
         resignation(0, "triple")
+
+
+# -- match rules from the flag names of dossier §5 -------------------------------------------------------
+
+def test_match_rules_from_flag_names():
+    rules = MatchRules.from_options({"MATCH_SEQUENCE": "tabla", "MATCH_TARGET": 7,
+                                     "OPENING_ROLL": "keep_own_die", "TIE_ADVANCES_ROTATION": False,
+                                     "TIE_NEXT_STARTER": "last_pinner", "RESIGN_POINTS": "double"})
+    assert rules == MatchRules(sequence=("portes", "gulbara", "tapa"), target=7,
+                               opening_roll="keep_own_die", tie_advances_rotation=False,
+                               tie_next_starter="last_pinner", resign_points="double")
+
+
+@pytest.mark.parametrize("options", [
+    {"match_length": 5}, {"opening_roll": "coin_toss"}, {"tie_next_starter": "youngest"},
+    {"resign_points": "triple"}, {"match_sequence": "chess"},
+])
+def test_match_rules_reject_unknown_names_and_values(options):
+    with pytest.raises(RulesError):
+        MatchRules.from_options(options)

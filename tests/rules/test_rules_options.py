@@ -111,35 +111,34 @@ def test_bad_dice_raise(dice):
         legal_plays(Position.start("portes"), dice)
 
 
-# -- fevga: starting-table scope "both" -------------------------------------------------------------
-# W{24:9, 13:1, 11:1, 10:1, 9:1, 8:1, 7:1}; Black all on 5 (his start 12 is empty). White 2-1.
-# White holds 7-11 of Black's starting table 7-12; the only way to take 12 is 13/12 with the 1, and
-# the 2 then keeps 7-12 full only as 24/22 (every other 2 moves a checker off 7-12). So scope "both"
-# removes exactly {13/12, 24/22}; "own" (19-24, where White holds only 24) removes nothing.
+# -- fevga: starting-table scope "both" and check "every_move" -----------------------------------
+# BOTH: W{24:9, 13:1, 11:1, 10:1, 9:1, 8:1, 7:1}; Black all on 5 (his start 12 is empty); 2-1.
+# White holds 7-11 of Black's starting table 7-12; the only way to take 12 is 13/12 with the 1,
+# and the 2 then keeps 7-12 full only as 24/22 (every other 2 moves a checker off 7-12). So scope
+# "both" removes exactly {13/12, 24/22}; "own" (19-24, where White holds only 24) removes nothing.
+# EVERY_MOVE (the dossier's A4 example): W{24:3, 23:1, 22:1, 21:1, 20:1, 8:1, 1:7}; B{18:1,
+# 12:14}; 6-5. 24/13 can only go 24/19/13 (18 is Black's), touching down on 19 while White holds
+# all of 19-24, and ends with 19 empty. Every other play using 24/19 can play its 6 first (23/17,
+# 22/16, 21/15, 20/14), emptying a point before 19 is taken; plays ending with the table full are
+# illegal both ways. So every_move removes exactly {24/13}.
 BOTH = ("fevga", {24: 9, 13: 1, 11: 1, 10: 1, 9: 1, 8: 1, 7: 1}, {5: 15})
-
-
-def test_start_table_scope_both_forbids_filling_the_opponents_table():
-    p = pos(*BOTH)
-    own = outcomes(p, (2, 1))
-    assert own == outcomes(p, (2, 1), {"start_table_scope": "none"})
-    assert describe(after(p, "13/12 24/22")) in own
-    assert outcomes(p, (2, 1), {"start_table_scope": "both"}) == own - finals(p, "13/12 24/22")
-
-
-# -- fevga: starting-table check at every move (the dossier's A4 example) ---------------------------
-# W{24:3, 23:1, 22:1, 21:1, 20:1, 8:1, 1:7}; B{18:1, 12:14}; 6-5. 24/13 can only go 24/19/13
-# (18 is Black's), touching down on 19 while White holds all of 19-24; it ends with 19 empty.
-# Every other play that uses 24/19 can play its 6 first (23/17, 22/16, 21/15, 20/14), emptying a
-# point before 19 is taken, and plays ending with the table full are illegal both ways.
 EVERY_MOVE = ("fevga", {24: 3, 23: 1, 22: 1, 21: 1, 20: 1, 8: 1, 1: 7}, {18: 1, 12: 14})
 
 
-def test_start_table_check_every_move_forbids_the_touch_down():
-    p = pos(*EVERY_MOVE)
-    end_of_turn = outcomes(p, (6, 5))
-    assert describe(after(p, "24/13")) in end_of_turn
-    assert outcomes(p, (6, 5), {"start_table_check": "every_move"}) == end_of_turn - finals(p, "24/13")
+@pytest.mark.parametrize("setup, dice, option, removed", [
+    (BOTH, (2, 1), {"start_table_scope": "both"}, "13/12 24/22"),
+    (EVERY_MOVE, (6, 5), {"start_table_check": "every_move"}, "24/13"),
+], ids=["scope-both", "check-every-move"])
+def test_starting_table_option_removes_exactly_one_play(setup, dice, option, removed, generate):
+    p = pos(*setup)
+    default = outcomes(p, dice)
+    assert finals(p, removed) <= default
+    assert generate(p, dice, option) == default - finals(p, removed)
+
+
+def test_starting_table_scope_own_ignores_the_opponents_table():
+    p = pos(*BOTH)
+    assert outcomes(p, (2, 1)) == outcomes(p, (2, 1), {"start_table_scope": "none"})
 
 
 # -- fevga: unblock precedence ------------------------------------------------------------------------
