@@ -1,0 +1,573 @@
+"""The controller: the one owner of a match's state, fed one event at a time.
+
+    controller = Controller(journal, dice, MatchRules(...), rules_for=config.rules_for)
+    controller.handle(BoardStable(reading), now)   # any sensing or button event
+    controller.tick(now)                           # at the latest at controller.next_deadline()
+    controller.scene                               # what the LEDs show now
+
+No threads and no clock of its own: `now` comes with every call, so tests drive it in virtual time.
+Its outputs are `scene` (an LED `Scene`, in physical locations), journal records (written through
+the `Journal` it was given) and beeps (through `beep`). The state machine is declared in `machine`;
+this class holds the data the states work on and the conditions and callbacks the table names.
+
+Judging a reading can take a second for a deep gulbara cascade, so verdicts are cached per reading
+for the roll, and a changing board is judged only when checkers have been lifted (the lights must
+show where a lifted checker may go at once; anything else waits for the stable reading).
+"""
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass
+from typing import Any, Callable
+
+from firmware_host.controller import machine as m
+from firmware_host.controller.orientation import Orientation, detect, nearest, reading_matches
+from firmware_host.controller.scenes import (destination_marks, fault_leds, led, move_marks, setup_marks,
+                                             step_marks)
+from firmware_host.hw.buzzer import Beep
+from firmware_host.hw.dice import DiceSource
+from firmware_host.hw.events import DiceButtonFreed, DiceButtonStuck, DiceHeld, DicePressed
+from firmware_host.leds.scene import LOCATIONS, DiceSignal, Mark, Scene, Score
+from firmware_host.referee import Reading, Referee, Step, Verdict, restore
+from firmware_host.rules import CHECKERS, WHITE, Color, Play, Position, Rules
+from firmware_host.rules.match import Match, MatchRules, opening_roll
+from firmware_host.rules.plays import TooManyPlays
+from firmware_host.sensing.events import (BoardChanging, BoardSettled, BoardStable, LinkLost, LinkSilent,
+                                          LinkUp, McuReset, SensorFault, SensorFaultCleared)
+from firmware_host.sensing.reading import BoardReading
+
+log = logging.getLogger(__name__)
+
+# Referee mode lists the legal plays of the roll one press at a time; a low gulbara cascade can have
+# hundreds of thousands, which no one steps through: past this many the list is not offered.
+MOST_PLAYS_LISTED = 200
+
+
+@dataclass(frozen=True)
+class Timings:
+    """How long the controller's own signals last, in seconds of the injected clock."""
+
+    refusal_s: float = 1.5     # the "roll refused" pattern on the dice LEDs
+    game_over_s: float = 6.0   # the final score of a game, before the next game's setup
+
+    def __post_init__(self) -> None:
+        for name in ("refusal_s", "game_over_s"):
+            value = getattr(self, name)
+            if not isinstance(value, (int, float)) or value <= 0:
+                raise ValueError(f"Timings.{name} is {value!r}; allowed: seconds, more than 0")
+
+
+@dataclass(frozen=True)
+class LastPlay:
+    """The last committed play of the game, and the position it was played from (for restoring)."""
+
+    before: Position
+    mover: Color
+    dice: tuple[int, int]
+    play: Play
+
+
+@dataclass(frozen=True)
+class RefereePage:
+    """What one press in referee mode shows: a move of the last play, a legal play, or the restore."""
+
+    kind: str                 # "replay_move", "legal_play", "restore"
+    index: int = 0            # which move / which play
+    of: int = 0               # out of how many
+
+
+class Controller:
+    def __init__(self, journal: Any, dice: DiceSource, match_rules: MatchRules, *,
+                 rules_for: Callable[[str], Rules] = Rules.for_variant, timings: Timings = Timings(),
+                 beep: Callable[[Beep], None] = lambda meaning: None) -> None:
+        self.journal = journal
+        self.dice_source = dice
+        self.match_rules = match_rules
+        self.rules_for = rules_for
+        self.timings = timings
+        self.beep = beep
+        self.now = 0.0
+        # The match and the game.
+        self.match = Match.new(match_rules)
+        self.match_id: int | None = None
+        self.variant = self.match.next_variant
+        self.rules = rules_for(self.variant)
+        self.starter: Color | None = None
+        self.position = Position.start(self.variant)       # the start of the turn; .turn moves
+        self.dice: tuple[int, int] | None = None
+        self.opening_dice: tuple[int, int] | None = None   # (white, black) of the last opening roll
+        self.kept_die: int | None = None                   # keep_own_die: the starter's opening die
+        self.referee: Referee | None = None
+        self.no_legal_move = False
+        self.last_play: LastPlay | None = None
+        self.result_play: Play | None = None               # the play that ended the game
+        self.orientation = Orientation.AS_WIRED
+        # The board as sensed.
+        self.sensed: BoardReading | None = None            # the last reading, physical numbering
+        self.changing = False                              # it changed since the last stable reading
+        self.verdict: Verdict | None = None                # of the last reading, during a turn
+        self._verdicts: dict[Reading, Verdict] = {}
+        self.correction_goal: Position | None = None       # correcting: the legal board to get back to
+        self.correction_steps: tuple[Step, ...] = ()       # from the last reading to the goal
+        # Referee mode.
+        self.referee_pages: tuple[RefereePage, ...] = ()
+        self.referee_page = 0
+        self.legal_plays: list[Play] = []
+        # Faults and signals.
+        self.sensor_faults: dict[tuple, SensorFault] = {}
+        self.overlay_return = m.SETUP
+        self.correction_return = m.MOVING
+        self.refused_until = float("-inf")
+        self.deadline: float | None = None                 # game over: when the next game's setup begins
+        m.build_machine(self)
+        self.scene = self._build_scene()
+
+    # == input ==================================================================================
+
+    def handle(self, event: object, now: float) -> None:
+        """Take one event (sensing, button) at clock time `now`; updates `scene`."""
+        self.now = now
+        if isinstance(event, (BoardChanging, BoardStable, BoardSettled)):
+            self._sense(event)
+        elif isinstance(event, DicePressed):
+            self.press()
+        elif isinstance(event, DiceHeld):
+            self.hold()
+        elif isinstance(event, SensorFault):
+            self._sensor_fault(event)
+        elif isinstance(event, SensorFaultCleared):
+            self._sensor_fault_cleared(event)
+        elif isinstance(event, (LinkLost, LinkSilent)):
+            self._link_lost(event)
+        elif isinstance(event, LinkUp):
+            self.link_up()
+        elif isinstance(event, McuReset):
+            self.journal.record_fault("mcu_reset", "the sensor MCU restarted; the board is read afresh")
+        elif isinstance(event, DiceButtonStuck):
+            self.journal.record_fault("button_stuck", "the dice button has been down too long")
+        elif isinstance(event, DiceButtonFreed):
+            self.journal.record_fault_cleared("button_stuck", "the dice button was released")
+        else:
+            log.debug("controller: %s needs nothing from the game", type(event).__name__)
+        self.scene = self._build_scene()
+
+    def tick(self, now: float) -> None:
+        """Let time pass: the game-over wait ends, the refusal pattern goes out."""
+        self.now = now
+        if self.deadline is not None and now >= self.deadline:
+            self.deadline = None
+            self.timeout()
+        self.scene = self._build_scene()
+
+    def next_deadline(self) -> float | None:
+        """The clock time at which `tick` has something to do; None when nothing is pending."""
+        pending = [t for t in (self.deadline, self.refused_until) if t is not None and t > self.now]
+        return min(pending, default=None)
+
+    def _sense(self, event: BoardChanging | BoardStable | BoardSettled) -> None:
+        self.sensed = event.reading
+        if isinstance(event, BoardChanging):
+            self.changing = True
+            if self._in_turn() and self._lifted(event.reading):
+                self.verdict = self._judge(event.reading)
+            self._update_correction()
+            return
+        self.changing = False
+        if self._in_turn():
+            self.verdict = self._judge(event.reading)
+        self._update_correction()
+        if isinstance(event, BoardStable):
+            self.board_stable()
+        else:
+            self.board_settled()
+
+    def _update_correction(self) -> None:
+        if self.state != m.CORRECTING:
+            return
+        if self.correction_return == m.MOVING and self.verdict.kind == "illegal":
+            self.correction_goal = self.verdict.target   # the nearest legal board may have changed
+        self.correction_steps = restore(self.correction_goal, self._reading())
+
+    def _sensor_fault(self, event: SensorFault) -> None:
+        self.sensor_faults[(event.location, event.kind)] = event
+        self.journal.record_fault("sensor_fault", event.reason, location=event.location, kind=event.kind.value)
+        self.sensor_fault()
+
+    def _sensor_fault_cleared(self, event: SensorFaultCleared) -> None:
+        if self.sensor_faults.pop((event.location, event.kind), None) is None:
+            return
+        self.journal.record_fault_cleared("sensor_fault", "the sensor reads sensibly again",
+                                          location=event.location, kind=event.kind.value)
+        if not self.sensor_faults:
+            self.sensor_faults_cleared()
+
+    def _link_lost(self, event: LinkLost | LinkSilent) -> None:
+        if self.state == m.LINK_LOST:
+            return
+        reason = event.reason if isinstance(event, LinkLost) else f"no frame for {event.silent_for_s:.1f} s"
+        self.journal.record_fault("link_lost", reason)
+        # Nothing the link said before it went down can be trusted to still hold.
+        self.sensed, self.changing, self.verdict = None, False, None
+        self.link_lost()
+
+    # == what the board shows =====================================================================
+
+    def _in_turn(self) -> bool:
+        return self.referee is not None
+
+    @staticmethod
+    def _lifted(sensed: BoardReading) -> bool:
+        return sensed.white.total < CHECKERS or sensed.black.total < CHECKERS
+
+    def _reading(self, sensed: BoardReading | None = None) -> Reading:
+        return self.orientation.reading(sensed or self.sensed, self.variant)
+
+    def _judge(self, sensed: BoardReading) -> Verdict:
+        reading = self._reading(sensed)
+        verdict = self._verdicts.get(reading)
+        if verdict is None:
+            verdict = self._verdicts[reading] = self.referee.judge(reading)
+        return verdict
+
+    def _start_turn(self, mover: Color, dice: tuple[int, int]) -> None:
+        self.position = self.position.with_turn(mover)
+        self.dice = dice
+        self.referee = Referee(self.position, dice, self.rules)
+        self._verdicts = {}
+        unchanged = self.referee.judge(Reading.of(self.position))
+        self.no_legal_move = unchanged.kind == "complete" and not unchanged.play.moves
+        self.verdict = self._judge(self.sensed) if self.sensed is not None else None
+
+    # == conditions (named in machine.TRANSITIONS) ==================================================
+
+    def board_set_up(self) -> bool:
+        return self.sensed is not None and detect(self.sensed, self.position) is not None
+
+    def starter_known(self) -> bool:
+        return self.starter is not None
+
+    def board_shows_position(self) -> bool:
+        return self.sensed is not None and reading_matches(self._reading(), self.position)
+
+    def board_ready_for_roll(self) -> bool:
+        return not self.changing and self.board_shows_position()
+
+    def starter_plays_opening_dice(self) -> bool:
+        return self.dice is not None
+
+    def board_shows_complete_play(self) -> bool:
+        return not self.changing and self.verdict is not None and self.verdict.kind == "complete"
+
+    def play_ends_game(self) -> bool:
+        return self.verdict.play.result is not None
+
+    def board_illegal(self) -> bool:
+        return self.verdict is not None and self.verdict.kind == "illegal"
+
+    def board_legal_again(self) -> bool:
+        if self.correction_return == m.MOVING:
+            return self.verdict is not None and self.verdict.legal
+        return self.board_shows_position()
+
+    def board_restored(self) -> bool:
+        page = self.referee_pages[self.referee_page]
+        return page.kind == "restore" and reading_matches(self._reading(), self.last_play.before)
+
+    def match_won(self) -> bool:
+        return self.match.is_over
+
+    def sensor_faults_active(self) -> bool:
+        return bool(self.sensor_faults)
+
+    def returns_to(self) -> str:
+        """The state a correction or an overlay goes back to (the `resumes_<state>` conditions)."""
+        return self.correction_return if self.state == m.CORRECTING else self.overlay_return
+
+    # == callbacks (named in machine.TRANSITIONS) ===================================================
+
+    def begin_game(self) -> None:
+        self.orientation = detect(self.sensed, self.position)
+        if self.match_id is None:
+            self.match_id = self.journal.start_match(self.match_rules)
+        self.journal.start_game(self.variant, self.rules, starter=self.starter, position=self.position)
+        self.opening_dice = None
+        log.info("game of %s begins; the board lies %s", self.variant, self.orientation.value)
+
+    def roll_opening_dice(self) -> None:
+        white_die, black_die = self.dice_source.roll_die(), self.dice_source.roll_die()
+        outcome = opening_roll(white_die, black_die, self.match_rules.opening_roll)
+        self.journal.record_opening_roll(white_die, black_die, outcome)
+        self.opening_dice = (white_die, black_die)
+        if outcome.starter is None:
+            return
+        self.starter = outcome.starter
+        self.position = self.position.with_turn(outcome.starter)
+        self.dice, self.kept_die = outcome.first_dice, outcome.kept_die
+        self.opening_decided()
+
+    def play_opening_dice(self) -> None:
+        self._start_turn(self.starter, self.dice)
+
+    def roll_for_mover(self) -> None:
+        """Roll for the side to move (`position.turn`) and start its turn; journaled before shown."""
+        if self.kept_die is not None:
+            dice, self.kept_die = (self.kept_die, self.dice_source.roll_die()), None
+        else:
+            dice = self.dice_source.roll()
+        self.journal.record_roll(self.position.turn, dice)
+        self._start_turn(self.position.turn, dice)
+
+    def commit_play(self) -> None:
+        """The press committed the play on the board: journaled (durable) before anything else."""
+        play, mover = self.verdict.play, self.position.turn
+        self.journal.record_play(mover, self.dice, play)
+        self.last_play = LastPlay(self.position, mover, self.dice, play)
+        self.position = play.position
+        if play.result is not None:
+            self.result_play = play
+            self.match = self.match.record(play.result, self.starter, mover)
+            self.referee, self.dice = None, None
+
+    def refuse_press(self) -> None:
+        reason = self._refusal_reason()
+        details = {"state": self.state}
+        if self.dice is not None:
+            details["dice"] = list(self.dice)
+        if self.state not in (m.SETUP, m.OPENING_ROLL):
+            details["side"] = self.position.turn.value
+        self.journal.record_refusal(reason, **details)
+        self.refused_until = self.now + self.timings.refusal_s
+        self.beep(Beep.ROLL_REFUSED)
+        log.info("press refused: %s", reason)
+
+    def _refusal_reason(self) -> str:
+        if self.state in m.OVERLAYS:
+            return self.state
+        if self.state == m.SETUP:
+            return "board_not_set_up"
+        if self.state == m.CORRECTING:
+            return "board_being_corrected"
+        if self.sensed is None:
+            return "board_not_read"
+        if self.changing:
+            return "board_changing"
+        if self._lifted(self.sensed):
+            return "checker_in_hand"
+        if self.state != m.MOVING:
+            return "board_differs_from_position"
+        return {"unchanged": "rolling_too_early", "partial": "rolling_too_early", "illegal": "illegal_board",
+                "fault": "sensor_fault", "in_hand": "checker_in_hand"}[self.verdict.kind]
+
+    def remember_correction_return(self) -> None:
+        self.correction_return = self.state
+        self.correction_goal = self.verdict.target if self.state == m.MOVING else self.position
+        self.correction_steps = restore(self.correction_goal, self._reading())
+        # Not a fault: a board no legal play explains, refused until it is put right.
+        self.journal.record_refusal("illegal_board", state=self.state,
+                                    steps=[step.to_json() for step in self.correction_steps])
+        self.beep(Beep.ILLEGAL_BOARD)
+
+    def remember_overlay_return(self) -> None:
+        if self.state not in m.OVERLAYS:
+            self.overlay_return = self.state
+
+    def enter_referee(self) -> None:
+        pages: list[RefereePage] = []
+        if self.last_play is not None:
+            moves = self.last_play.play.moves
+            pages += [RefereePage("replay_move", i, len(moves)) for i in range(len(moves))]
+        try:
+            self.legal_plays = [play for play in self.referee.turn.plays(limit=MOST_PLAYS_LISTED)]
+        except TooManyPlays:
+            self.legal_plays = []
+        pages += [RefereePage("legal_play", j, len(self.legal_plays)) for j in range(len(self.legal_plays))]
+        if self.last_play is not None:
+            pages.append(RefereePage("restore"))
+        self.referee_pages, self.referee_page = tuple(pages), 0
+        self.journal.record_referee("enter", side=self.position.turn.value, dice=list(self.dice),
+                                    plays_listed=len(self.legal_plays), pages=len(pages))
+        self._journal_page()
+
+    def next_referee_page(self) -> None:
+        self.referee_page = (self.referee_page + 1) % len(self.referee_pages)
+        self._journal_page()
+
+    def _journal_page(self) -> None:
+        page = self.referee_pages[self.referee_page]
+        details: dict[str, Any] = {}
+        if page.kind == "replay_move":
+            move = self.last_play.play.moves[page.index]
+            details = {"side": self.last_play.mover.value, "dice": list(self.last_play.dice),
+                       "move": move.to_json(), "index": page.index, "of": page.of}
+        elif page.kind == "legal_play":
+            play = self.legal_plays[page.index]
+            details = {"moves": [move.to_json() for move in play.moves], "index": page.index, "of": page.of}
+        else:
+            details = {"to": self.last_play.before.to_json()}
+        self.journal.record_referee(page.kind, **details)
+
+    def leave_referee(self) -> None:
+        self.journal.record_referee("leave")
+
+    def restore_last_play(self) -> None:
+        """The board stands as before the last play: that side plays the same dice again."""
+        last = self.last_play
+        self.journal.record_referee("restored", position=last.before, dice=list(last.dice),
+                                    undone=[move.to_json() for move in last.play.moves])
+        self.position, self.last_play = last.before, None
+        self._start_turn(last.mover, last.dice)
+
+    def prepare_next_game(self) -> None:
+        self.variant = self.match.next_variant
+        self.rules = self.rules_for(self.variant)
+        self.starter = self.match.next_starter
+        self._reset_game()
+
+    def start_new_match(self) -> None:
+        self.match, self.match_id = Match.new(self.match_rules), None
+        self.variant = self.match.next_variant
+        self.rules = self.rules_for(self.variant)
+        self.starter = None
+        self._reset_game()
+
+    def _reset_game(self) -> None:
+        self.position = Position.start(self.variant, self.starter or WHITE)
+        self.referee, self.dice, self.verdict, self.opening_dice = None, None, None, None
+        self.last_play, self.result_play, self.kept_die = None, None, None
+
+    def on_enter_game_over(self) -> None:
+        self.deadline = self.now + self.timings.game_over_s
+
+    def on_exit_game_over(self) -> None:
+        self.deadline = None
+
+    # == the scene ===================================================================================
+
+    def _score(self) -> Score:
+        score = self.match.score
+        return Score(score[Color.WHITE], score[Color.BLACK], self.match_rules.target)
+
+    def _build_scene(self) -> Scene:
+        scene = getattr(self, f"_scene_{self.state}")()
+        if self.now < self.refused_until and scene.dice_signal is not DiceSignal.NO_LEGAL_MOVE:
+            return Scene(scene.marks, None, DiceSignal.ROLL_REFUSED, scene.turn, scene.score)
+        return scene
+
+    def _turn_scene(self, marks: dict[str, Mark]) -> Scene:
+        signal = DiceSignal.NO_LEGAL_MOVE if self.no_legal_move else None
+        return Scene(marks, self.dice, signal, self.position.turn.value, self._score())
+
+    def _scene_setup(self) -> Scene:
+        marks: dict[str, Mark] = {}
+        if self.sensed is not None:
+            orientation = nearest(self.sensed, self.position)
+            steps = restore(self.position, orientation.reading(self.sensed, self.variant))
+            marks = setup_marks(orientation, steps)
+        return Scene(marks, None, DiceSignal.WAITING, None, self._score())
+
+    def _scene_opening_roll(self) -> Scene:
+        if self.opening_dice is None:
+            return Scene({}, None, DiceSignal.WAITING, None, self._score())
+        return Scene({}, self.opening_dice, None, None, self._score())
+
+    def _scene_awaiting_roll(self) -> Scene:
+        return Scene({}, None, DiceSignal.WAITING, self.position.turn.value, self._score())
+
+    def _scene_moving(self) -> Scene:
+        marks: dict[str, Mark] = {}
+        verdict = self.verdict
+        if verdict is not None and verdict.kind == "in_hand":
+            mover = self.position.turn
+            marks = destination_marks(self.orientation, verdict.origin, verdict.destinations, mover)
+            for location in verdict.opponent_destinations:
+                marks[self._led(location, mover.opponent)] = Mark.LEGAL_DESTINATION
+        elif verdict is not None and verdict.kind == "fault":
+            marks = {self._led(verdict.fault.location, verdict.fault.color): Mark.SENSOR_FAULT} \
+                if verdict.fault.location != "board" else dict.fromkeys(LOCATIONS, Mark.SENSOR_FAULT)
+        return self._turn_scene(marks)
+
+    def _scene_correcting(self) -> Scene:
+        """Every place that is wrong, and the one step to take first."""
+        marks = {}
+        for step in self.correction_steps:
+            marks.update(dict.fromkeys(step_marks(self.orientation, step), Mark.ILLEGAL))
+        if self.correction_steps:
+            marks.update(step_marks(self.orientation, self.correction_steps[0]))
+        if self.correction_return != m.MOVING:
+            return Scene(marks, None, None, None, self._score())
+        return self._turn_scene(marks)
+
+    def _scene_referee(self) -> Scene:
+        page = self.referee_pages[self.referee_page]
+        if page.kind == "replay_move":
+            last = self.last_play
+            move = last.play.moves[page.index]
+            marks = move_marks(self.orientation, [move], last.mover, Mark.LAST_PLAY_ORIGIN,
+                               Mark.LAST_PLAY_DESTINATION)
+            return Scene(marks, last.dice, None, last.mover.value, self._score())
+        if page.kind == "legal_play":
+            play = self.legal_plays[page.index]
+            marks = move_marks(self.orientation, play.moves, self.position.turn, Mark.LIFTED_ORIGIN,
+                               Mark.LEGAL_DESTINATION)
+            return Scene(marks, self.dice, None, self.position.turn.value, self._score())
+        marks = {}
+        if self.sensed is not None:
+            steps = restore(self.last_play.before, self._reading())
+            if steps:
+                marks = step_marks(self.orientation, steps[0])
+        return Scene(marks, self.last_play.dice, None, self.last_play.mover.value, self._score())
+
+    def _scene_game_over(self) -> Scene:
+        winner = self.result_play.result.winner
+        return Scene({}, None, None, winner.value if winner else None, self._score())
+
+    def _scene_match_over(self) -> Scene:
+        return Scene({}, None, None, self.match.winner.value, self._score())
+
+    def _scene_link_lost(self) -> Scene:
+        return Scene(dict.fromkeys(LOCATIONS, Mark.SENSOR_FAULT), self.dice, None, self._turn_side(), self._score())
+
+    def _scene_sensor_fault(self) -> Scene:
+        marks = {led: Mark.SENSOR_FAULT for fault in self.sensor_faults.values() for led in fault_leds(fault.location)}
+        return Scene(marks, self.dice, None, self._turn_side(), self._score())
+
+    def _turn_side(self) -> str | None:
+        return self.position.turn.value if self.referee is not None else None
+
+    def _led(self, location: str, colour: Color) -> str | None:
+        return led(self.orientation, location, colour)
+
+    # == guidance, for a player who reads it rather than the lights (the demo) ========================
+
+    def guidance(self) -> tuple[Step, ...]:
+        """The steps the lights guide through now, in physical points (setup: all of them)."""
+        if self.sensed is None:
+            return ()
+        if self.state == m.SETUP:
+            orientation = nearest(self.sensed, self.position)
+            steps = restore(self.position, orientation.reading(self.sensed, self.variant))
+        elif self.state == m.CORRECTING:
+            orientation, steps = self.orientation, self.correction_steps
+        elif self.state == m.REFEREE and self.referee_pages[self.referee_page].kind == "restore":
+            orientation, steps = self.orientation, restore(self.last_play.before, self._reading())
+        else:
+            return ()
+        return tuple(Step(s.color, _physical(orientation, s.origin), _physical(orientation, s.destination))
+                     for s in steps)
+
+
+def _physical(orientation: Orientation, location: str) -> str:
+    return str(orientation.point(int(location))) if location.isdigit() else location
+
+
+def _resumes(state: str) -> Callable[[Controller], bool]:
+    def condition(controller: Controller) -> bool:
+        return controller.returns_to() == state
+    condition.__name__ = f"resumes_{state}"
+    condition.__doc__ = f"Whether the correction or overlay being left was entered from {state}."
+    return condition
+
+
+# The table's `resumes_<state>` conditions, one per state a correction or an overlay may return to.
+for _state in m.RESUMABLE:
+    setattr(Controller, f"resumes_{_state}", _resumes(_state))

@@ -1,0 +1,116 @@
+"""The controller's state machine, declared as data: states, triggers, conditions and callbacks.
+
+The running controller builds a plain `transitions.Machine` from `STATES` and `TRANSITIONS`; the
+state diagram in docs/ is drawn from a separate `GraphMachine` built from the same two tables
+(`diagram_source`), so the running machine never pays for graph updates and the picture cannot
+drift from the code (a test compares the committed source with `diagram_source()`).
+
+Triggers are what happened, as the controller reads it from the events:
+`board_stable`, `board_settled` (the sensed board), `press`, `hold` (the dice
+button), `opening_decided` (an opening roll that was not a tie), `timeout` (the controller's own
+timer), `link_lost`, `link_up`, `sensor_fault`, `sensor_faults_cleared`. Conditions and callbacks
+are names of `Controller` methods. A trigger that a state does not list is ignored there: the
+event still updates what the controller knows of the board.
+"""
+from __future__ import annotations
+
+from types import SimpleNamespace
+from typing import Any
+
+from transitions import Machine
+
+SETUP = "setup"                  # guide the board into the game's start; find how it lies
+OPENING_ROLL = "opening_roll"    # one press rolls one die for each side; ties roll again
+AWAITING_ROLL = "awaiting_roll"  # the starter presses for the game's first roll
+MOVING = "moving"                # the mover plays the roll; a press commits it and rolls for the other side
+CORRECTING = "correcting"        # an illegal board, guided back one step at a time
+REFEREE = "referee"              # replay the last play, show the legal plays, restore before the last play
+GAME_OVER = "game_over"          # the score is shown, then the next game's setup
+MATCH_OVER = "match_over"        # the final score; a press starts a new match
+LINK_LOST = "link_lost"          # overlay: the sensor link is down; the game is kept
+SENSOR_FAULT = "sensor_fault"    # overlay: a sensor reads impossible values; the game is kept
+
+STATES = (SETUP, OPENING_ROLL, AWAITING_ROLL, MOVING, CORRECTING, REFEREE, GAME_OVER, MATCH_OVER,
+          LINK_LOST, SENSOR_FAULT)
+OVERLAYS = (LINK_LOST, SENSOR_FAULT)
+# The states an overlay returns to when its fault is over: every state but the overlays.
+RESUMABLE = tuple(state for state in STATES if state not in OVERLAYS)
+# The states that correcting returns to once the board is legal again.
+CORRECTABLE = (OPENING_ROLL, AWAITING_ROLL, MOVING)
+
+
+def _t(trigger: str, source: str | list[str], dest: str | None, **options: Any) -> dict[str, Any]:
+    return {"trigger": trigger, "source": source, "dest": dest, **options}
+
+
+def _returns(trigger: str, source: str, targets: tuple[str, ...], **options: Any) -> list[dict[str, Any]]:
+    """One transition back to each state the source may have been entered from."""
+    conditions = options.pop("conditions", [])
+    return [_t(trigger, source, target, conditions=[*conditions, f"resumes_{target}"], **options)
+            for target in targets]
+
+
+TRANSITIONS: list[dict[str, Any]] = [
+    # -- setting up a game --------------------------------------------------------------------
+    _t("board_stable", SETUP, AWAITING_ROLL, conditions=["board_set_up", "starter_known"],
+       before="begin_game"),
+    _t("board_stable", SETUP, OPENING_ROLL, conditions="board_set_up", before="begin_game"),
+    _t("press", SETUP, None, after="refuse_press"),
+    # -- who starts -----------------------------------------------------------------------------
+    _t("press", OPENING_ROLL, None, conditions="board_ready_for_roll", after="roll_opening_dice"),
+    _t("press", OPENING_ROLL, None, after="refuse_press"),
+    _t("opening_decided", OPENING_ROLL, MOVING, conditions="starter_plays_opening_dice",
+       before="play_opening_dice"),
+    _t("opening_decided", OPENING_ROLL, AWAITING_ROLL),
+    _t("board_settled", OPENING_ROLL, CORRECTING, unless="board_shows_position",
+       before="remember_correction_return"),
+    # -- the game's first roll ------------------------------------------------------------------
+    _t("press", AWAITING_ROLL, MOVING, conditions="board_ready_for_roll", before="roll_for_mover"),
+    _t("press", AWAITING_ROLL, None, after="refuse_press"),
+    _t("board_settled", AWAITING_ROLL, CORRECTING, unless="board_shows_position",
+       before="remember_correction_return"),
+    # -- a turn: the press is the commit ----------------------------------------------------------
+    _t("press", MOVING, GAME_OVER, conditions=["board_shows_complete_play", "play_ends_game"],
+       before="commit_play"),
+    _t("press", MOVING, None, conditions="board_shows_complete_play", after=["commit_play", "roll_for_mover"]),
+    _t("press", MOVING, None, after="refuse_press"),
+    _t("board_settled", MOVING, CORRECTING, conditions="board_illegal", before="remember_correction_return"),
+    _t("hold", MOVING, REFEREE, before="enter_referee"),
+    # -- an illegal board, guided back ------------------------------------------------------------
+    *_returns("board_stable", CORRECTING, CORRECTABLE, conditions=["board_legal_again"]),
+    _t("press", CORRECTING, None, after="refuse_press"),
+    # -- referee mode ------------------------------------------------------------------------------
+    _t("press", REFEREE, None, after="next_referee_page"),
+    _t("board_stable", REFEREE, MOVING, conditions="board_restored", before="restore_last_play"),
+    _t("hold", REFEREE, MOVING, before="leave_referee"),
+    # -- between games -------------------------------------------------------------------------------
+    *[_t(trigger, GAME_OVER, MATCH_OVER, conditions="match_won") for trigger in ("timeout", "press")],
+    *[_t(trigger, GAME_OVER, SETUP, before="prepare_next_game") for trigger in ("timeout", "press")],
+    _t("press", MATCH_OVER, SETUP, before="start_new_match"),
+    # -- overlays: the game is kept and resumed --------------------------------------------------------
+    _t("link_lost", [*RESUMABLE, SENSOR_FAULT], LINK_LOST, before="remember_overlay_return"),
+    _t("sensor_fault", list(RESUMABLE), SENSOR_FAULT, before="remember_overlay_return"),
+    _t("link_up", LINK_LOST, SENSOR_FAULT, conditions="sensor_faults_active"),
+    *_returns("link_up", LINK_LOST, RESUMABLE),
+    *_returns("sensor_faults_cleared", SENSOR_FAULT, RESUMABLE),
+    *[_t("press", overlay, None, after="refuse_press") for overlay in OVERLAYS],
+]
+
+
+def build_machine(model: Any) -> Machine:
+    """The running machine for `model` (a `Controller`), starting in setup."""
+    return Machine(model=model, states=list(STATES), transitions=TRANSITIONS, initial=SETUP,
+                   auto_transitions=False, ignore_invalid_triggers=True, queued=True)
+
+
+def diagram_source() -> str:
+    """The state diagram as Graphviz DOT source, from the same declaration as the running machine.
+
+    Needs the `graphviz` Python package (the `test` extra), not the `dot` program."""
+    from transitions.extensions import GraphMachine
+
+    # A bare stand-in model: drawing never runs a callback, so the controller is not needed.
+    graph = GraphMachine(model=SimpleNamespace(), states=list(STATES), transitions=TRANSITIONS, initial=SETUP,
+                         auto_transitions=False, ignore_invalid_triggers=True, graph_engine="graphviz",
+                         title="tavli-board controller", show_conditions=True)
+    return graph.get_graph().source
