@@ -6,11 +6,16 @@ position-json.md (the format). Everything here is an independent second reading 
 * `pos(...)`          builds a position from {point: count} dicts and fills `off` up to 15 a side;
 * `after(p, "24/18 13/11*")` applies moves written in the dossier's notation (§0.2);
 * `Board`             a tiny board model with its own geometry (routes, home boards, closing rule);
-* `model_plays(...)`  an independent brute-force generator for the games WITHOUT turn restrictions
-                      (portes, tavla, plakoto, tapa, neverfinishing, gulbara with or without
-                      cascades): plays dice one at a time, keeps the plays using the most dice and
-                      applies the higher-die rule (rules.md "Common rules");
+* `model_plays(...)`  an independent brute-force generator of the legal outcomes of every game:
+                      plays dice one at a time, applies the parallel games' turn rules (first
+                      checker, head rule, starting tables, prime rules, unblock), keeps the plays
+                      using the most dice and applies the higher-die rule (rules.md "Common
+                      rules"); gul bara cascades stage by stage (without turn restrictions);
+* `replay(...)`       applies a Play's moves one by one, checking each against the board before it;
 * `describe(...)`     a short readable text of a board, so failing set comparisons are legible.
+
+The model is itself tested: every dossier case runs against it as well as against the engine
+(the `generate` fixture of conftest.py).
 
 Positions are compared by `Position.board_key()` (everything but turn and roll counts), as
 position-json.md says: "Two plays are the same play when they end in the same canonical position".
@@ -31,8 +36,6 @@ CONTRARY = ("portes", "tavla", "plakoto", "tapa", "neverfinishing")
 PARALLEL = ("fevga", "moultezim", "gulbara", "narde")
 HITTING = ("portes", "tavla", "neverfinishing")     # rules.md: bar in portes, tavla, neverfinishing
 PINNING = ("plakoto", "tapa", "neverfinishing")     # "Pins (plakoto, tapa, neverfinishing)"
-
-MODEL_VARIANTS = ALL_VARIANTS   # `model_plays` covers every game (cascades: no turn restrictions)
 
 # -- geometry (rules.md "Contrary: White 24 -> 1, Black 1 -> 24 (home 19-24). Parallel: both
 #    counter-clockwise, Black 12 -> 1 -> 24 -> 13 (home 13-18)") ---------------------------------
