@@ -47,7 +47,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                       help="position JSON file, or - for stdin (default)")
     show.set_defaults(handler=run_show)
 
-    demo = subparsers.add_parser("demo", help="play a random game of every variant "
+    demo = subparsers.add_parser("engine-demo", help="play a random game of every variant "
                                  "through the rules engine and show the boards and scores")
     demo.add_argument("--seed", type=int, default=1)
     demo.add_argument("--variant", action="append", choices=list(VARIANTS),

@@ -548,7 +548,8 @@ class Frame:
                 return None
             prime = self._prime(behind + 1)
             return _Duty(points=prime) if all(node.me[p] for p in prime) else None
-        if prime_rule == "opponent_must_be_able_to_move" and not self.opponent_can_move(node):
+        if prime_rule == "opponent_must_be_able_to_move":
+            # Never close him in, and free him if he is closed in (dossier A5 form 3 and T39).
             return _Duty(opponent_moves=True)
         return None
 

@@ -187,7 +187,10 @@ GAME_OPTIONS: Mapping[str, Option] = MappingProxyType({o.name: o for o in (
     _option("prime_rule", _parse_choice(*_PRIME_RULES),
             {"fevga": "unblock_all_on_one_point", "moultezim": "opp_start_table_max4",
              "gulbara": "none", "narde": "no_prime_without_opponent_ahead"}, PARALLEL,
-            "Which limit on six-point primes applies."),
+            "Which limit on primes applies: unblock a prime the opponent's checkers are all "
+            "behind; no prime without an opposing checker ahead of it; the opponent must be left "
+            "a move when any play allows it; at most four points of the opponent's starting "
+            "table; or none."),
     _option("unblock_precedence", _parse_choice("max_dice_first", "unblock_first"),
             "max_dice_first", PARALLEL,
             "Whether the unblock obligation chooses among the maximal plays, or comes before them."),
