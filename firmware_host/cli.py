@@ -16,6 +16,7 @@ COMMAND_MODULES = (
     "firmware_host.sensing.cli",
     "firmware_host.sim.cli",
     "firmware_host.journal.cli",
+    "firmware_host.controller.cli",
     "firmware_host.service.cli",
 )
 

@@ -63,15 +63,21 @@ class Orientation(enum.Enum):
         return f"{place}:{colour}"
 
     def reading(self, sensed: BoardReading, variant: str) -> Reading:
-        """The sensed (physical) board in the unified numbering, as the referee reads it."""
-        data = {"variant": variant}
-        for colour in ("white", "black"):
-            side = sensed.side(colour)
-            data[colour] = {"points": {str(self.point(p)): n for p, n in enumerate(side.points, 1) if n},
-                            "bar": side.bar, "off": side.off}
-            if side.reserve:
-                data[colour]["reserve"] = side.reserve
-        return Reading.from_json(data, variant)
+        """The sensed (physical) board in the unified numbering, as the referee reads it.
+
+        Built directly rather than parsed: a board may show what the game cannot have (a checker
+        on the bar of a game without hitting), and the referee is the one to call that illegal."""
+        white, black = (tuple(side.points[self.point(p) - 1] for p in POINTS)
+                        for side in (sensed.white, sensed.black))
+        reading = Reading(variant, white, black, (sensed.white.bar, sensed.black.bar),
+                          (sensed.white.off, sensed.black.off))
+        if sensed.white.reserve or sensed.black.reserve:
+            # Reserve checkers stand for the start point: the referee's reader knows which that is.
+            data = reading.to_json()
+            for colour in ("white", "black"):
+                data[colour]["reserve"] = sensed.side(colour).reserve or 0
+            return Reading.from_json(data, variant)
+        return reading
 
 
 def reading_matches(reading: Reading, position: Position) -> bool:

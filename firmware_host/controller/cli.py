@@ -1,0 +1,44 @@
+"""`tavli-board demo`: the controller on the simulated board, two scripted players, a match to 3."""
+from __future__ import annotations
+
+import argparse
+
+from firmware_host.cli import UsageError
+from firmware_host.rules import RulesError
+from firmware_host.rules.match import PRESETS, MatchRules
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:
+    demo = subparsers.add_parser(
+        "demo", help="a whole match on the simulated board and MCU: two scripted players, the controller, "
+                     "the referee and the LEDs drawn in the terminal",
+        description="The full controller on the simulated board and MCU (over a pseudo-terminal), playing a "
+                    "match with two scripted players who lift, slide and place checkers, try to roll too "
+                    "early, make an illegal move and follow the guidance back, and call the referee's replay "
+                    "once. The board and its LEDs are drawn as it goes; it ends with the match score.")
+    demo.add_argument("--match", default="tavli", metavar="PRESET_OR_GAMES",
+                      help=f"a match preset ({', '.join(PRESETS)}), one game (e.g. portes) or a list "
+                           "(portes,fevga) (default: %(default)s)")
+    demo.add_argument("--target", type=int, default=3, help="points to win the match (default: %(default)s)")
+    demo.add_argument("--seed", type=int, default=1, help="dice and players' choices (default: %(default)s)")
+    demo.add_argument("--speed", type=float, default=8.0,
+                      help="how much faster than real time the sensors' quiet and grace times, the hold time "
+                           "and the signals run (default: %(default)s; 1 is the real board)")
+    demo.add_argument("--boards", choices=("moments", "every-turn"), default="moments",
+                      help="draw the board at the notable moments (default) or after every turn")
+    demo.add_argument("--interactive", action="store_true",
+                      help="no scripted players: type the actions yourself (lift, place, slide, press, hold ...)")
+    demo.set_defaults(handler=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    from firmware_host.controller.demo import Settings, run_demo
+
+    if not 0.5 <= args.speed <= 20:
+        raise UsageError(f"--speed {args.speed:g} is not allowed: from 0.5 to 20 (the MCU scans at its real rate)")
+    try:
+        match = MatchRules(sequence=args.match, target=args.target)
+    except RulesError as error:
+        raise UsageError(str(error)) from None
+    return run_demo(Settings(match, seed=args.seed, speed=args.speed, boards=args.boards),
+                    interactive=args.interactive)

@@ -1,0 +1,463 @@
+"""`tavli-board demo`: the whole referee on the simulated board, with two scripted players.
+
+Everything below the players is the real thing: the simulated MCU (the real firmware logic) scans a
+`SimBoard` and talks the real protocol over a pseudo-terminal to the real sensor link; the dice
+button is gpiozero on mock pins; the event loop, the controller, the journal (in a temporary
+folder) and the LED renderer run as in the service. The players only do what people do: look at the
+lights (here: the controller's guidance, which the lights show), lift, slide and place checkers,
+and press or hold the button. Along the way they try to roll too early once, make an illegal move
+once and follow the guidance back, and use the referee's replay once.
+
+Deterministic for a seed: the dice and the players' choices come from it, and the players wait for
+the controller to have seen each board before acting on it, so the thread timing changes nothing.
+`--speed` shortens the quiet and grace times of the sensors, the button's hold time and the
+controller's signals; the MCU scans at its real rate.
+"""
+from __future__ import annotations
+
+import dataclasses
+import queue
+import random
+import shutil
+import sys
+import tempfile
+import threading
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Callable, TextIO
+
+from firmware_host.app import EventLoop
+from firmware_host.config import Config, load_config
+from firmware_host.controller import machine as m
+from firmware_host.controller.controller import Controller, Timings
+from firmware_host.controller.orientation import Orientation
+from firmware_host.hw.dice import DiceSource
+from firmware_host.journal import Journal
+from firmware_host.leds.render import Renderer
+from firmware_host.leds.scene import Scene
+from firmware_host.leds.terminal import render_board
+from firmware_host.referee import Reading, Referee, Step
+from firmware_host.rules import Color, Move, Play, Position, Turn
+from firmware_host.rules.match import MatchRules
+from firmware_host.sensing.config import SCAN_HZ_RANGE
+from firmware_host.sensing.reading import BoardReading
+from firmware_host.service.hardware import Hardware
+from firmware_host.sim.board import SimBoard
+from firmware_host.sim.console import ConsoleError, run_command
+
+# Real waits for the controller are bounded by this; a demo that waits longer is stuck, and says so.
+PATIENCE_S = 30.0
+# The sensing config's bounds for the flicker window (ms).
+FLICKER_WINDOW_RANGE = (100, 60_000)
+PRESS_S = 0.03   # how long a finger keeps the button down for a press, and off it before the next
+
+
+class DemoStuck(RuntimeError):
+    """The controller did not reach what a player waited for."""
+
+
+class SeededDice(DiceSource):
+    """Reproducible dice for the demo (never for play: the service rolls with `SecretsDice`)."""
+
+    def __init__(self, seed: int):
+        self._random = random.Random(seed)
+
+    def roll_die(self) -> int:
+        return self._random.randint(1, 6)
+
+
+@dataclass(frozen=True)
+class Seen:
+    """What the players can know after each event: the lights and the controller's guidance."""
+
+    serial: int                    # counts the controller's updates
+    event: str                     # the event behind this update ("tick" for the controller's timer)
+    state: str
+    scene: Scene
+    sensed: BoardReading | None
+    changing: bool
+    variant: str
+    position: Position             # the start of the turn (its .turn moves)
+    dice: tuple[int, int] | None
+    opening_dice: tuple[int, int] | None
+    verdict: str | None
+    orientation: Orientation
+    guidance: tuple[Step, ...]     # physical points
+    referee_page: str | None
+    game_number: int
+    score: tuple[int, int]
+
+
+class Table:
+    """The players' view of the controller, updated by the loop's thread after every event."""
+
+    def __init__(self) -> None:
+        self._condition = threading.Condition()
+        self.seen: Seen | None = None
+        self._serial = 0
+
+    def observe(self, controller: Controller, event: object) -> None:
+        page = controller.referee_pages[controller.referee_page].kind if controller.state == m.REFEREE else None
+        score = controller.match.score
+        with self._condition:
+            self._serial += 1
+            self.seen = Seen(self._serial, type(event).__name__ if event is not None else "tick", controller.state, controller.scene, controller.sensed, controller.changing,
+                             controller.variant, controller.position, controller.dice, controller.opening_dice,
+                             controller.verdict.kind if controller.verdict else None, controller.orientation,
+                             controller.guidance(), page,
+                             len(controller.match.games) + (controller.state not in (m.GAME_OVER, m.MATCH_OVER)),
+                             (score[Color.WHITE], score[Color.BLACK]))
+            self._condition.notify_all()
+
+    def wait(self, ready: Callable[[Seen], bool], what: str) -> Seen:
+        with self._condition:
+            if not self._condition.wait_for(lambda: self.seen is not None and ready(self.seen), PATIENCE_S):
+                raise DemoStuck(f"waited {PATIENCE_S:.0f} s for {what}; the controller is in "
+                                f"{self.seen.state if self.seen else 'no state yet'}")
+            return self.seen
+
+
+@dataclass
+class Settings:
+    match: MatchRules
+    seed: int = 1
+    speed: float = 8.0
+    out: TextIO = sys.stdout
+    boards: str = "moments"      # "moments": at setup, stunts and game ends; "every-turn"; "none"
+
+
+def demo_config(speed: float, folder: Path) -> Config:
+    """The built-in (simulated) configuration, its timings shortened by `speed`, logs in `folder`."""
+    config = load_config(None)
+    sensors = config.sensing.sensors
+    sensors = dataclasses.replace(
+        sensors, quiet_ms=max(1, round(sensors.quiet_ms / speed)), grace_ms=max(1, round(sensors.grace_ms / speed)),
+        # Faster hands change a location more often a second: the flicker check must keep up.
+        flicker_window_ms=max(FLICKER_WINDOW_RANGE[0], round(sensors.flicker_window_ms / speed)),
+        scan_hz=min(SCAN_HZ_RANGE[1], round(sensors.scan_hz * speed)))
+    button = dataclasses.replace(config.pins.button, hold_s=config.pins.button.hold_s / speed)
+    return dataclasses.replace(
+        config, sensing=dataclasses.replace(config.sensing, sensors=sensors),
+        pins=dataclasses.replace(config.pins, button=button),
+        logging=dataclasses.replace(config.logging, raw_frames_dir=folder / "raw"),
+        journal_path=folder / "journal.sqlite3")
+
+
+class Demo:
+    """The rig: hardware, journal and loop, with the players' hands on the board and the button."""
+
+    def __init__(self, settings: Settings, folder: Path, first_board: BoardReading):
+        self.settings = settings
+        self.config = demo_config(settings.speed, folder)
+        self.config = dataclasses.replace(self.config, match_rules=settings.match)
+        self.journal = Journal.open(self.config.journal_path)
+        self.table = Table()
+        events: queue.Queue = queue.Queue()
+        self.hardware = Hardware.open(self.config, post=events.put, board=first_board)
+        speed = settings.speed
+        self.loop = EventLoop.from_config(
+            self.config, self.journal, self.hardware, events=events, dice=SeededDice(settings.seed),
+            timings=Timings(refusal_s=Timings.refusal_s / speed, game_over_s=Timings.game_over_s / speed),
+            observers=[self.table.observe])
+        self.renderer = Renderer.from_config(self.config.leds)
+        self.board: SimBoard = self.hardware.simulation.board
+        self._thread = threading.Thread(target=self.loop.run, name="event-loop", daemon=True)
+
+    def __enter__(self) -> Demo:
+        self.hardware.start()
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc_info) -> None:
+        self.loop.stop()
+        self._thread.join(5.0)
+        self.hardware.close()
+        self.journal.close()
+
+    # -- hands ------------------------------------------------------------------------------------
+
+    def press(self) -> None:
+        pin = self.config.pins.button.pin
+        self.hardware.simulation.press_button(pin)
+        time.sleep(PRESS_S)
+        self.hardware.simulation.release_button(pin)
+        time.sleep(PRESS_S)   # a press within the debounce time of the release would merge with this one
+
+    def hold(self, until: Callable[[Seen], bool], what: str) -> Seen:
+        """Keep the button down until the controller has taken the hold."""
+        pin = self.config.pins.button.pin
+        self.hardware.simulation.press_button(pin)
+        try:
+            return self.table.wait(until, what)
+        finally:
+            self.hardware.simulation.release_button(pin)
+            time.sleep(PRESS_S)
+
+    def settled_view(self) -> Seen:
+        """Wait until the controller has seen the board as it is now, and it is not changing."""
+        now = self.board.reading()
+        return self.table.wait(lambda seen: seen.sensed == now and not seen.changing, "the board to be read")
+
+    # -- the terminal -----------------------------------------------------------------------------
+
+    def say(self, text: str) -> None:
+        print(text, file=self.settings.out, flush=True)
+
+    def show(self, caption: str, seen: Seen | None = None) -> None:
+        seen = seen or self.table.seen
+        frame = self.renderer.render(seen.scene, time.monotonic())
+        self.say(f"\n== {caption}  [{seen.state}; game {seen.game_number}, {seen.variant}; "
+                 f"score white {seen.score[0]} - black {seen.score[1]}]")
+        self.say(render_board(self.config.leds.layout, frame, self.board.reading()))
+
+
+def physical(orientation: Orientation, location: str) -> str | int:
+    """A unified referee location as the simulated board names it ("bar"/"off" are per colour)."""
+    return orientation.point(int(location)) if location.isdigit() else location
+
+
+class Players:
+    """Two scripted players sharing one seeded random source."""
+
+    def __init__(self, demo: Demo, seed: int):
+        self.demo = demo
+        self.random = random.Random(seed ^ 0x5EED)
+        self.turns = 0
+        self.stunts = {"too_early", "illegal", "replay"}   # each done once, in the first game
+
+    def play_match(self) -> Seen:
+        demo = self.demo
+        seen = demo.table.wait(lambda s: True, "the controller")
+        last_game = 0
+        while seen.state != m.MATCH_OVER:
+            if seen.game_number != last_game and seen.state in (m.OPENING_ROLL, m.AWAITING_ROLL):
+                last_game = seen.game_number
+                demo.show(f"game {seen.game_number}: {seen.variant}; the board lies {seen.orientation.value}", seen)
+            if seen.state == m.SETUP:
+                seen = self.set_up(seen)
+            elif seen.state in (m.OPENING_ROLL, m.AWAITING_ROLL):
+                seen = self.roll(seen)
+            elif seen.state == m.MOVING:
+                seen = self.play_turn(seen)
+            elif seen.state == m.CORRECTING:
+                seen = self.correct(seen)
+            elif seen.state == m.GAME_OVER:
+                demo.show(f"game over: {seen.variant}", seen)
+                seen = demo.table.wait(lambda s: s.state != m.GAME_OVER, "the next game")
+            else:
+                raise DemoStuck(f"the players do not know what to do in {seen.state}")
+        return seen
+
+    # -- between turns ----------------------------------------------------------------------------
+
+    def set_up(self, seen: Seen) -> Seen:
+        """Follow the setup lights: every checker that is wrong goes where a light asks for one."""
+        demo = self.demo
+        seen = demo.settled_view()
+        if seen.state != m.SETUP:
+            return seen
+        demo.show(f"set up {seen.variant}: take from the blinking places, put on the lit ones", seen)
+        for step in seen.guidance:
+            demo.board.slide(physical(Orientation.AS_WIRED, step.origin),
+                             physical(Orientation.AS_WIRED, step.destination), step.color.value)
+        return demo.table.wait(lambda s: s.state != m.SETUP, "the game to begin")
+
+    def roll(self, seen: Seen) -> Seen:
+        demo = self.demo
+        state = seen.state
+        demo.settled_view()
+        seen = self.press()
+        if state == m.OPENING_ROLL:
+            white, black = seen.opening_dice
+            demo.say(f"opening roll: white {white}, black {black}" + ("  (a tie: again)" if white == black else ""))
+        return seen
+
+    def press(self) -> Seen:
+        """A short press; returns what the controller made of it."""
+        before = self.demo.table.seen.serial
+        self.demo.press()
+        return self.demo.table.wait(lambda s: s.serial > before and s.event == "DicePressed", "the press")
+
+    # -- a turn -----------------------------------------------------------------------------------
+
+    def play_turn(self, seen: Seen) -> Seen:
+        demo = self.demo
+        self.turns += 1
+        mover, dice = seen.position.turn, seen.dice
+        play = self.choose(seen)
+        if "replay" in self.stunts and self.turns >= 4:
+            self.stunts.discard("replay")
+            seen = self.referee_replay(seen)
+        if "illegal" in self.stunts and self.turns >= 3 and play.moves:
+            self.stunts.discard("illegal")
+            self.illegal_move(seen, play.moves[0])
+        moves = list(play.moves)
+        if "too_early" in self.stunts and len(moves) >= 2:
+            self.stunts.discard("too_early")
+            self.move(seen, moves.pop(0), mover)
+            demo.settled_view()
+            refused = self.press()
+            demo.show(f"{mover} pressed after one move: refused, rolling too early", refused)
+        lift_to_show = self.turns % 5 == 1 and moves
+        for index, move in enumerate(moves):
+            self.move(seen, move, mover, show_lift=lift_to_show and index == 0)
+        after = demo.settled_view()
+        if after.verdict != "complete":
+            raise DemoStuck(f"the board after {play} reads {after.verdict}, not a complete play")
+        seen = self.press()
+        summary = f"{mover} {dice[0]}-{dice[1]}: {play}"
+        if seen.state == m.MOVING and seen.dice is not None:
+            summary += f"   -> {seen.position.turn} rolls {seen.dice[0]}-{seen.dice[1]}"
+        demo.say(summary)
+        if demo.settings.boards == "every-turn":
+            demo.show(summary, seen)
+        return seen
+
+    def choose(self, seen: Seen) -> Play:
+        """A reasonable play: the one that gets furthest, ties broken by the seeded dice of fate."""
+        demo = self.demo
+        rules = demo.config.rules_for(seen.variant)
+        turn = Turn(seen.position, seen.dice, rules)
+
+        def progress(play: Play) -> tuple:
+            me = play.position.checkers(seen.position.turn)
+            off = play.position.off[seen.position.turn.index]
+            return (play.result is not None, off, -sum(me) if seen.position.turn is Color.WHITE else sum(me))
+        return turn.pick_play(lambda options: self._best(options, progress))
+
+    def _best(self, options: list, key: Callable) -> object:
+        if options and isinstance(options[0], Play):
+            best = max(key(option) for option in options)
+            return self.random.choice([option for option in options if key(option) == best])
+        return self.random.choice(options)   # a cascade stage: any of them
+
+    def move(self, seen: Seen, move: Move, mover: Color, show_lift: bool = False) -> None:
+        """One checker's move the way hands do it: hit first, then lift and place, or slide."""
+        board, orientation = self.demo.board, seen.orientation
+        origin, destination = physical(orientation, move.origin), physical(orientation, move.destination)
+        if move.hit:
+            board.hit(destination, mover.opponent.value)
+        if show_lift or self.random.random() < 0.5:
+            board.lift(origin, mover.value)
+            if show_lift:
+                lifted = self.demo.table.wait(lambda s: s.verdict == "in_hand" and not s.changing or
+                                              s.verdict == "in_hand" and s.sensed == board.reading(),
+                                              "the lift to be seen")
+                self.demo.show(f"{mover} lifts a checker from {move.origin}: its legal destinations light up",
+                               lifted)
+            board.place(destination, mover.value)
+        else:
+            board.slide(origin, destination, mover.value)
+
+    # -- the stunts -------------------------------------------------------------------------------
+
+    def illegal_move(self, seen: Seen, move: Move) -> None:
+        """Move a checker where no legal play goes, wait for the referee, follow the lights back."""
+        demo, board, mover = self.demo, self.demo.board, seen.position.turn
+        referee = Referee(seen.position, seen.dice, demo.config.rules_for(seen.variant))
+        origin = physical(seen.orientation, move.origin)
+        for point in range(1, 25):
+            board.slide(origin, seen.orientation.point(point), mover.value)
+            reading = seen.orientation.reading(board.reading(), seen.variant)
+            if referee.judge(reading).kind == "illegal":
+                break
+            board.slide(seen.orientation.point(point), origin, mover.value)
+        else:
+            return   # no single wrong move of this checker: nothing to show
+        demo.say(f"{mover} moves a checker from {move.origin} to {point}: no legal play does that")
+        seen = demo.table.wait(lambda s: s.state == m.CORRECTING, "the illegal board to be called")
+        self.correct(seen)
+
+    def correct(self, seen: Seen) -> Seen:
+        demo = self.demo
+        while seen.state == m.CORRECTING:
+            demo.show("illegal board: take from the blinking place, put on the lit one", seen)
+            step = seen.guidance[0]
+            demo.board.slide(physical(Orientation.AS_WIRED, step.origin),
+                             physical(Orientation.AS_WIRED, step.destination), step.color.value)
+            seen = demo.settled_view()
+        demo.say("the board is legal again: play on")
+        return seen
+
+    def referee_replay(self, seen: Seen) -> Seen:
+        demo = self.demo
+        demo.say(f"{seen.position.turn} disputes the last play: a long press calls the referee")
+        seen = demo.hold(lambda s: s.state == m.REFEREE, "referee mode")
+        while seen.referee_page == "replay_move":
+            demo.show("referee: the last play, one move at a time", seen)
+            seen = self.press()
+        demo.show("referee: the first legal play of the current roll", seen)
+        seen = demo.hold(lambda s: s.state != m.REFEREE, "the end of referee mode")
+        demo.say("a long press again: back to the game")
+        return seen
+
+
+def run_demo(settings: Settings, interactive: bool = False) -> int:
+    folder = Path(tempfile.mkdtemp(prefix="tavli-board-demo-"))
+    match = settings.match
+    chooser = random.Random(settings.seed)
+    orientation = chooser.choice(list(Orientation))
+    first = Position.start(match.sequence[0])
+    board = _laid_out(first, orientation)
+    out = settings.out
+    try:
+        with Demo(settings, folder, board) as demo:
+            print(f"tavli-board demo: a match of {', '.join(match.sequence)} to {match.target}, seed "
+                  f"{settings.seed}, speed {settings.speed:g}; the players sit {orientation.value}", file=out)
+            if interactive:
+                return _interactive(demo)
+            final = Players(demo, settings.seed).play_match()
+            demo.show("match over", final)
+            white, black = final.score
+            winner = "white" if white > black else "black"
+            print(f"\nmatch over: {winner} wins {max(white, black)}-{min(white, black)} "
+                  f"(white {white}, black {black})", file=out)
+            return 0
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
+
+
+def _laid_out(position: Position, orientation: Orientation) -> BoardReading:
+    """The physical board showing `position` set up the way `orientation` says."""
+    data = {}
+    for colour in (Color.WHITE, Color.BLACK):
+        counts = position.checkers(colour)
+        data[colour.value] = {"points": {str(orientation.point(p)): n for p, n in enumerate(counts, 1) if n}}
+    return BoardReading.from_json(data)
+
+
+INTERACTIVE_HELP = """\
+Type what your hands do; the board and its lights are drawn after each line:
+  lift 13 white | place 9 [white] | slide 13 9 white | hit 5 black | bear-off 3 white
+  press | hold (a long press: referee mode, again to leave) | board | help | quit
+  faults: unplug | replug | reset | flicker LOCATION W B | stick LOCATION W B | unstick LOCATION"""
+
+
+def _interactive(demo: Demo, lines=None) -> int:
+    lines = lines if lines is not None else sys.stdin
+    demo.say(INTERACTIVE_HELP)
+    demo.show("the board", demo.table.wait(lambda s: True, "the controller"))
+    for line in lines:
+        command = line.strip()
+        if command in ("quit", "exit"):
+            break
+        try:
+            if command == "press":
+                demo.press()
+            elif command == "hold":
+                state = demo.table.seen.state
+                demo.hold(lambda s: s.state != state, "the hold to be taken")
+            elif command == "help":
+                demo.say(INTERACTIVE_HELP)
+                continue
+            elif command and command != "board":
+                answer = run_command(demo.hardware.simulation.mcu, command)
+                if answer:
+                    demo.say(answer)
+            time.sleep(demo.config.sensing.sensors.quiet_ms / 1000 + 0.15)   # let the board settle
+        except (ConsoleError, DemoStuck) as error:
+            demo.say(f"? {error}")
+            continue
+        demo.show(command or "the board")
+    return 0
