@@ -130,9 +130,9 @@ class Controller:
         if isinstance(event, (BoardChanging, BoardStable, BoardSettled)):
             self._sense(event)
         elif isinstance(event, DicePressed):
-            self.press()
+            self._fire("press")
         elif isinstance(event, DiceHeld):
-            self.hold()
+            self._fire("hold")
         elif isinstance(event, SensorFault):
             self._sensor_fault(event)
         elif isinstance(event, SensorFaultCleared):
@@ -140,7 +140,7 @@ class Controller:
         elif isinstance(event, (LinkLost, LinkSilent)):
             self._link_lost(event)
         elif isinstance(event, LinkUp):
-            self.link_up()
+            self._fire("link_up")
         elif isinstance(event, McuReset):
             self.journal.record_fault("mcu_reset", "the sensor MCU restarted; the board is read afresh")
         elif isinstance(event, DiceButtonStuck):
@@ -156,13 +156,18 @@ class Controller:
         self.now = now
         if self.deadline is not None and now >= self.deadline:
             self.deadline = None
-            self.timeout()
+            self._fire("timeout")
         self.scene = self._build_scene()
 
     def next_deadline(self) -> float | None:
         """The clock time at which `tick` has something to do; None when nothing is pending."""
         pending = [t for t in (self.deadline, self.refused_until) if t is not None and t > self.now]
         return min(pending, default=None)
+
+    def _fire(self, trigger: str) -> None:
+        """Fire `trigger` where the current state lists it; elsewhere the event changes nothing."""
+        if trigger in m.TRIGGERS_BY_STATE[self.state]:
+            self.trigger(trigger)
 
     def _sense(self, event: BoardChanging | BoardStable | BoardSettled) -> None:
         self.sensed = event.reading
@@ -177,21 +182,21 @@ class Controller:
             self.verdict = self._judge(event.reading)
         self._update_correction()
         if isinstance(event, BoardStable):
-            self.board_stable()
+            self._fire("board_stable")
         else:
-            self.board_settled()
+            self._fire("board_settled")
 
     def _update_correction(self) -> None:
         if self.state != m.CORRECTING:
             return
-        if self.correction_return == m.MOVING and self.verdict.kind == "illegal":
+        if self.correction_return == m.MOVING and self.verdict is not None and self.verdict.kind == "illegal":
             self.correction_goal = self.verdict.target   # the nearest legal board may have changed
         self.correction_steps = restore(self.correction_goal, self._reading())
 
     def _sensor_fault(self, event: SensorFault) -> None:
         self.sensor_faults[(event.location, event.kind)] = event
         self.journal.record_fault("sensor_fault", event.reason, location=event.location, kind=event.kind.value)
-        self.sensor_fault()
+        self._fire("sensor_fault")
 
     def _sensor_fault_cleared(self, event: SensorFaultCleared) -> None:
         if self.sensor_faults.pop((event.location, event.kind), None) is None:
@@ -199,7 +204,7 @@ class Controller:
         self.journal.record_fault_cleared("sensor_fault", "the sensor reads sensibly again",
                                           location=event.location, kind=event.kind.value)
         if not self.sensor_faults:
-            self.sensor_faults_cleared()
+            self._fire("sensor_faults_cleared")
 
     def _link_lost(self, event: LinkLost | LinkSilent) -> None:
         if self.state == m.LINK_LOST:
@@ -208,7 +213,7 @@ class Controller:
         self.journal.record_fault("link_lost", reason)
         # Nothing the link said before it went down can be trusted to still hold.
         self.sensed, self.changing, self.verdict = None, False, None
-        self.link_lost()
+        self._fire("link_lost")
 
     # == what the board shows =====================================================================
 
@@ -303,7 +308,7 @@ class Controller:
         self.starter = outcome.starter
         self.position = self.position.with_turn(outcome.starter)
         self.dice, self.kept_die = outcome.first_dice, outcome.kept_die
-        self.opening_decided()
+        self._fire("opening_decided")
 
     def play_opening_dice(self) -> None:
         self._start_turn(self.starter, self.dice)

@@ -31,7 +31,7 @@ from firmware_host.app import EventLoop
 from firmware_host.config import Config, load_config
 from firmware_host.controller import machine as m
 from firmware_host.controller.controller import Controller, Timings
-from firmware_host.controller.orientation import Orientation
+from firmware_host.controller.orientation import Orientation, laid_out
 from firmware_host.hw.dice import DiceSource
 from firmware_host.journal import Journal
 from firmware_host.leds.render import Renderer
@@ -399,7 +399,7 @@ def run_demo(settings: Settings, interactive: bool = False) -> int:
     chooser = random.Random(settings.seed)
     orientation = chooser.choice(list(Orientation))
     first = Position.start(match.sequence[0])
-    board = _laid_out(first, orientation)
+    board = laid_out(first, orientation)
     out = settings.out
     try:
         with Demo(settings, folder, board) as demo:
@@ -416,15 +416,6 @@ def run_demo(settings: Settings, interactive: bool = False) -> int:
             return 0
     finally:
         shutil.rmtree(folder, ignore_errors=True)
-
-
-def _laid_out(position: Position, orientation: Orientation) -> BoardReading:
-    """The physical board showing `position` set up the way `orientation` says."""
-    data = {}
-    for colour in (Color.WHITE, Color.BLACK):
-        counts = position.checkers(colour)
-        data[colour.value] = {"points": {str(orientation.point(p)): n for p, n in enumerate(counts, 1) if n}}
-    return BoardReading.from_json(data)
 
 
 INTERACTIVE_HELP = """\

@@ -9,8 +9,8 @@ Triggers are what happened, as the controller reads it from the events:
 `board_stable`, `board_settled` (the sensed board), `press`, `hold` (the dice
 button), `opening_decided` (an opening roll that was not a tie), `timeout` (the controller's own
 timer), `link_lost`, `link_up`, `sensor_fault`, `sensor_faults_cleared`. Conditions and callbacks
-are names of `Controller` methods. A trigger that a state does not list is ignored there: the
-event still updates what the controller knows of the board.
+are names of `Controller` methods. The controller fires a trigger only in the states that list it
+(`TRIGGERS_BY_STATE`); elsewhere the event only updates what the controller knows of the board.
 """
 from __future__ import annotations
 
@@ -97,10 +97,24 @@ TRANSITIONS: list[dict[str, Any]] = [
 ]
 
 
+
+def _triggers_by_state() -> dict[str, frozenset[str]]:
+    triggers: dict[str, set[str]] = {state: set() for state in STATES}
+    for transition in TRANSITIONS:
+        sources = transition["source"]
+        for source in [sources] if isinstance(sources, str) else sources:
+            triggers[source].add(transition["trigger"])
+    return {state: frozenset(names) for state, names in triggers.items()}
+
+
+TRIGGERS_BY_STATE = _triggers_by_state()
+
+
 def build_machine(model: Any) -> Machine:
-    """The running machine for `model` (a `Controller`), starting in setup."""
+    """The running machine for `model` (a `Controller`), starting in setup. A trigger its state does
+    not list raises: the controller checks `TRIGGERS_BY_STATE` first."""
     return Machine(model=model, states=list(STATES), transitions=TRANSITIONS, initial=SETUP,
-                   auto_transitions=False, ignore_invalid_triggers=True, queued=True)
+                   auto_transitions=False, queued=True)
 
 
 def diagram_source() -> str:
@@ -111,6 +125,6 @@ def diagram_source() -> str:
 
     # A bare stand-in model: drawing never runs a callback, so the controller is not needed.
     graph = GraphMachine(model=SimpleNamespace(), states=list(STATES), transitions=TRANSITIONS, initial=SETUP,
-                         auto_transitions=False, ignore_invalid_triggers=True, graph_engine="graphviz",
+                         auto_transitions=False, graph_engine="graphviz",
                          title="tavli-board controller", show_conditions=True)
     return graph.get_graph().source

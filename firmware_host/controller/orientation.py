@@ -101,3 +101,14 @@ def nearest(sensed: BoardReading, position: Position) -> Orientation:
     first in declaration order), so the setup lights follow the way the players have begun."""
     target = position_counts(position)
     return min(Orientation, key=lambda o: distance(o.reading(sensed, position.variant).counts(), target))
+
+
+def laid_out(position: Position, orientation: Orientation) -> BoardReading:
+    """The physical board showing `position` set up the way `orientation` says (what the sensors
+    would read): the inverse of `Orientation.reading`."""
+    sides = {}
+    for colour in ("white", "black"):
+        points = position.white if colour == "white" else position.black
+        sides[colour] = {"points": {str(orientation.point(p)): n for p, n in enumerate(points, 1) if n},
+                         "bar": position.bar[colour == "black"], "off": position.off[colour == "black"]}
+    return BoardReading.from_json(sides)

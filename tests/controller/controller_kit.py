@@ -1,0 +1,183 @@
+"""Driving the controller in virtual time: a board in hand, the button, a clock that moves when told,
+a real journal in a temporary folder, and the beeps collected."""
+from __future__ import annotations
+
+import random
+from dataclasses import dataclass, field
+
+from firmware_host.controller import Controller, Orientation, Timings
+from firmware_host.controller.orientation import laid_out
+from firmware_host.hw import DiceHeld, DicePressed, ScriptedDice
+from firmware_host.journal import Journal, Kind
+from firmware_host.leds.scene import Mark
+from firmware_host.rules import Play, Position, Turn
+from firmware_host.rules.match import MatchRules
+from firmware_host.sensing.events import BoardChanging, BoardSettled, BoardStable
+from firmware_host.sensing.reading import BoardReading, SideReading
+
+STEP_S = 0.1   # virtual time between two events a test sends
+
+
+@dataclass
+class Board:
+    """Checkers on a board in the unified numbering, handled by a test; `sensed()` is what the
+    sensors of a board lying in `orientation` read."""
+
+    points: dict[str, list[int]]                   # colour -> 24 counts, point 1 first
+    bar: dict[str, int]
+    off: dict[str, int]
+    orientation: Orientation = Orientation.AS_WIRED
+    hand: list[str] = field(default_factory=list)
+
+    @classmethod
+    def of(cls, position: Position, orientation: Orientation = Orientation.AS_WIRED) -> "Board":
+        return cls({"white": list(position.white), "black": list(position.black)},
+                   {"white": position.bar[0], "black": position.bar[1]},
+                   {"white": position.off[0], "black": position.off[1]}, orientation)
+
+    def _take(self, location: str, colour: str) -> None:
+        if location == "bar":
+            self.bar[colour] -= 1
+        elif location == "off":
+            self.off[colour] -= 1
+        else:
+            self.points[colour][int(location) - 1] -= 1
+
+    def _put(self, location: str, colour: str) -> None:
+        if location == "bar":
+            self.bar[colour] += 1
+        elif location == "off":
+            self.off[colour] += 1
+        else:
+            self.points[colour][int(location) - 1] += 1
+
+    def lift(self, location: str, colour: str) -> "Board":
+        self._take(location, colour)
+        self.hand.append(colour)
+        return self
+
+    def place(self, location: str, colour: str) -> "Board":
+        self.hand.remove(colour)
+        self._put(location, colour)
+        return self
+
+    def move(self, origin: str, destination: str, colour: str) -> "Board":
+        self._take(origin, colour)
+        self._put(destination, colour)
+        return self
+
+    def sensed(self) -> BoardReading:
+        sides = []
+        for colour in ("white", "black"):
+            points = [0] * 24
+            for unified, count in enumerate(self.points[colour], 1):
+                points[self.orientation.point(unified) - 1] = count
+            sides.append(SideReading(tuple(points), self.bar[colour], self.off[colour]))
+        return BoardReading(*sides)
+
+
+class Rig:
+    def __init__(self, tmp_path, dice=(), *, match: MatchRules | None = None,
+                 orientation: Orientation = Orientation.AS_WIRED, timings: Timings = Timings(), dice_source=None):
+        self.journal = Journal.open(tmp_path / "journal.sqlite3")
+        self.beeps = []
+        self.match_rules = match or MatchRules(sequence=("portes",), target=3)
+        self.controller = Controller(self.journal, dice_source or ScriptedDice(dice), self.match_rules,
+                                     timings=timings, beep=self.beeps.append)
+        self.orientation = orientation
+        self.now = 0.0
+        self.board = Board.of(Position.start(self.match_rules.sequence[0]), orientation)
+
+    # -- time and events ----------------------------------------------------------------------------
+
+    def send(self, event) -> None:
+        self.now += STEP_S
+        self.controller.handle(event, self.now)
+
+    def wait(self, seconds: float) -> None:
+        self.now += seconds
+        self.controller.tick(self.now)
+
+    def show(self, board: Board | None = None, settle: bool = False) -> None:
+        """The board changes to `board` (default: the rig's) and stands still past the quiet time."""
+        if board is not None:
+            self.board = board
+        reading = self.board.sensed()
+        self.send(BoardChanging(reading))
+        self.send(BoardStable(reading))
+        if settle:
+            self.send(BoardSettled(reading))
+
+    def lay_out(self, position: Position) -> None:
+        self.show(Board.of(position, self.orientation))
+
+    def changing(self) -> None:
+        self.send(BoardChanging(self.board.sensed()))
+
+    def press(self) -> None:
+        self.send(DicePressed(self.now))
+
+    def hold(self) -> None:
+        self.send(DiceHeld(self.now))
+
+    # -- what came out --------------------------------------------------------------------------------
+
+    @property
+    def state(self) -> str:
+        return self.controller.state
+
+    @property
+    def scene(self):
+        return self.controller.scene
+
+    def marked(self, mark: Mark) -> set[str]:
+        return {location for location, shown in self.scene.marks.items() if shown is mark}
+
+    def records(self, kind: Kind) -> list[dict]:
+        """The data of every journal record of `kind`, oldest first (in a match or not)."""
+        return [dict(event.data) for event in self.journal.tail(1_000_000) if event.kind is kind]
+
+    # -- getting somewhere quickly --------------------------------------------------------------------
+
+    def start_game(self) -> None:
+        """Set up the board (as the rig's orientation lays it) and let the game begin."""
+        self.lay_out(self.controller.position)
+
+    def to_moving(self) -> None:
+        """Set up, opening roll, first roll: the scripted dice must decide the opening at once."""
+        self.start_game()
+        self.press()
+        if self.state == "awaiting_roll":
+            self.press()
+        assert self.state == "moving", self.state
+
+
+def play_named(position: Position, dice: tuple[int, int], text: str) -> Play:
+    """The legal play written `text` (e.g. "24/18 18/13"), from the engine."""
+    plays = {str(play): play for play in Turn(position, dice).plays()}
+    assert text in plays, f"{text} is not a legal play of {dice}; legal: {sorted(plays)}"
+    return plays[text]
+
+
+def play_whole_match(rig: Rig, seed: int, max_events: int = 20_000) -> None:
+    """Play until the match is over: engine plays chosen by a seeded random source, put on the board
+    as a whole, committed with a press; the game-over wait passed; each new game set up."""
+    choose = random.Random(seed).choice
+    controller = rig.controller
+    for _ in range(max_events):
+        state = rig.state
+        if state == "match_over":
+            return
+        if state == "setup":
+            rig.start_game()
+        elif state in ("opening_roll", "awaiting_roll"):
+            rig.press()
+        elif state == "moving":
+            play = Turn(controller.position, controller.dice, controller.rules).pick_play(choose)
+            rig.show(Board.of(play.position, controller.orientation))
+            rig.press()
+        elif state == "game_over":
+            rig.wait(controller.timings.game_over_s)
+        else:
+            raise AssertionError(f"the match stopped in {state}")
+    raise AssertionError(f"the match did not end within {max_events} events")
