@@ -9,8 +9,8 @@ from firmware_host.controller import Controller, Orientation, Timings
 from firmware_host.controller.orientation import laid_out
 from firmware_host.hw import DiceHeld, DicePressed, ScriptedDice
 from firmware_host.journal import Journal, Kind
-from firmware_host.leds.scene import Mark
-from firmware_host.rules import Play, Position, Turn
+from firmware_host.leds.scene import DiceSignal, Mark
+from firmware_host.rules import Position, Turn
 from firmware_host.rules.match import MatchRules
 from firmware_host.sensing.events import BoardChanging, BoardSettled, BoardStable
 from firmware_host.sensing.reading import BoardReading, SideReading
@@ -152,32 +152,47 @@ class Rig:
         assert self.state == "moving", self.state
 
 
-def play_named(position: Position, dice: tuple[int, int], text: str) -> Play:
-    """The legal play written `text` (e.g. "24/18 18/13"), from the engine."""
-    plays = {str(play): play for play in Turn(position, dice).plays()}
-    assert text in plays, f"{text} is not a legal play of {dice}; legal: {sorted(plays)}"
-    return plays[text]
+@dataclass
+class MatchLog:
+    """What a whole match showed along the way."""
+
+    turns: int = 0
+    no_move_turns: int = 0
+    game_over_scenes: list = field(default_factory=list)   # (scene, result) at each game's end
 
 
-def play_whole_match(rig: Rig, seed: int, max_events: int = 20_000) -> None:
+def play_whole_match(rig: Rig, seed: int, max_events: int = 20_000) -> MatchLog:
     """Play until the match is over: engine plays chosen by a seeded random source, put on the board
-    as a whole, committed with a press; the game-over wait passed; each new game set up."""
+    as a whole, committed with a press; each game's end waited out or skipped with a press
+    (alternately); each new game set up. Checks
+    that every turn shows its side and dice (or that the dice cannot be played)."""
     choose = random.Random(seed).choice
     controller = rig.controller
+    log = MatchLog()
     for _ in range(max_events):
         state = rig.state
         if state == "match_over":
-            return
+            return log
         if state == "setup":
             rig.start_game()
         elif state in ("opening_roll", "awaiting_roll"):
             rig.press()
         elif state == "moving":
+            scene = rig.scene
+            assert (scene.turn, scene.dice) == (controller.position.turn.value, controller.dice)
             play = Turn(controller.position, controller.dice, controller.rules).pick_play(choose)
+            if not play.moves:
+                log.no_move_turns += 1
+                assert scene.dice_signal is DiceSignal.NO_LEGAL_MOVE
             rig.show(Board.of(play.position, controller.orientation))
             rig.press()
+            log.turns += 1
         elif state == "game_over":
-            rig.wait(controller.timings.game_over_s)
+            log.game_over_scenes.append((rig.scene, controller.result_play.result))
+            if len(log.game_over_scenes) % 2:
+                rig.wait(controller.timings.game_over_s)
+            else:
+                rig.press()   # a press skips the wait
         else:
             raise AssertionError(f"the match stopped in {state}")
     raise AssertionError(f"the match did not end within {max_events} events")

@@ -7,12 +7,12 @@ from firmware_host.controller.controller import Controller
 from firmware_host.hw import Beep, DiceButtonFreed, DiceButtonStuck, ScriptedDice
 from firmware_host.journal import Kind
 from firmware_host.leds.scene import LOCATIONS, DiceSignal, Mark
-from firmware_host.rules import BLACK, WHITE, Position
+from firmware_host.rules import Position
 from firmware_host.rules.match import MatchRules
 from firmware_host.sensing.events import (FaultKind, LinkLost, LinkSilent, LinkUp, McuReset, SensorFault,
                                           SensorFaultCleared)
 
-from controller_kit import Board, Rig, play_named
+from controller_kit import Board, Rig
 
 PORTES = Position.start("portes")
 # White wins the opening 6-5 and rolls 6-5 again; Black then rolls 3-1.
@@ -185,24 +185,6 @@ def test_the_press_commits_a_complete_play_and_rolls_for_the_other_side(rig):
     assert rig.beeps == []
 
 
-def test_when_the_mover_cannot_play_the_lights_say_so_and_a_press_passes_the_turn(tmp_path):
-    # White on the bar against Black's closed home board: 6-5 cannot enter.
-    blocked = Position.from_json({
-        "variant": "portes", "turn": "white",
-        "white": {"points": {"1": 1}, "bar": 1, "off": 13},
-        "black": {"points": {str(p): 2 for p in range(19, 25)}, "off": 3}})
-    rig = Rig(tmp_path, (6, 5, 6, 5, 2, 1))
-    rig.to_moving()
-    rig.show(Board.of(blocked))
-    rig.controller.position = blocked   # the journal's resume would bring a game here; no public way yet
-    rig.controller._start_turn(WHITE, (6, 5))
-    rig.show()
-    assert rig.scene.dice_signal is DiceSignal.NO_LEGAL_MOVE and rig.scene.dice == (6, 5)
-    rig.press()
-    assert (rig.state, rig.scene.turn) == ("moving", "black")
-    assert rig.records(Kind.PLAY)[-1]["moves"] == []
-
-
 def test_a_wrong_board_is_called_illegal_only_after_the_grace_then_guided_back_step_by_step(rig):
     rig.to_moving()
     rig.show(rig.board.move("24", "20", "white"))
@@ -304,57 +286,6 @@ def test_a_hold_outside_a_turn_does_nothing(rig):
     rig.start_game()
     rig.hold()
     assert rig.state == "opening_roll" and rig.records(Kind.REFEREE) == []
-
-
-# -- games and matches -------------------------------------------------------------------------------
-
-def near_the_end(winner_off: int = 14, loser_off: int = 1) -> Position:
-    return Position.from_json({
-        "variant": "portes", "turn": "white",
-        "white": {"points": {"1": 15 - winner_off}, "off": winner_off},
-        "black": {"points": {"24": 15 - loser_off}, "off": loser_off}})
-
-
-def test_a_play_that_ends_the_game_shows_the_score_then_the_next_game_is_set_up_and_the_winner_starts(tmp_path):
-    rig = Rig(tmp_path, (6, 5, 6, 5, 4, 2), match=MatchRules(sequence=("portes", "fevga"), target=3),
-              timings=Timings(refusal_s=1.0, game_over_s=4.0))
-    rig.to_moving()
-    end = near_the_end()
-    rig.show(Board.of(end))
-    rig.controller.position = end   # the journal's resume would bring a game here; no public way yet
-    rig.controller._start_turn(WHITE, (6, 5))
-    rig.show(rig.board.move("1", "off", "white"))
-    rig.press()
-    assert rig.state == "game_over"
-    assert (rig.scene.score.white, rig.scene.score.black, rig.scene.turn) == (1, 0, "white")
-    assert rig.records(Kind.GAME_ENDED)[-1]["result"] == {"winner": "white", "points": 1, "reason": "bear-off"}
-    rig.wait(4.0)
-    assert rig.state == "setup" and rig.controller.variant == "fevga"
-    assert rig.marked(Mark.PUT_ON)   # the board is guided into fevga's start
-    rig.lay_out(Position.start("fevga"))
-    assert (rig.state, rig.scene.turn) == ("awaiting_roll", "white")   # the winner starts: no opening roll
-    assert rig.records(Kind.GAME_STARTED)[-1] == {**rig.records(Kind.GAME_STARTED)[-1], "variant": "fevga",
-                                                  "starter": "white"}
-    rig.press()
-    assert (rig.state, rig.scene.dice) == ("moving", (4, 2))
-
-
-def test_the_match_ends_at_its_target_and_a_press_starts_a_new_one(tmp_path):
-    rig = Rig(tmp_path, (6, 5, 6, 5), match=MatchRules(sequence=("portes",), target=2))
-    rig.to_moving()
-    end = near_the_end(loser_off=0)   # Black has borne off none: a gammon, 2 points
-    rig.show(Board.of(end))
-    rig.controller.position = end
-    rig.controller._start_turn(WHITE, (6, 5))
-    rig.show(rig.board.move("1", "off", "white"))
-    rig.press()
-    rig.press()   # a press skips the wait
-    assert rig.state == "match_over"
-    assert (rig.scene.score.white, rig.scene.turn) == (2, "white")
-    ended = rig.records(Kind.MATCH_ENDED)[-1]
-    assert ended["winner"] == "white" and ended["score"] == {"white": 2, "black": 0}
-    rig.press()
-    assert rig.state == "setup" and rig.scene.score.white == 0
 
 
 # -- overlays ----------------------------------------------------------------------------------------
