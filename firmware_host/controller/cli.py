@@ -1,7 +1,10 @@
-"""`tavli-board demo`: the controller on the simulated board, two scripted players, a match to 3."""
+"""Commands of the controller: `demo` (the simulated board, two scripted players, a match to 3) and
+`state-diagram` (docs/state-diagram.gv and .svg from the state machine's declaration)."""
 from __future__ import annotations
 
 import argparse
+import sys
+from pathlib import Path
 
 from firmware_host.cli import UsageError
 from firmware_host.rules import RulesError
@@ -30,6 +33,16 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                       help="no scripted players: type the actions yourself (lift, place, slide, press, hold ...)")
     demo.set_defaults(handler=run)
 
+    diagram = subparsers.add_parser(
+        "state-diagram", help="draw the controller's state diagram (Graphviz source and SVG) from its declaration")
+    diagram.add_argument("--output", type=Path, default=DOCS_DIR, help="folder (default: %(default)s)")
+    diagram.add_argument("--check", action="store_true",
+                         help="write nothing; exit 1 if the committed source differs from the declaration")
+    diagram.set_defaults(handler=run_state_diagram)
+
+
+DOCS_DIR = Path(__file__).resolve().parents[2] / "docs"
+
 
 def run(args: argparse.Namespace) -> int:
     from firmware_host.controller.demo import Settings, run_demo
@@ -42,3 +55,21 @@ def run(args: argparse.Namespace) -> int:
         raise UsageError(str(error)) from None
     return run_demo(Settings(match, seed=args.seed, speed=args.speed, boards=args.boards),
                     interactive=args.interactive)
+
+
+def run_state_diagram(args: argparse.Namespace) -> int:
+    from firmware_host.controller.machine import DIAGRAM_NAME, diagram_source, write_diagram
+
+    if args.check:
+        committed = args.output / f"{DIAGRAM_NAME}.gv"
+        if not committed.is_file() or committed.read_text() != diagram_source():
+            print(f"{committed} is out of date: run tavli-board state-diagram", file=sys.stderr)
+            return 1
+        return 0
+    written = write_diagram(args.output)
+    for path in written:
+        print(f"wrote {path}")
+    if len(written) == 1:
+        print("the SVG needs Graphviz's dot program (Debian package graphviz); only the source was written",
+              file=sys.stderr)
+    return 0

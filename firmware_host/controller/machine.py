@@ -14,6 +14,7 @@ are names of `Controller` methods. The controller fires a trigger only in the st
 """
 from __future__ import annotations
 
+from pathlib import Path
 from types import SimpleNamespace
 from typing import Any
 
@@ -127,4 +128,27 @@ def diagram_source() -> str:
     graph = GraphMachine(model=SimpleNamespace(), states=list(STATES), transitions=TRANSITIONS, initial=SETUP,
                          auto_transitions=False, graph_engine="graphviz",
                          title="tavli-board controller", show_conditions=True)
+    # Top to bottom reads as the course of a game; the overlays' many edges go to the side.
+    graph.machine_attributes.update(rankdir="TB", nodesep="0.6", ranksep="0.9", fontsize="20")
     return graph.get_graph().source
+
+
+DIAGRAM_NAME = "state-diagram"
+
+
+def write_diagram(folder: Path) -> list[Path]:
+    """Write `state-diagram.gv` and, where Graphviz's `dot` program is installed, `state-diagram.svg`;
+    returns the files written."""
+    import graphviz
+
+    source = diagram_source()
+    dot_file = folder / f"{DIAGRAM_NAME}.gv"
+    dot_file.write_text(source)
+    written = [dot_file]
+    try:
+        svg = graphviz.Source(source).pipe(format="svg", encoding="utf-8")
+    except graphviz.ExecutableNotFound:
+        return written
+    svg_file = folder / f"{DIAGRAM_NAME}.svg"
+    svg_file.write_text(svg)
+    return written + [svg_file]
