@@ -107,7 +107,7 @@ def test_a_held_button_enters_referee_mode_through_the_loop(tmp_path):
     assert rig.controller.state == "moving"
     button = pins.pin(CONFIG.pins.button.pin)
     button.drive_low()
-XX
+    rig.turn(2 * CONFIG.pins.button.debounce_s)   # the loop polls at the button's deadlines
     rig.turn(CONFIG.pins.button.hold_s)
     assert rig.controller.state == "referee"
     button.drive_high()
