@@ -12,7 +12,9 @@ this class holds the data the states work on and the conditions and callbacks th
 
 Judging a reading can take a second for a deep gulbara cascade, so verdicts are cached per reading
 for the roll, and a changing board is judged only when checkers have been lifted (the lights must
-show where a lifted checker may go at once; anything else waits for the stable reading).
+show where a lifted checker may go at once; anything else waits for the stable reading). Where a
+lifted checker may go is one search per location, which for a cascade of doubles is far too slow
+for the loop: in a cascade a lift is only noted (no destinations lit), and the stable board judged.
 """
 from __future__ import annotations
 
@@ -29,7 +31,7 @@ from firmware_host.hw.dice import DiceSource
 from firmware_host.hw.events import DiceButtonFreed, DiceButtonStuck, DiceHeld, DicePressed
 from firmware_host.leds.scene import LOCATIONS, DiceSignal, Mark, Scene, Score
 from firmware_host.referee import Reading, Referee, Step, Verdict, restore
-from firmware_host.rules import CHECKERS, WHITE, Color, Play, Position, Rules
+from firmware_host.rules import BLACK, CHECKERS, WHITE, Color, Play, Position, Rules
 from firmware_host.rules.match import Match, MatchRules, opening_roll
 from firmware_host.rules.plays import TooManyPlays
 from firmware_host.sensing.events import (BoardChanging, BoardSettled, BoardStable, LinkLost, LinkSilent,
@@ -231,7 +233,11 @@ class Controller:
         reading = self._reading(sensed)
         verdict = self._verdicts.get(reading)
         if verdict is None:
-            verdict = self._verdicts[reading] = self.referee.judge(reading)
+            if len(self.referee.turn.stages) > 1 and self._lifted(sensed):
+                verdict = Verdict("in_hand", lifted={color: CHECKERS - reading.total(color) for color in (WHITE, BLACK)})
+            else:
+                verdict = self.referee.judge(reading)
+            self._verdicts[reading] = verdict
         return verdict
 
     def _start_turn(self, mover: Color, dice: tuple[int, int]) -> None:

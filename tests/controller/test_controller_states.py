@@ -361,3 +361,23 @@ def test_the_controller_starts_in_setup_showing_the_score_and_waiting(tmp_path):
     rig = Rig(tmp_path)
     assert rig.state == "setup" and rig.scene.dice_signal is DiceSignal.WAITING and not rig.scene.marks
     assert isinstance(rig.controller, Controller)
+
+
+def test_in_a_cascade_of_doubles_a_lift_is_noted_without_searching_its_destinations(tmp_path):
+    # Gulbara from the fourth turn: 1-1 cascades up to 6-6; a press with a checker in hand is refused.
+    rig = Rig(tmp_path, (6, 5, 3, 2, 4, 1, 2, 1, 1, 1), match=MatchRules(sequence=("gulbara",), target=3))
+    rig.to_moving()
+    controller = rig.controller
+    for _ in range(3):
+        play = next(iter(controller.referee.turn.plays()))
+        rig.show(Board.of(play.position))
+        rig.press()
+    assert len(controller.referee.turn.stages) == 6
+    mover = controller.position.turn.value
+    start = "24" if mover == "white" else "12"
+    rig.board.lift(start, mover)
+    rig.changing()
+    assert controller.verdict.kind == "in_hand" and not rig.scene.marks
+    rig.show()
+    rig.press()
+    assert rig.records(Kind.REFUSAL)[-1]["reason"] == "checker_in_hand"
