@@ -306,6 +306,9 @@ class Turn:
             level = next_level
 
 
+_PLAIN = ((False, False),)  # a landing that neither hits nor pins
+
+
 def _prefer(items: list, wanted) -> list:
     """The items that satisfy `wanted`, or all of them when none does (an obligation lapses)."""
     chosen = [item for item in items if wanted(item)]
@@ -404,16 +407,17 @@ class Frame:
         return tuple(Move(names[source], names[target], die, hit, pin)
                      for source, target, die, hit, pin in frame_moves)
 
-    def steps(self, node: Node, die: int) -> Iterator[tuple[Node, FrameMove]]:
+    def steps(self, node: Node, die: int) -> list[tuple[Node, FrameMove]]:
         """Every legal move of one checker by `die` from `node`."""
-        me = node.me
+        me, found = node.me, []
         if me[BAR]:
-            yield from self._step_from(node, BAR, die, bearing_off=False)
-            return
+            self._step_from(node, BAR, die, False, found)
+            return found
         bearing_off = self._may_bear_off(node)
         for source in range(1, 25):
             if me[source]:
-                yield from self._step_from(node, source, die, bearing_off)
+                self._step_from(node, source, die, bearing_off, found)
+        return found
 
     def _may_bear_off(self, node: Node) -> bool:
         me = node.me
@@ -421,19 +425,18 @@ class Frame:
             return False
         return not (node.my_pins and self.opts.get("pinned_blocks_bearoff"))
 
-    def _movable(self, node: Node, source: int) -> int:
-        count = node.me[source] - (node.my_pins >> source & 1)
+    def _step_from(self, node: Node, source: int, die: int, bearing_off: bool,
+                   found: list[tuple[Node, FrameMove]]) -> None:
+        """Append to `found` the moves of one checker from `source` by `die`."""
+        me = node.me
+        movable = me[source] - (node.my_pins >> source & 1)
         if node.frozen:
-            count -= node.frozen.count(source)
-        return count
-
-    def _step_from(self, node: Node, source: int, die: int, bearing_off: bool
-                   ) -> Iterator[tuple[Node, FrameMove]]:
-        if self._movable(node, source) <= 0:
+            movable -= node.frozen.count(source)
+        if movable <= 0:
             return
         head = node.head
         if source == START:
-            if self.first_checker and node.me[START] != CHECKERS and not (
+            if self.first_checker and me[START] != CHECKERS and not (
                     self.released_at_start or self.release_mid_turn and self._released(node)):
                 return  # no second checker leaves the start before the first has passed
             if self.head_limit:
@@ -444,20 +447,22 @@ class Frame:
         if target >= OFF:
             if not bearing_off:
                 return
-            if target > OFF and any(node.me[p] for p in range(19, source)):
+            if target > OFF and any(me[p] for p in range(19, source)):
                 return  # a larger die bears off only from the highest occupied point
-            landings: tuple[tuple[bool, bool], ...] = ((False, False),)
+            landings: tuple[tuple[bool, bool], ...] = _PLAIN
             target = OFF
-        else:
+        elif node.opp[target]:
             landings = self._landings(node, source, target)
             if not landings:
                 return
-        me = list(node.me)
-        me[source] -= 1
-        me[target] += 1
-        me_t = tuple(me)
+        else:
+            landings = _PLAIN
+        moved = list(me)
+        moved[source] -= 1
+        moved[target] += 1
+        me_t = tuple(moved)
         opp_pins = node.opp_pins
-        if source != BAR and not me[source] and opp_pins >> source & 1:
+        if opp_pins and source != BAR and not moved[source] and opp_pins >> source & 1:
             opp_pins &= ~(1 << source)  # the pinned checker is free once all pinners have left
         for hit, pin in landings:
             opp, child_opp_pins, frozen = node.opp, opp_pins, node.frozen
@@ -471,14 +476,13 @@ class Frame:
             elif pin:
                 child_opp_pins |= 1 << target
             child = Node(me_t, opp, node.my_pins, child_opp_pins, frozen, head)
-            if self._table_ok(child):
-                yield child, (source, target, die, hit, pin)
+            if not (self.table_every_move and self._holds_table(child)):
+                found.append((child, (source, target, die, hit, pin)))
 
     def _landings(self, node: Node, source: int, target: int) -> tuple[tuple[bool, bool], ...]:
-        """(hit, pin) for each way the checker may land on `target`; empty when it is closed."""
+        """(hit, pin) for each way the checker may land on a `target` the opponent occupies;
+        empty when it is closed."""
         opposing = node.opp[target]
-        if not opposing:
-            return ((False, False),)
         if self.capture is Capture.NONE or opposing >= 2:
             return ()
         if node.me[target]:
@@ -502,9 +506,6 @@ class Frame:
 
     def _holds_table(self, node: Node) -> bool:
         return any(all(node.me[p] for p in table) for table in self.tables)
-
-    def _table_ok(self, node: Node) -> bool:
-        return not (self.table_every_move and self._holds_table(node))
 
     # -- end of a play -------------------------------------------------------------------------
 
@@ -605,4 +606,4 @@ class Frame:
 def side_can_move(position: Position, rules: Rules) -> bool:
     """Whether the side to move has any single legal move with some die."""
     frame = Frame(position, position.turn, rules)
-    return any(next(frame.steps(frame.node, die), None) is not None for die in range(1, 7))
+    return any(frame.steps(frame.node, die) for die in range(1, 7))
