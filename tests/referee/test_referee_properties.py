@@ -22,7 +22,7 @@ from hypothesis import HealthCheck, given, settings, strategies as st
 
 from firmware_host.referee import Referee
 from firmware_host.rules import legal_plays
-from referee_kit import (ALL_VARIANTS, HITTING, LEGAL_KINDS, LOCATIONS, NO_CASCADES, Seat, changed,
+from referee_kit import (ALL_VARIANTS, HITTING, LOCATIONS, NO_CASCADES, Seat, changed,
                          count, describe, differing, distance, follow_guidance, moved, random_turns,
                          reading_of)
 
