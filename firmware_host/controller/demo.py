@@ -393,6 +393,16 @@ class Players:
         return seen
 
 
+def play_scripted_match(demo: Demo) -> Seen:
+    """The two scripted players play the match to its end; the final board and score are shown."""
+    final = Players(demo, demo.settings.seed).play_match()
+    demo.show("match over", final)
+    white, black = final.score
+    winner = "white" if white > black else "black"
+    demo.say(f"\nmatch over: {winner} wins {max(white, black)}-{min(white, black)} (white {white}, black {black})")
+    return final
+
+
 def run_demo(settings: Settings, interactive: bool = False) -> int:
     folder = Path(tempfile.mkdtemp(prefix="tavli-board-demo-"))
     match = settings.match
@@ -406,13 +416,8 @@ def run_demo(settings: Settings, interactive: bool = False) -> int:
             print(f"tavli-board demo: a match of {', '.join(match.sequence)} to {match.target}, seed "
                   f"{settings.seed}, speed {settings.speed:g}; the players sit {orientation.value}", file=out)
             if interactive:
-                return _interactive(demo)
-            final = Players(demo, settings.seed).play_match()
-            demo.show("match over", final)
-            white, black = final.score
-            winner = "white" if white > black else "black"
-            print(f"\nmatch over: {winner} wins {max(white, black)}-{min(white, black)} "
-                  f"(white {white}, black {black})", file=out)
+                return run_interactive(demo)
+            play_scripted_match(demo)
             return 0
     finally:
         shutil.rmtree(folder, ignore_errors=True)
@@ -425,7 +430,8 @@ Type what your hands do; the board and its lights are drawn after each line:
   faults: unplug | replug | reset | flicker LOCATION W B | stick LOCATION W B | unstick LOCATION"""
 
 
-def _interactive(demo: Demo, lines=None) -> int:
+def run_interactive(demo: Demo, lines=None) -> int:
+    """Read actions from `lines` (default: stdin) until quit or the end; draw the board after each."""
     lines = lines if lines is not None else sys.stdin
     demo.say(INTERACTIVE_HELP)
     demo.show("the board", demo.table.wait(lambda s: True, "the controller"))
