@@ -1,0 +1,178 @@
+"""Gul Bara's cascading doubles, on a few fixed positions (judging deep cascades is slow).
+
+rules.md: "the first three turns of the game play doubles normally. From the fourth turn on, n-n is
+played four times, then four times each higher number up to 6. A stage that cannot be played in
+full is played as far as possible and ends the turn. Each stage is maximised on its own."
+`CascadeModel` (referee_kit) plays those stages with its own move rules; its readings are the
+legal readings of the turn.
+"""
+import random
+
+import pytest
+
+from firmware_host.referee import Referee
+from firmware_host.rules import BLACK, WHITE, Turn
+from referee_kit import (LOCATIONS, CascadeModel, changed, count, describe, distance,
+                         follow_guidance, moved, pos, reading_of)
+
+# Small enough that every reading of every cascade can be judged: bearing off, blocked points, a
+# runner, and Black moving.
+BEARING_OFF = pos("gulbara", {6: 3, 5: 2, 4: 2}, {14: 4, 16: 4, 18: 2}, rolls=(9, 9))
+BLOCKED = pos("gulbara", {8: 2, 3: 2, 2: 1}, {14: 4, 5: 1, 7: 1}, rolls=(5, 5))
+TWO_RUNNERS = pos("gulbara", {10: 1, 8: 1}, {14: 13, 16: 2}, rolls=(2, 2))
+BLACK_HOME = pos("gulbara", {2: 4, 7: 4, 9: 2}, {15: 2, 14: 3, 17: 2}, turn="black", rolls=(4, 3))
+POSITIONS = {"bearing_off": BEARING_OFF, "blocked": BLOCKED, "two_runners": TWO_RUNNERS,
+             "black_home": BLACK_HOME}
+ROLLS = [(d, d) for d in range(1, 7)]
+
+
+def cases():
+    return [pytest.param(position, id=name) for name, position in POSITIONS.items()]
+
+
+def stage_dice(low: int) -> list[int]:
+    return [d for d in range(low, 7) for _ in range(4)]
+
+
+@pytest.mark.parametrize("position", cases())
+def test_every_reading_of_a_cascade_is_judged_as_the_model_says(position):
+    for dice in ROLLS:
+        model, referee = CascadeModel(position, dice), Referee(position, dice)
+        for reading in model.readings:
+            verdict = referee.judge(reading)
+            where = f"{dice} {describe(reading)}"
+            assert verdict.kind == model.expected_kind(reading), where
+            if verdict.kind == "complete":
+                replayed = reading_of(position)
+                for move in verdict.play.moves:
+                    replayed = moved(replayed, position.turn, move.origin, move.destination)
+                assert replayed == reading, where
+                assert reading_of(verdict.play.position) == reading
+                dice_played = [m.die for m in verdict.play.moves]
+                assert dice_played == stage_dice(dice[0])[:len(dice_played)], where
+            elif verdict.kind == "partial":
+                assert verdict.remaining in model.remainders(reading), where
+
+
+@pytest.mark.parametrize("position", cases())
+def test_destinations_in_a_cascade_are_every_place_the_checker_may_reach(position):
+    """As in any roll, a checker may go on with the next dice: at the end of one stage into the
+    next stage's dice too (one die, or several by the same checker in a row)."""
+    for dice in ROLLS:
+        model, referee = CascadeModel(position, dice), Referee(position, dice)
+        for reading in model.readings:
+            verdict = referee.judge(reading)
+            if verdict.kind in ("partial", "unchanged"):
+                assert dict(verdict.destinations) == model.destinations(reading), \
+                    f"{dice} {describe(reading)}"
+
+
+def test_a_runner_may_go_on_from_the_last_ones_into_the_twos():
+    """One white checker on 10, 1-1 from the fourth turn: 10/9/8/7/6 with the ones, then 6/4/2/off
+    with the twos. With the checker on 7 (three ones played) it may go to 6, and on to 4, 2 and off:
+    the referee itself calls 7 -> 4 partial and 7 -> off complete."""
+    runner = pos("gulbara", {10: 1}, {14: 13, 16: 2}, rolls=(2, 2))
+    referee = Referee(runner, (1, 1))
+    on_seven = moved(reading_of(runner), WHITE, "10", "7")
+    assert referee.judge(moved(on_seven, WHITE, "7", "4")).kind == "partial"
+    assert referee.judge(moved(on_seven, WHITE, "7", "off")).kind == "complete"
+    verdict = referee.judge(on_seven)
+    assert verdict.kind == "partial" and verdict.remaining == (1,) + tuple(stage_dice(2))
+    assert verdict.destinations == {"7": ("6", "4", "2", "off")}
+
+
+@pytest.mark.parametrize("position", cases())
+def test_a_lifted_checker_in_a_cascade_shows_every_place_the_cascade_takes_it(position):
+    for dice in ROLLS:
+        model, referee = CascadeModel(position, dice), Referee(position, dice)
+        mover = position.turn
+        for origin in LOCATIONS:
+            if origin == "off" or not count(model.start_reading, mover, origin):
+                continue
+            verdict = referee.judge(changed(model.start_reading, mover, origin, -1))
+            assert verdict.kind == "in_hand" and verdict.origin == origin, (dice, origin)
+            assert set(verdict.destinations[origin]) == model.lifted_destinations(origin), (dice, origin)
+
+
+@pytest.mark.parametrize("position", cases())
+def test_guidance_in_a_cascade_reaches_a_legal_board_within_the_announced_steps(position):
+    rng = random.Random(f"cascade guidance {describe(reading_of(position))}")
+    places = [loc for loc in LOCATIONS if loc != "bar"]
+    for dice in ROLLS:
+        model, referee = CascadeModel(position, dice), Referee(position, dice)
+        legal = sorted(model.readings, key=describe)
+        for _ in range(25):
+            reading = rng.choice(legal)
+            for _ in range(rng.randint(1, 3)):
+                color = position.turn if rng.random() < 0.8 else position.turn.opponent
+                origin = rng.choice([p for p in places if count(reading, color, p)])
+                reading = moved(reading, color, origin, rng.choice(places))
+            verdict = referee.judge(reading)
+            if reading in model.readings:
+                assert verdict.kind == model.expected_kind(reading)
+                continue
+            assert verdict.kind == "illegal", describe(reading)
+            final, followed, trail = follow_guidance(referee, reading, limit=len(verdict.steps))
+            assert final.legal and followed <= len(verdict.steps), "\n".join(trail)
+
+
+def test_guidance_in_a_cascade_leads_to_the_nearest_legal_board():
+    """3-3 cascade for checkers on 10 and 8 (13 off): 10/7/4/1 8/5 with the threes, then 5/1 and
+    1/off with the fours leave W{1:1} with 14 off, a legal reading on the way. Move that checker
+    to 6: the nearest legal board is one step away (6 -> 1), so the guidance is one step."""
+    referee = Referee(TWO_RUNNERS, (3, 3))
+    legal = moved(moved(reading_of(TWO_RUNNERS), WHITE, "10", "1"), WHITE, "8", "off")
+    assert referee.judge(legal).kind == "partial"
+    misplaced = moved(legal, WHITE, "1", "6")
+    verdict = referee.judge(misplaced)
+    assert verdict.kind == "illegal"
+    assert distance(misplaced, legal) == 1
+    assert len(verdict.steps) == 1, [str(s) for s in verdict.steps]
+
+
+def test_when_the_next_stage_cannot_move_at_all_the_turn_is_complete():
+    """A lone white checker on 10, Black holding 4, 1-1 from the fourth turn: the ones take it to
+    6; every two is blocked (6 -> 4 is Black's, bearing off needs an exact or a larger die), so the
+    twos are played as far as possible - not at all - and the turn ends: 10/9/8/7/6 is the only
+    legal play and its final reading is complete."""
+    blocked = pos("gulbara", {10: 1}, {4: 1, 13: 14}, rolls=(2, 2))
+    plays = Turn(blocked, (1, 1)).plays()
+    assert [str(p) for p in plays] == ["10/9 9/8 8/7 7/6"]
+    referee = Referee(blocked, (1, 1))
+    final = moved(reading_of(blocked), WHITE, "10", "6")
+    verdict = referee.judge(final)
+    assert verdict.kind == "complete", verdict.to_json()
+    assert verdict.play.position.board_key() == plays[0].position.board_key()
+
+
+@pytest.mark.parametrize("rolls, remaining_after_ones", [((1, 1), ()), ((2, 1), tuple(stage_dice(2)))])
+def test_the_first_three_turns_of_the_game_play_doubles_normally(rolls, remaining_after_ones):
+    runner = pos("gulbara", {20: 1, 19: 14}, {5: 13, 3: 2}, rolls=rolls)
+    referee = Referee(runner, (1, 1))
+    after_ones = moved(reading_of(runner), WHITE, "20", "16")
+    verdict = referee.judge(after_ones)
+    if remaining_after_ones:
+        assert verdict.kind == "partial" and verdict.remaining == remaining_after_ones
+    else:
+        assert verdict.kind == "complete"
+
+
+@pytest.mark.parametrize("low", [4, 5])
+@pytest.mark.parametrize("seed", range(3))
+def test_a_whole_cascade_played_move_by_move(low, seed):
+    """An open middle game, Black to move: each move of a cascade chosen stage by stage leaves one
+    die fewer to play, and the last one completes the turn with the same play."""
+    open_game = pos("gulbara", {24: 6, 20: 2, 16: 3, 9: 2, 3: 2}, {12: 5, 10: 3, 7: 2, 22: 3, 15: 2},
+                    turn="black", rolls=(6, 6))
+    play = Turn(open_game, (low, low)).pick_play(random.Random(seed).choice)
+    referee = Referee(open_game, (low, low))
+    reading = reading_of(open_game)
+    rolled = len(stage_dice(low))
+    for index, move in enumerate(play.moves, 1):
+        reading = moved(reading, BLACK, move.origin, move.destination)
+        verdict = referee.judge(reading)
+        if index < len(play.moves):
+            assert verdict.kind == "partial", (str(play), index)
+            assert len(verdict.remaining) == rolled - index
+    assert verdict.kind == "complete"
+    assert verdict.play.position.board_key() == play.position.board_key()
