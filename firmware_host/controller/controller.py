@@ -344,7 +344,7 @@ class Controller:
         details = {"state": self.state}
         if self.dice is not None:
             details["dice"] = list(self.dice)
-        if self.state not in (m.SETUP, m.OPENING_ROLL):
+        if self.referee is not None or self.state == m.AWAITING_ROLL:
             details["side"] = self.position.turn.value
         self.journal.record_refusal(reason, **details)
         self.refused_until = self.now + self.timings.refusal_s
@@ -388,7 +388,7 @@ class Controller:
             moves = self.last_play.play.moves
             pages += [RefereePage("replay_move", i, len(moves)) for i in range(len(moves))]
         try:
-            self.legal_plays = [play for play in self.referee.turn.plays(limit=MOST_PLAYS_LISTED)]
+            self.legal_plays = self.referee.turn.plays(limit=MOST_PLAYS_LISTED)
         except TooManyPlays:
             self.legal_plays = []
         pages += [RefereePage("legal_play", j, len(self.legal_plays)) for j in range(len(self.legal_plays))]

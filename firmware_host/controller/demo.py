@@ -39,6 +39,7 @@ from firmware_host.leds.scene import Scene
 from firmware_host.leds.terminal import render_board
 from firmware_host.referee import Reading, Referee, Step
 from firmware_host.rules import Color, Move, Play, Position, Turn
+from firmware_host.rules.plays import ROUTES
 from firmware_host.rules.match import MatchRules
 from firmware_host.sensing.config import SCAN_HZ_RANGE
 from firmware_host.sensing.reading import BoardReading
@@ -223,7 +224,8 @@ class Players:
     def __init__(self, demo: Demo, seed: int):
         self.demo = demo
         self.random = random.Random(seed ^ 0x5EED)
-        self.turns = 0
+        self.turns = 0           # in the match
+        self.turns_in_game = 0
         self.stunts = {"too_early", "illegal", "replay"}   # each done once, in the first game
 
     def play_match(self) -> Seen:
@@ -232,7 +234,7 @@ class Players:
         last_game = 0
         while seen.state != m.MATCH_OVER:
             if seen.game_number != last_game and seen.state in (m.OPENING_ROLL, m.AWAITING_ROLL):
-                last_game = seen.game_number
+                last_game, self.turns_in_game = seen.game_number, 0
                 demo.show(f"game {seen.game_number}: {seen.variant}; the board lies {seen.orientation.value}", seen)
             if seen.state == m.SETUP:
                 seen = self.set_up(seen)
@@ -284,6 +286,7 @@ class Players:
     def play_turn(self, seen: Seen) -> Seen:
         demo = self.demo
         self.turns += 1
+        self.turns_in_game += 1
         mover, dice = seen.position.turn, seen.dice
         play = self.choose(seen)
         if "replay" in self.stunts and self.turns >= 4:
@@ -299,7 +302,7 @@ class Players:
             demo.settled_view()
             refused = self.press()
             demo.show(f"{mover} pressed after one move: refused, rolling too early", refused)
-        lift_to_show = self.turns % 5 == 1 and moves
+        lift_to_show = self.turns_in_game <= 2 and moves   # each side's first turn of a game
         for index, move in enumerate(moves):
             self.move(seen, move, mover, show_lift=lift_to_show and index == 0)
         after = demo.settled_view()
@@ -315,16 +318,18 @@ class Players:
         return seen
 
     def choose(self, seen: Seen) -> Play:
-        """A reasonable play: the one that gets furthest, ties broken by the seeded dice of fate."""
-        demo = self.demo
-        rules = demo.config.rules_for(seen.variant)
-        turn = Turn(seen.position, seen.dice, rules)
+        """A reasonable play: the one that wins, bears off most, or leaves the fewest pips to go;
+        ties broken by the seeded random source."""
+        mover, rules = seen.position.turn, self.demo.config.rules_for(seen.variant)
+        # Board point -> how far along the mover's route it is (ROUTES: frame position -> point).
+        along = {point: frame for frame, point in enumerate(ROUTES[(rules.variant.family, mover)]) if frame}
 
         def progress(play: Play) -> tuple:
-            me = play.position.checkers(seen.position.turn)
-            off = play.position.off[seen.position.turn.index]
-            return (play.result is not None, off, -sum(me) if seen.position.turn is Color.WHITE else sum(me))
-        return turn.pick_play(lambda options: self._best(options, progress))
+            after = play.position
+            pips_to_go = after.bar[mover.index] * 25 + sum(
+                count * (25 - along[point]) for point, count in enumerate(after.checkers(mover), 1))
+            return (play.result is not None, after.off[mover.index], -pips_to_go)
+        return Turn(seen.position, seen.dice, rules).pick_play(lambda options: self._best(options, progress))
 
     def _best(self, options: list, key: Callable) -> object:
         if options and isinstance(options[0], Play):
@@ -341,8 +346,8 @@ class Players:
         if show_lift or self.random.random() < 0.5:
             board.lift(origin, mover.value)
             if show_lift:
-                lifted = self.demo.table.wait(lambda s: s.verdict == "in_hand" and not s.changing or
-                                              s.verdict == "in_hand" and s.sensed == board.reading(),
+                now = board.reading()
+                lifted = self.demo.table.wait(lambda s: s.verdict == "in_hand" and s.sensed == now,
                                               "the lift to be seen")
                 self.demo.show(f"{mover} lifts a checker from {move.origin}: its legal destinations light up",
                                lifted)
@@ -417,7 +422,11 @@ def run_demo(settings: Settings, interactive: bool = False) -> int:
                   f"{settings.seed}, speed {settings.speed:g}; the players sit {orientation.value}", file=out)
             if interactive:
                 return run_interactive(demo)
-            play_scripted_match(demo)
+            try:
+                play_scripted_match(demo)
+            except DemoStuck as error:
+                print(f"tavli-board demo: stopped: {error}", file=sys.stderr)
+                return 1
             return 0
     finally:
         shutil.rmtree(folder, ignore_errors=True)
