@@ -185,7 +185,9 @@ def play_whole_match(rig: Rig, seed: int, max_events: int = 20_000) -> MatchLog:
                 log.no_move_turns += 1
                 assert scene.dice_signal is DiceSignal.NO_LEGAL_MOVE
             rig.show(Board.of(play.position, controller.orientation))
+            before = controller.position
             rig.press()
+            assert controller.position is not before, f"the press did not commit {play} of {controller.dice}"
             log.turns += 1
         elif state == "game_over":
             log.game_over_scenes.append((rig.scene, controller.result_play.result))

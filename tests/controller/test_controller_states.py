@@ -4,6 +4,7 @@ import pytest
 
 from firmware_host.controller import Orientation, Timings
 from firmware_host.controller.controller import Controller
+from firmware_host.controller.demo import SeededDice
 from firmware_host.hw import Beep, DiceButtonFreed, DiceButtonStuck, ScriptedDice
 from firmware_host.journal import Kind
 from firmware_host.leds.scene import LOCATIONS, DiceSignal, Mark
@@ -12,7 +13,7 @@ from firmware_host.rules.match import MatchRules
 from firmware_host.sensing.events import (FaultKind, LinkLost, LinkSilent, LinkUp, McuReset, SensorFault,
                                           SensorFaultCleared)
 
-from controller_kit import Board, Rig
+from controller_kit import Board, Rig, play_whole_match
 
 PORTES = Position.start("portes")
 # White wins the opening 6-5 and rolls 6-5 again; Black then rolls 3-1.
@@ -381,3 +382,32 @@ def test_in_a_cascade_of_doubles_a_lift_is_noted_without_searching_its_destinati
     rig.show()
     rig.press()
     assert rig.records(Kind.REFUSAL)[-1]["reason"] == "checker_in_hand"
+
+
+def test_a_press_before_the_board_is_read_again_after_the_link_came_back_is_refused(rig):
+    rig.to_moving()
+    rig.send(LinkLost("unplugged"))
+    rig.send(LinkUp(hello=None))
+    rig.press()
+    assert rig.records(Kind.REFUSAL)[-1]["reason"] == "board_not_read"
+    assert rig.records(Kind.ROLL)[-1]["side"] == "white"
+
+
+def test_a_press_before_the_first_roll_on_a_disturbed_board_is_refused(rig):
+    rig.start_game()
+    rig.press()
+    rig.show(rig.board.move("8", "4", "white"))   # within the grace: not yet corrected
+    rig.press()
+    assert rig.state == "awaiting_roll"
+    assert rig.records(Kind.REFUSAL)[-1]["reason"] == "board_differs_from_position"
+
+
+def test_after_the_match_a_press_starts_a_new_one_from_setup(tmp_path):
+    rig = Rig(tmp_path, match=MatchRules(sequence=("portes",), target=1), dice_source=SeededDice(2))
+    play_whole_match(rig, 2)
+    assert rig.state == "match_over"
+    rig.press()
+    assert rig.state == "setup" and (rig.scene.score.white, rig.scene.score.black) == (0, 0)
+    assert rig.marked(Mark.PUT_ON)   # the board still shows the end of the last game
+    rig.start_game()
+    assert rig.state == "opening_roll" and len(rig.records(Kind.MATCH_STARTED)) == 2
