@@ -20,7 +20,7 @@ import random
 import statistics
 import time
 
-from firmware_host.rules import VARIANTS, Position, Rules, Turn
+from firmware_host.rules import VARIANTS, Position, Rules, Turn, blocked_for_good
 from firmware_host.rules.plays import TooManyPlays
 
 
@@ -34,8 +34,8 @@ def corpus(variant: str, games: int, seed: int) -> list[tuple[Position, tuple[in
             dice = (rng.randint(1, 6), rng.randint(1, 6))
             entries.append((position, dice))
             play = Turn(position, dice, rules).pick_play(rng.choice)
-            if play.result is not None:
-                break
+            if play.result is not None or not play.moves and blocked_for_good(play.position, rules):
+                break  # over, or can never move again (a mutual blockade with no draw rule)
             position = play.position
     return entries
 

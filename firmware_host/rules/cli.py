@@ -8,8 +8,8 @@ import sys
 from typing import Any, Callable, Iterable, TextIO
 
 from firmware_host.cli import UsageError
-from firmware_host.rules import (BLACK, VARIANTS, WHITE, Position, PositionError, Rules,
-                                 RulesError, Turn)
+from firmware_host.rules import (BLACK, VARIANTS, WHITE, GameResult, Position, PositionError,
+                                 Rules, RulesError, Turn, blocked_for_good)
 from firmware_host.rules.match import Match, MatchRules, opening_roll
 from firmware_host.rules.plays import TooManyPlays
 
@@ -149,8 +149,12 @@ def run_show(args: argparse.Namespace) -> int:
 
 
 def play_random_game(variant: str, rng: random.Random, starter: str = "white",
-                     out: TextIO | None = None) -> tuple[Position, Any]:
-    """A whole game by random legal plays; prints each turn to `out` when given."""
+                     out: TextIO | None = None) -> tuple[Position, GameResult | None]:
+    """A whole game by random legal plays; prints each turn to `out` when given.
+
+    The result is None for a game that can never end: neither side can move any more (both
+    mothers pinned in neverfinishing, say) and the rules declare no draw for it.
+    """
     rules = Rules.for_variant(variant)
     position = Position.start(variant, starter)
     while True:
@@ -161,6 +165,8 @@ def play_random_game(variant: str, rng: random.Random, starter: str = "white",
         position = play.position
         if play.result is not None:
             return position, play.result
+        if not play.moves and blocked_for_good(position, rules):
+            return position, None
 
 
 def run_demo(args: argparse.Namespace) -> int:
@@ -176,6 +182,10 @@ def run_demo(args: argparse.Namespace) -> int:
         position, result = play_random_game(variant, rng, starter.value,
                                             None if args.quiet else sys.stdout)
         print(position.diagram())
+        if result is None:
+            print("result: neither side can ever move again; without the mutual_no_move_draw "
+                  "rule the game cannot end, so it is left unscored\n")
+            continue
         winner = result.winner.value if result.winner else "nobody (tie)"
         print(f"result: {winner} scores {result.points} ({result.reason})\n")
         match = match.record(result, starter, position.turn.opponent)

@@ -570,11 +570,9 @@ class Frame:
             outcome = self._mother_result(node, turn_start)
             if outcome is not None:
                 return outcome
-        if end_of_turn and self.opts.get("mutual_no_move_draw"):
-            after = self.to_position(node, played_turn=True)
-            if not side_can_move(after, self.rules) and \
-                    not side_can_move(after.with_turn(self.mover), self.rules):
-                return GameResult(None, 0, "tie")
+        if end_of_turn and self.opts.get("mutual_no_move_draw") and \
+                blocked_for_good(self.to_position(node, played_turn=True), self.rules):
+            return GameResult(None, 0, "tie")
         return None
 
     def _bear_off_result(self, node: Node) -> GameResult:
@@ -607,3 +605,10 @@ def side_can_move(position: Position, rules: Rules) -> bool:
     """Whether the side to move has any single legal move with some die."""
     frame = Frame(position, position.turn, rules)
     return any(frame.steps(frame.node, die) for die in range(1, 7))
+
+
+def blocked_for_good(position: Position, rules: Rules) -> bool:
+    """Neither side can move with any die, so the position can never change (dossier A20): a
+    draw under `mutual_no_move_draw`, otherwise both sides pass for ever."""
+    return not side_can_move(position, rules) and \
+        not side_can_move(position.with_turn(position.turn.opponent), rules)
