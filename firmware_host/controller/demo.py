@@ -185,11 +185,15 @@ class Demo:
         self.hardware.simulation.release_button(pin)
         time.sleep(PRESS_S)   # a press within the debounce time of the release would merge with this one
 
-    def hold(self, until: Callable[[Seen], bool], what: str) -> Seen:
-        """Keep the button down until the controller has taken the hold."""
+    def hold(self, until: Callable[[Seen], bool] | None = None, what: str = "") -> Seen:
+        """Keep the button down until the controller has taken the hold (`until`), or for the hold
+        time and a little more where nothing tells (a person's hold)."""
         pin = self.config.pins.button.pin
         self.hardware.simulation.press_button(pin)
         try:
+            if until is None:
+                time.sleep(self.config.pins.button.hold_s + 2 * PRESS_S)
+                return self.table.seen
             return self.table.wait(until, what)
         finally:
             self.hardware.simulation.release_button(pin)
@@ -412,7 +416,8 @@ def run_demo(settings: Settings, interactive: bool = False) -> int:
     folder = Path(tempfile.mkdtemp(prefix="tavli-board-demo-"))
     match = settings.match
     chooser = random.Random(settings.seed)
-    orientation = chooser.choice(list(Orientation))
+    # The scripted players sit any way round; a person typing point numbers sits as the board is wired.
+    orientation = Orientation.AS_WIRED if interactive else chooser.choice(list(Orientation))
     first = Position.start(match.sequence[0])
     board = laid_out(first, orientation)
     out = settings.out
@@ -452,8 +457,7 @@ def run_interactive(demo: Demo, lines=None) -> int:
             if command == "press":
                 demo.press()
             elif command == "hold":
-                state = demo.table.seen.state
-                demo.hold(lambda s: s.state != state, "the hold to be taken")
+                demo.hold()
             elif command == "help":
                 demo.say(INTERACTIVE_HELP)
                 continue
