@@ -7,7 +7,7 @@ everything the lights and the journal need. Pure: no clock, no I/O.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, Mapping
 
 from firmware_host.referee.steps import (Step, counts_of, differing_locations, position_counts,
@@ -146,7 +146,16 @@ class Verdict:
 class _Found:
     tree: StageTree
     states: list[TreeState]
+    stage: int              # which stage of the roll the tree plays (0 unless a cascade)
     later: tuple[int, ...]  # dice of the cascade stages after this tree's stage
+    before: tuple           # the frame moves of the earlier stages, from the turn's start
+    also: tuple = ()        # other stage paths on which the board lies on the way (bearing off)
+
+
+# Cascades: how many stage trees one reading may search, and how many are kept between readings.
+# Trees close to the reading are tried first, so a legal reading is found long before the budget.
+CASCADE_SEARCH_BUDGET = 2000
+CASCADE_TREE_CACHE = 64
 
 
 class Referee:
@@ -165,31 +174,61 @@ class Referee:
 
     def _tree(self, root: Node, stage: int) -> StageTree:
         key = (root, stage)
-        if key not in self._trees:
-            self._trees[key] = StageTree(self.turn, root, self.turn.stages[stage])
-        return self._trees[key]
+        tree = self._trees.get(key)
+        if tree is None:
+            tree = StageTree(self.turn, root, self.turn.stages[stage])
+            if len(self._trees) >= CASCADE_TREE_CACHE:
+                # Keep the roll's first tree; forget the oldest of the others.
+                oldest = next(k for k in self._trees if k != (self.turn.start, 0))
+                del self._trees[oldest]
+            self._trees[key] = tree
+        return tree
 
     def _locate(self, board: Seen) -> tuple[_Found | None, list[StageTree]]:
-        """The tree states showing `board`; cascades are searched stage by stage, only through
-        stage ends from which `board` can still be reached (checkers never move backwards)."""
+        """The tree states showing `board`, and the trees searched to find them.
+
+        A cascade is searched depth first through the stage ends from which `board` can still be
+        reached (checkers never move backwards and nothing is hit), the ends closest to `board`
+        first, each stage end once, within CASCADE_SEARCH_BUDGET trees.
+        """
         stages = self.turn.stages
-        roots, explored = [self.turn.start], []
-        for index in range(len(stages)):
-            later = tuple(d for s in stages[index + 1:] for d in s)
-            next_roots: dict[Node, None] = {}
-            for root in roots:
-                tree = self._tree(root, index)
+        explored: list[StageTree] = []
+        tried: set[tuple[Node, int]] = set()
+        # Bearing off, a larger die can waste pips: one board may end the turn on one path and be
+        # on the way on another. Then the search goes on for a path that ends the turn there.
+        bearing_off = not any(board[0][:19])
+        on_the_way: list[_Found] = []
+
+        def search(root: Node, stage: int, before: tuple) -> _Found | None:
+            tree = self._tree(root, stage)
+            if len(explored) < CASCADE_TREE_CACHE:
                 explored.append(tree)
-                states = tree.match(board)
-                if states:
-                    return _Found(tree, states, later), explored
-                if later:
-                    for state in tree.states.values():
-                        if state.complete and not state.remaining and state.result is None \
-                                and _may_lead_to(state.node, board):
-                            next_roots[state.node] = None
-            roots = list(next_roots)
-        return None, explored
+            later = tuple(d for s in stages[stage + 1:] for d in s)
+            states = tree.match(board)
+            if states:
+                found = _Found(tree, states, stage, later, before)
+                if not bearing_off or any(self._ends_turn(found, state) for state in states):
+                    return found
+                on_the_way.append(found)
+            if not later:
+                return None
+            ends = {state.node: state for state in tree.states.values()
+                    if state.complete and not state.remaining and state.result is None
+                    and (state.node, stage + 1) not in tried and _may_lead_to(state.node, board)}
+            # Stage ends all moved the same pips; the ones already most like `board` go first.
+            for node in sorted(ends, key=lambda n: sum(map(_difference, n.me, board[0]))):
+                if len(tried) >= CASCADE_SEARCH_BUDGET:
+                    return None
+                tried.add((node, stage + 1))
+                found = search(node, stage + 1, before + ends[node].moves)
+                if found is not None:
+                    return found
+            return None
+
+        found = search(self.turn.start, 0, ())
+        if found is None and on_the_way:
+            found = replace(on_the_way[0], also=tuple(on_the_way[1:]))
+        return found, explored
 
     # -- judging -----------------------------------------------------------------------------
 
@@ -214,8 +253,7 @@ class Referee:
 
     def _legal(self, found: _Found, board: Seen) -> Verdict:
         states = found.states
-        complete = [s for s in states if s.complete and (s.remaining or not found.later
-                                                          or s.result is not None)]
+        complete = [s for s in states if self._ends_turn(found, s)]
         if complete:
             state = complete[0]
             play = self._play(found, state)
@@ -225,31 +263,31 @@ class Referee:
         state = min(states, key=lambda s: len(s.moves))
         kind = "unchanged" if found.tree is self.root_tree and state.key == found.tree.root_key \
             else "partial"
+        destinations: dict[str, set[str]] = {}
+        for path in (found,) + found.also:
+            for origin, targets in self._destinations(path, path.states).items():
+                destinations.setdefault(origin, set()).update(targets)
         return Verdict(kind, position=self._position(state.node),
                        remaining=state.remaining + found.later,
-                       destinations=self._destinations(found, states))
+                       destinations={o: tuple(sorted(t, key=self._order)) for o, t in
+                                     sorted(destinations.items(), key=lambda item: self._order(item[0]))})
+
+    def _ends_turn(self, found: _Found, state: TreeState) -> bool:
+        """A legal play of the whole roll ends at `state`: its stage ended and no later stage
+        follows, or the stage could not be played in full, or the game is over, or the next
+        stage of a cascade cannot play a single die."""
+        if not state.complete:
+            return False
+        if state.remaining or not found.later or state.result is not None:
+            return True
+        following = self._tree(state.node, found.stage + 1)
+        root = following.states.get(following.root_key)
+        return root is not None and root.complete
 
     def _play(self, found: _Found, state: TreeState) -> Play:
         after = self.frame.to_position(state.node, played_turn=True)
         result = state.result or self.frame.result(state.node, self.turn.start, end_of_turn=True)
-        moves = self._moves_from_start(found, state)
-        return Play(moves, after, result)
-
-    def _moves_from_start(self, found: _Found, state: TreeState) -> tuple[Move, ...]:
-        """The moves of the whole turn up to `state` (for a cascade: the stages before too)."""
-        if found.tree is self.root_tree:
-            return self.frame.moves(state.moves)
-        # A later cascade stage: its root is a stage end reached from the start; rebuild the path.
-        path = self._path_to(found.tree.root_key[0])
-        return self.frame.moves(path + state.moves)
-
-    def _path_to(self, node: Node) -> tuple:
-        for (root, stage), tree in self._trees.items():
-            for candidate in tree.states.values():
-                if candidate.node == node and candidate.complete and not candidate.remaining:
-                    before = () if root == self.turn.start and stage == 0 else self._path_to(root)
-                    return before + candidate.moves
-        return ()
+        return Play(self.frame.moves(found.before + state.moves), after, result)
 
     def _destinations(self, found: _Found, states: list[TreeState]) -> dict[str, tuple[str, ...]]:
         point = self.frame.point
@@ -258,18 +296,16 @@ class Referee:
             # A cascade stage end: the next stage's moves are the destinations.
             for state in states:
                 if state.complete and not state.remaining:
-                    nxt = self._tree(state.node, self._stage_of(found) + 1)
-                    root_state = nxt.states.get(nxt.root_key)
+                    following = self._tree(state.node, found.stage + 1)
+                    root_state = following.states.get(following.root_key)
                     if root_state is not None:
-                        for origin, targets in nxt.destinations([root_state]).items():
+                        for origin, targets in following.destinations([root_state]).items():
                             found_map.setdefault(origin, set()).update(targets)
         return {point(o): tuple(point(t) for t in sorted(ts)) for o, ts in sorted(found_map.items())}
 
-    def _stage_of(self, found: _Found) -> int:
-        for (root, stage), tree in self._trees.items():
-            if tree is found.tree:
-                return stage
-        raise AssertionError("tree not built by this referee")
+    def _order(self, location: str) -> int:
+        """Where a location lies on the mover's route (bar first, off last)."""
+        return self.frame.names.index(location)
 
     def _position(self, node: Node) -> Position:
         return self.frame.to_position(node, played_turn=False)
@@ -360,6 +396,10 @@ def _added(counts: tuple[int, ...], index: int) -> tuple[int, ...]:
 
 def _frame_distance(have: tuple[int, ...], want: tuple[int, ...]) -> int:
     return sum(h - w for h, w in zip(have, want) if h > w)
+
+
+def _difference(a: int, b: int) -> int:
+    return abs(a - b)
 
 
 def _travel(have: tuple[int, ...], want: tuple[int, ...]) -> int:
