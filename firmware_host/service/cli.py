@@ -1,4 +1,4 @@
-"""Commands of the service: `config check|show|udev-rule`, `selftest`, `bug-report`, `leds-off`, `wiring`."""
+"""Commands of the service: `run` (the systemd service), `config check|show|udev-rule`, `selftest`, `bug-report`, `leds-off`, `wiring`."""
 from __future__ import annotations
 
 import queue
@@ -14,12 +14,20 @@ from firmware_host.leds.strips import LedStripError, open_strip
 from firmware_host.sensing.config import DEFAULT_BOARD_FILE
 from firmware_host.service.bugreport import build_bug_report, effective_settings
 from firmware_host.service.hardware import Hardware
+from firmware_host.service.logs import setup_logging
+from firmware_host.service.run import run_service
 from firmware_host.service.selftest import ConsoleOperator, SelfTest, SimulatedOperator, Timings, summary
 
 STABLE_DEVICE = "tavli-sensors"   # the udev rule's name for the sensor MCU: /dev/tavli-sensors
 
 
 def register(subparsers) -> None:
+    service = subparsers.add_parser(
+        "run", help="referee the board: the systemd service (READY and WATCHDOG through NOTIFY_SOCKET)",
+        description="Runs until SIGTERM or SIGINT. A bad configuration exits 2 before anything is opened.")
+    add_config_argument(service)
+    service.set_defaults(handler=run_run)
+
     config = subparsers.add_parser("config", help="check the configuration, or show its effective values")
     actions = config.add_subparsers(dest="action", metavar="ACTION", required=True)
     check = actions.add_parser("check", help="check the configuration file and the board file it names; "
@@ -58,6 +66,12 @@ def register(subparsers) -> None:
     docs.add_argument("--output", type=Path, default=wiring.DOCS_DIR, help="folder (default: %(default)s)")
     docs.add_argument("--check", action="store_true", help="write nothing; exit 1 if the docs differ from the board file")
     docs.set_defaults(handler=run_wiring)
+
+
+def run_run(args) -> int:
+    config = config_from_args(args)   # first: a bad configuration opens nothing
+    setup_logging(config.logging)
+    return run_service(config)
 
 
 def run_config_check(args) -> int:

@@ -16,32 +16,6 @@ class Clock:
         return self.now
 
 
-class FakeSystemd:
-    """A datagram socket where systemd would listen for notifications."""
-
-    def __init__(self, path):
-        self.path = path
-        self.socket = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
-        self.socket.bind(str(path))
-        self.socket.setblocking(False)
-
-    def received(self) -> list[str]:
-        """The messages that came since the last call."""
-        messages = []
-        try:
-            while True:
-                messages.append(self.socket.recv(4096).decode())
-        except BlockingIOError:
-            return messages
-
-
-@pytest.fixture
-def systemd(tmp_path):
-    fake = FakeSystemd(tmp_path / "notify")
-    yield fake
-    fake.socket.close()
-
-
 def test_ready_status_and_stopping_reach_systemd(systemd):
     notifier = SystemdNotifier({"NOTIFY_SOCKET": str(systemd.path)})
     notifier.ready("link up")

@@ -1,0 +1,111 @@
+"""`tavli-board run`: the systemd service. Configuration, logging, journal, hardware, the event loop.
+
+    config = load_config(path)                  # a bad one stops here: nothing is opened
+    service = Service.open(config)              # journal, hardware (simulated by default), the loop
+    service.run()                               # until service.stop() (SIGTERM, SIGINT)
+
+systemd hears READY=1 once the sensor link is up or the link-lost state is entered (either way the
+board is being refereed or shows why not), WATCHDOG=1 from the loop's own thread at half of
+WatchdogSec (a hung loop stops pinging and is restarted), and STOPPING=1 at the end, after which the
+hardware is closed and the LEDs are dark.
+
+The loop is turned here, not by `EventLoop.run`, because the watchdog must be pinged on every turn:
+each turn waits at most one frame interval or until the next ping is due.
+"""
+from __future__ import annotations
+
+import logging
+import queue
+import signal
+from dataclasses import dataclass, field
+
+from firmware_host.app import FRAME_INTERVAL_S, EventLoop
+from firmware_host.config import Config
+from firmware_host.controller import Controller
+from firmware_host.controller import machine as m
+from firmware_host.journal import Journal, ResumeState
+from firmware_host.sensing.events import LinkUp
+from firmware_host.service.hardware import Hardware
+from firmware_host.service.notify import SystemdNotifier
+
+log = logging.getLogger(__name__)
+
+
+@dataclass
+class Service:
+    config: Config
+    journal: Journal
+    hardware: Hardware
+    loop: EventLoop
+    notifier: SystemdNotifier
+    resumed: ResumeState | None = None      # the unfinished match the journal held at the start
+    ready: bool = field(default=False, init=False)
+
+    @classmethod
+    def open(cls, config: Config, notifier: SystemdNotifier | None = None) -> Service:
+        journal = Journal.open(config.journal_path)
+        resumed = journal.resume()
+        if resumed is not None:
+            log.warning("the journal holds unfinished match %d (score %s, game %s); the controller cannot yet "
+                        "continue it and starts in setup: a new game there records that match as abandoned",
+                        resumed.match_id, _score_text(resumed), "none under way" if resumed.game is None
+                        else f"{resumed.game.number} of {resumed.game.variant}")
+        events: queue.Queue = queue.Queue()
+        hardware = Hardware.open(config, post=events.put)
+        for part, why in hardware.errors.items():
+            log.error("%s: not available: %s", part, why)
+        loop = EventLoop.from_config(config, journal, hardware, events=events)
+        service = cls(config, journal, hardware, loop, notifier or SystemdNotifier(), resumed)
+        loop.observers.append(service._observe)
+        return service
+
+    def stop(self) -> None:
+        """End `run` (from any thread, or a signal handler)."""
+        self.loop.stop()
+
+    def run(self) -> None:
+        """Referee until stopped; then tell systemd, close the hardware (LEDs dark) and the journal."""
+        self.journal.record_service("started", hardware=self.config.hardware,
+                                    resumed_match=None if self.resumed is None else self.resumed.match_id)
+        self.hardware.start()
+        try:
+            self.loop.turn()                      # the first frame, at once
+            while not self.loop.stopped:
+                ping_in = self.notifier.seconds_to_next_ping()
+                wait = FRAME_INTERVAL_S if ping_in is None else min(FRAME_INTERVAL_S, ping_in)
+                self.loop.turn(timeout=max(wait, 1e-4))   # 0 would mean "do not wait"
+                self.notifier.ping_if_due()
+        finally:
+            self.notifier.stopping()
+            if self.loop.judge_worker is not None:
+                self.loop.judge_worker.close()
+            self.hardware.close()
+            self.journal.record_service("stopped")
+            self.journal.close()
+            self.notifier.close()
+
+    def _observe(self, controller: Controller, event: object) -> None:
+        if self.ready:
+            return
+        if isinstance(event, LinkUp):
+            self._ready("sensor link up")
+        elif controller.state == m.LINK_LOST:
+            self._ready("sensor link lost: waiting for the board")
+
+    def _ready(self, status: str) -> None:
+        self.ready = True
+        self.notifier.ready(status)
+        log.info("ready: %s", status)
+
+
+def _score_text(state: ResumeState) -> str:
+    return "-".join(str(points) for points in state.match.score.values())
+
+
+def run_service(config: Config) -> int:
+    """Open everything and referee until SIGTERM or SIGINT; 0 after a clean stop."""
+    service = Service.open(config)
+    for number in (signal.SIGTERM, signal.SIGINT):
+        signal.signal(number, lambda signum, frame: service.stop())
+    service.run()
+    return 0

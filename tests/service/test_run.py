@@ -1,0 +1,95 @@
+"""`tavli-board run`, the systemd service, on the simulated board: as a child process talking to a fake
+systemd, and in this process where its LEDs and journal can be looked at."""
+import os
+import signal
+import subprocess
+import sys
+import threading
+
+import pytest
+
+from firmware_host.cli import main
+from firmware_host.config import load_config
+from firmware_host.journal import Journal, JournalReader
+from firmware_host.leds.render import OFF
+from firmware_host.rules import Position
+from firmware_host.service.notify import SystemdNotifier
+from firmware_host.service.run import Service
+
+WATCHDOG_USEC = 200_000   # pings every 0.1 s: several within the test
+
+
+@pytest.fixture
+def config_file(tmp_path):
+    path = tmp_path / "config.toml"
+    path.write_text(f'hardware = "simulated"\n'
+                    f'[journal]\npath = "{tmp_path / "journal.sqlite3"}"\n'
+                    f'[logging]\nfile = "{tmp_path / "log" / "tavli-board.log"}"\n'
+                    f'raw_frames_dir = "{tmp_path / "raw"}"\n')
+    return path
+
+
+def test_a_bad_configuration_exits_2_with_the_error_and_opens_nothing(tmp_path, config_file, capsys):
+    config_file.write_text(config_file.read_text() + 'hardware_typo = 1\n')
+    assert main(["run", "--config", str(config_file)]) == 2
+    error = capsys.readouterr().err
+    assert "the configuration is not usable, nothing was started" in error and "hardware_typo" in error
+    assert not (tmp_path / "journal.sqlite3").exists() and not (tmp_path / "log").exists()
+
+
+def test_the_service_tells_systemd_ready_pings_the_watchdog_and_stops_cleanly_on_sigterm(tmp_path, config_file,
+                                                                                       systemd):
+    environment = {**os.environ, "NOTIFY_SOCKET": str(systemd.path), "WATCHDOG_USEC": str(WATCHDOG_USEC)}
+    child = subprocess.Popen([sys.executable, "-m", "firmware_host", "run", "--config", str(config_file)],
+                             env=environment, stderr=subprocess.PIPE, text=True)
+    try:
+        assert systemd.wait_for("READY=1")[-1] == "READY=1\nSTATUS=sensor link up"
+        systemd.wait_for("WATCHDOG=1")
+        systemd.wait_for("WATCHDOG=1")
+        child.send_signal(signal.SIGTERM)
+        assert child.wait(timeout=20) == 0, child.stderr.read()
+    finally:
+        child.kill()
+        child.wait()
+    assert set(systemd.wait_for("STOPPING=1")) <= {"WATCHDOG=1", "STOPPING=1"}
+    with JournalReader.open(tmp_path / "journal.sqlite3") as journal:
+        assert [event.data["what"] for event in journal.tail(2)] == ["started", "stopped"]
+
+
+@pytest.fixture
+def config(config_file):
+    return load_config(config_file)
+
+
+def run_until_ready(service):
+    """Run `service` on a thread until it has told systemd it is ready; returns the thread."""
+    ready = threading.Event()
+    service.loop.observers.append(lambda controller, event: service.ready and ready.set())
+    thread = threading.Thread(target=service.run)
+    thread.start()
+    assert ready.wait(20), "the service never became ready"
+    return thread
+
+
+def test_the_leds_are_dark_after_a_stop(config, systemd):
+    service = Service.open(config, SystemdNotifier({"NOTIFY_SOCKET": str(systemd.path)}))
+    thread = run_until_ready(service)
+    service.stop()
+    thread.join(20)
+    frames = service.hardware.strip.frames
+    assert any(pixel != OFF for frame in frames for pixel in frame), "the board was never lit"
+    assert set(frames[-1]) == {OFF}
+    assert systemd.received() == ["READY=1\nSTATUS=sensor link up", "STOPPING=1"]
+
+
+def test_an_unfinished_match_in_the_journal_is_found_at_the_start(config):
+    with Journal.open(config.journal_path) as journal:
+        match_id = journal.start_match(config.match_rules)
+        journal.start_game("portes", config.rules_for("portes"), position=Position.start("portes"))
+    service = Service.open(config)
+    thread = run_until_ready(service)
+    service.stop()
+    thread.join(20)
+    assert service.resumed.match_id == match_id and service.resumed.game.variant == "portes"
+    with JournalReader.open(config.journal_path) as journal:
+        assert journal.tail(2)[0].data == {"what": "started", "hardware": "simulated", "resumed_match": match_id}
