@@ -6,7 +6,8 @@
    are played through the real `EventLoop` (virtual clock, capturing strip, a journal in a temporary
    folder). For every `BoardStable` the time is taken from posting the event to the strip having the
    frame: the loop's turn, the controller's trigger, judging the reading (each reading is new, so no
-   cached verdict), building the scene and rendering it. The plays come from the engine, laid on the
+   cached verdict), building the scene and rendering it. Twice: with the readings judged on the
+   loop's judging thread as in the service (the verdict comes back through the queue), and inline. The plays come from the engine, laid on the
    board whole, as a player would leave the board before pressing. A lifted checker (`BoardChanging`
    with a checker missing) is timed too: its destinations must light without a quiet time.
    The presses (which write the journal with synchronous=FULL) are not part of this path.
@@ -44,8 +45,8 @@ from firmware_host.sensing.events import BoardChanging, BoardStable
 TAVLI_BOARD = Path(sys.executable).with_name("tavli-board")
 
 
-def timed_matches(matches: int) -> dict[str, list[float]]:
-    """Seconds from posting each board event to the frame on the strip, by kind of event."""
+def timed_matches(matches: int, background: bool) -> dict[str, list[float]]:
+    """Seconds from posting each board event to its frame (its verdict shown), by kind of event."""
     config = dataclasses.replace(load_config(None), match_rules=MatchRules(sequence="tavli", target=3))
     times: dict[str, list[float]] = {"stable": [], "lift": []}
     with tempfile.TemporaryDirectory() as folder:
@@ -54,7 +55,8 @@ def timed_matches(matches: int) -> dict[str, list[float]]:
             strip = CapturingStrip(config.leds.layout)
             journal = Journal.open(Path(folder) / f"journal-{seed}.sqlite3")
             loop = EventLoop.from_config(config, journal, SimpleNamespace(strip=strip, button=None),
-                                         events=queue.Queue(), dice=SeededDice(seed), clock=clock)
+                                         events=queue.Queue(), dice=SeededDice(seed), clock=clock,
+                                         judge_in_background=background)
             controller, choose = loop.controller, random.Random(seed).choice
 
             def deliver(event, kind=None) -> None:
@@ -62,6 +64,8 @@ def timed_matches(matches: int) -> dict[str, list[float]]:
                 started = time.perf_counter()
                 loop.post(event)
                 loop.turn()
+                while controller.awaiting_verdict is not None:
+                    loop.turn(timeout=5.0)   # the verdict comes back through the queue
                 elapsed = time.perf_counter() - started
                 if kind is not None:
                     times[kind].append(elapsed)
@@ -82,6 +86,8 @@ def timed_matches(matches: int) -> dict[str, list[float]]:
                     deliver(DicePressed(clock.now))
                 else:
                     raise RuntimeError(f"the bench match stopped in {controller.state}")
+            if loop.judge_worker is not None:
+                loop.judge_worker.close()
             journal.close()
     return times
 
@@ -115,13 +121,16 @@ def main() -> int:
     parser.add_argument("--json", type=Path, help="also write the results here")
     args = parser.parse_args()
 
-    results: dict[str, object] = {"leds": load_config(None).leds.layout.count}
-    for kind, values in timed_matches(args.matches).items():
-        ms = [value * 1000 for value in values]
-        results[kind] = {"count": len(ms), "p50_ms": round(statistics.median(ms), 3),
-                         "p99_ms": round(percentile(ms, 0.99), 3), "max_ms": round(max(ms), 3)}
-        print(f"{kind:>6} reading -> frame ({results['leds']} LEDs): p50 {results[kind]['p50_ms']:.3f} ms, "
-              f"p99 {results[kind]['p99_ms']:.3f} ms, max {results[kind]['max_ms']:.3f} ms over {len(ms)}")
+    leds = load_config(None).leds.layout.count
+    results: dict[str, object] = {"leds": leds}
+    for mode, background in (("judging thread", True), ("inline", False)):
+        for kind, values in timed_matches(args.matches, background).items():
+            ms = [value * 1000 for value in values]
+            figures = {"count": len(ms), "p50_ms": round(statistics.median(ms), 3),
+                       "p99_ms": round(percentile(ms, 0.99), 3), "max_ms": round(max(ms), 3)}
+            results[f"{kind}, {mode}"] = figures
+            print(f"{kind:>6} reading -> frame ({leds} LEDs, {mode:>14}): p50 {figures['p50_ms']:.3f} ms, "
+                  f"p99 {figures['p99_ms']:.3f} ms, max {figures['max_ms']:.3f} ms over {len(ms)}")
     if not args.skip_demo:
         peak_mb, seconds = demo_peak_memory_mb()
         results["demo"] = {"peak_rss_mb": round(peak_mb, 1), "seconds": round(seconds, 1)}

@@ -13,8 +13,13 @@ controller's timers, and render the controller's scene to the strip whenever the
 blinking element is due for a new frame (an unchanged frame is not sent again). It waits on the
 queue until the earliest of the next frame, the button's deadline and the controller's deadline.
 
+Readings the controller has not judged before are judged on a thread of the loop's own
+(`JudgeWorker`), whose verdicts come back through the same queue, so a slow search (a deep gulbara
+cascade) never stops the lights, the link and the button.
+
 Time comes from the injected clock. Tests drive the loop without threads: `post` events, then
-`turn()` at the clock time they choose; `run` is only for a real clock.
+`turn()` at the clock time they choose (with `judge_in_background=False`); `run` is only for a
+real clock.
 """
 from __future__ import annotations
 
@@ -24,10 +29,12 @@ import threading
 from typing import Callable, Iterable
 
 from firmware_host.controller import Controller, Timings
+from firmware_host.controller.controller import Judged
 from firmware_host.hw.buzzer import Beep, Buzzer
 from firmware_host.hw.dice import DiceSource, SecretsDice
 from firmware_host.leds.render import Frame, Renderer
 from firmware_host.leds.strips import Strip
+from firmware_host.referee import Reading, Referee
 from firmware_host.sensing.clock import Clock, MonotonicClock
 from firmware_host.sensing.events import BoardChanging, BoardStable
 
@@ -40,13 +47,56 @@ class _Stop:
     """Posted by `stop()`: the loop ends after the events queued before it."""
 
 
+class JudgeWorker:
+    """Judges readings on a thread of its own and posts each verdict as a `Judged` event.
+
+    Only the newest reading waiting is judged: the controller wants the verdict on the board as it
+    is, and one already superseded would only delay it."""
+
+    def __init__(self, post: Callable[[object], None]) -> None:
+        self._post = post
+        self._jobs: queue.SimpleQueue = queue.SimpleQueue()
+        self._thread = threading.Thread(target=self._run, name="referee", daemon=True)
+        self._thread.start()
+
+    def submit(self, referee: Referee, reading: Reading) -> None:
+        self._jobs.put((referee, reading))
+
+    def close(self, timeout_s: float = 2.0) -> None:
+        """Stop after the reading being judged (a search cannot be interrupted: it is left behind
+        after `timeout_s`, on a daemon thread)."""
+        self._jobs.put(None)
+        self._thread.join(timeout_s)
+
+    def _run(self) -> None:
+        while True:
+            job = self._jobs.get()
+            while job is not None:
+                try:
+                    job = self._jobs.get_nowait()   # a newer reading: the older one is of no use now
+                except queue.Empty:
+                    break
+            if job is None:
+                return
+            referee, reading = job
+            try:
+                verdict = referee.judge(reading)
+            except Exception:
+                # The controller keeps calling the board "being judged" (and refusing presses) until
+                # the board changes: better than a verdict nobody can trust.
+                log.exception("referee: judging %s failed", reading.to_json())
+                continue
+            self._post(Judged(referee, reading, verdict))
+
+
 class EventLoop:
     def __init__(self, controller: Controller, renderer: Renderer, *, strip: Strip | None = None,
                  clock: Clock | None = None, button=None, events: queue.Queue | None = None,
-                 frame_interval_s: float = FRAME_INTERVAL_S,
+                 frame_interval_s: float = FRAME_INTERVAL_S, judge_worker: JudgeWorker | None = None,
                  observers: Iterable[Callable[[Controller, object], None]] = ()) -> None:
-        """`button`: a `DiceButton` to poll (or None); `observers(controller, event)` are called on
-        the loop's thread after each event (the demo's players and tests watch the game with them)."""
+        """`button`: a `DiceButton` to poll (or None); `judge_worker`: the thread the controller hands
+        readings to (closed when `run` ends); `observers(controller, event)` are called on the loop's
+        thread after each event (the demo's players and tests watch the game with them)."""
         self.controller = controller
         self.renderer = renderer
         self.strip = strip
@@ -54,6 +104,7 @@ class EventLoop:
         self.button = button
         self.events: queue.Queue = events if events is not None else queue.Queue()
         self.frame_interval_s = frame_interval_s
+        self.judge_worker = judge_worker
         self.observers = list(observers)
         self.frame: Frame | None = None          # the last frame sent to the strip
         self.frames_shown = 0
@@ -64,14 +115,17 @@ class EventLoop:
     @classmethod
     def from_config(cls, config, journal, hardware, *, events: queue.Queue, dice: DiceSource | None = None,
                     clock: Clock | None = None, timings: Timings = Timings(), buzzer: Buzzer | None = None,
+                    judge_in_background: bool = True,
                     observers: Iterable[Callable[[Controller, object], None]] = ()) -> EventLoop:
         """The loop of the service: `config` (a `Config`), an open `Journal`, `hardware` opened with
-        `post=events.put` (a `service.hardware.Hardware`); fair dice unless `dice` is given."""
+        `post=events.put` (a `service.hardware.Hardware`); fair dice unless `dice` is given;
+        readings judged on a `JudgeWorker` unless `judge_in_background` is False."""
         beep: Callable[[Beep], None] = buzzer.beep if buzzer is not None else (lambda meaning: None)
+        worker = JudgeWorker(events.put) if judge_in_background else None
         controller = Controller(journal, dice or SecretsDice(), config.match_rules, rules_for=config.rules_for,
-                                timings=timings, beep=beep)
+                                timings=timings, beep=beep, judge_elsewhere=worker.submit if worker else None)
         return cls(controller, Renderer.from_config(config.leds), strip=hardware.strip, clock=clock,
-                   button=hardware.button, events=events, observers=observers)
+                   button=hardware.button, events=events, judge_worker=worker, observers=observers)
 
     # -- any thread -------------------------------------------------------------------------------
 
@@ -91,8 +145,12 @@ class EventLoop:
     def run(self) -> None:
         """Turn until stopped; the waits are real, so the clock must be a real one."""
         self._show()
-        while not self.stopped:
-            self.turn(timeout=self._wait_s())
+        try:
+            while not self.stopped:
+                self.turn(timeout=self._wait_s())
+        finally:
+            if self.judge_worker is not None:
+                self.judge_worker.close()
 
     def turn(self, timeout: float = 0.0) -> None:
         """One turn: wait up to `timeout` seconds for an event (0: not at all), handle everything

@@ -13,8 +13,11 @@ this class holds the data the states work on and the conditions and callbacks th
 Judging a reading can take a second for a deep gulbara cascade, so verdicts are cached per reading
 for the roll, and a changing board is judged only when checkers have been lifted (the lights must
 show where a lifted checker may go at once; anything else waits for the stable reading). Where a
-lifted checker may go is one search per location, which for a cascade of doubles is far too slow
-for the loop: in a cascade a lift is only noted (no destinations lit), and the stable board judged.
+lifted checker may go is one search per location, which for a cascade of doubles is far too slow:
+in a cascade a lift is only noted (no destinations lit), and the stable board judged. With
+`judge_elsewhere` (the event loop's judging thread) a reading not judged before is handed over and
+its verdict comes back as a `Judged` event; until then the board is "being judged": a press is
+refused, and what the board means (complete, illegal, legal again) is decided when the verdict comes.
 """
 from __future__ import annotations
 
@@ -60,6 +63,15 @@ class Timings:
 
 
 @dataclass(frozen=True)
+class Judged:
+    """The verdict on a reading judged elsewhere, posted back to the controller's queue."""
+
+    referee: Referee      # the roll's referee that judged it: a verdict of an earlier roll is dropped
+    reading: Reading
+    verdict: Verdict
+
+
+@dataclass(frozen=True)
 class LastPlay:
     """The last committed play of the game, and the position it was played from (for restoring)."""
 
@@ -81,13 +93,17 @@ class RefereePage:
 class Controller:
     def __init__(self, journal: Any, dice: DiceSource, match_rules: MatchRules, *,
                  rules_for: Callable[[str], Rules] = Rules.for_variant, timings: Timings = Timings(),
-                 beep: Callable[[Beep], None] = lambda meaning: None) -> None:
+                 beep: Callable[[Beep], None] = lambda meaning: None,
+                 judge_elsewhere: Callable[[Referee, Reading], None] | None = None) -> None:
+        """`judge_elsewhere(referee, reading)`: hand a reading to be judged off the loop (the verdict
+        comes back as a `Judged` event); None judges here, at once (tests, benchmarks)."""
         self.journal = journal
         self.dice_source = dice
         self.match_rules = match_rules
         self.rules_for = rules_for
         self.timings = timings
         self.beep = beep
+        self.judge_elsewhere = judge_elsewhere
         self.now = 0.0
         # The match and the game.
         self.match = Match.new(match_rules)
@@ -107,7 +123,9 @@ class Controller:
         # The board as sensed.
         self.sensed: BoardReading | None = None            # the last reading, physical numbering
         self.changing = False                              # it changed since the last stable reading
+        self.settled = False                               # it has stood for the grace time
         self.verdict: Verdict | None = None                # of the last reading, during a turn
+        self.awaiting_verdict: Reading | None = None       # handed to `judge_elsewhere`, not back yet
         self._verdicts: dict[Reading, Verdict] = {}
         self.correction_goal: Position | None = None       # correcting: the legal board to get back to
         self.correction_steps: tuple[Step, ...] = ()       # from the last reading to the goal
@@ -143,6 +161,8 @@ class Controller:
             self._link_lost(event)
         elif isinstance(event, LinkUp):
             self._fire("link_up")
+        elif isinstance(event, Judged):
+            self._judged(event)
         elif isinstance(event, McuReset):
             self.journal.record_fault("mcu_reset", "the sensor MCU restarted; the board is read afresh")
         elif isinstance(event, DiceButtonStuck):
@@ -173,20 +193,29 @@ class Controller:
 
     def _sense(self, event: BoardChanging | BoardStable | BoardSettled) -> None:
         self.sensed = event.reading
-        if isinstance(event, BoardChanging):
-            self.changing = True
-            if self._in_turn() and self._lifted(event.reading):
-                self.verdict = self._judge(event.reading)
-            self._update_correction()
-            return
-        self.changing = False
-        if self._in_turn():
+        self.changing = isinstance(event, BoardChanging)
+        self.settled = isinstance(event, BoardSettled)
+        if self._in_turn() and (not self.changing or self._lifted(event.reading)):
             self.verdict = self._judge(event.reading)
+            if self.verdict is None:
+                return   # being judged elsewhere: `_judged` goes on from here when the verdict comes
+        self._board_seen()
+
+    def _board_seen(self) -> None:
+        """The board (and, in a turn, its verdict) is known: correct, and trigger what it means."""
         self._update_correction()
-        if isinstance(event, BoardStable):
-            self._fire("board_stable")
-        else:
-            self._fire("board_settled")
+        if not self.changing:
+            self._fire("board_settled" if self.settled else "board_stable")
+
+    def _judged(self, event: Judged) -> None:
+        if event.referee is not self.referee:
+            return   # a roll that is over
+        self._verdicts[event.reading] = event.verdict
+        if self.sensed is None or event.reading != self._reading():
+            return   # the board has moved on; its own verdict is on the way or in the cache
+        self.awaiting_verdict = None
+        self.verdict = event.verdict
+        self._board_seen()
 
     def _update_correction(self) -> None:
         if self.state != m.CORRECTING:
@@ -214,7 +243,7 @@ class Controller:
         reason = event.reason if isinstance(event, LinkLost) else f"no frame for {event.silent_for_s:.1f} s"
         self.journal.record_fault("link_lost", reason)
         # Nothing the link said before it went down can be trusted to still hold.
-        self.sensed, self.changing, self.verdict = None, False, None
+        self.sensed, self.changing, self.verdict, self.awaiting_verdict = None, False, None, None
         self._fire("link_lost")
 
     # == what the board shows =====================================================================
@@ -229,15 +258,20 @@ class Controller:
     def _reading(self, sensed: BoardReading | None = None) -> Reading:
         return self.orientation.reading(sensed or self.sensed, self.variant)
 
-    def _judge(self, sensed: BoardReading) -> Verdict:
+    def _judge(self, sensed: BoardReading) -> Verdict | None:
+        """The verdict on `sensed`, or None while it is being judged elsewhere."""
         reading = self._reading(sensed)
         verdict = self._verdicts.get(reading)
-        if verdict is None:
-            if len(self.referee.turn.stages) > 1 and self._lifted(sensed):
-                verdict = Verdict("in_hand", lifted={color: CHECKERS - reading.total(color) for color in (WHITE, BLACK)})
-            else:
-                verdict = self.referee.judge(reading)
-            self._verdicts[reading] = verdict
+        if verdict is None and len(self.referee.turn.stages) > 1 and self._lifted(sensed):
+            verdict = Verdict("in_hand", lifted={color: CHECKERS - reading.total(color) for color in (WHITE, BLACK)})
+        elif verdict is None and self.judge_elsewhere is not None:
+            self.awaiting_verdict = reading
+            self.judge_elsewhere(self.referee, reading)
+            return None
+        elif verdict is None:
+            verdict = self.referee.judge(reading)
+        self._verdicts[reading] = verdict
+        self.awaiting_verdict = None
         return verdict
 
     def _start_turn(self, mover: Color, dice: tuple[int, int]) -> None:
@@ -366,6 +400,8 @@ class Controller:
             return "checker_in_hand"
         if self.state != m.MOVING:
             return "board_differs_from_position"
+        if self.verdict is None:
+            return "board_being_judged"
         return {"unchanged": "rolling_too_early", "partial": "rolling_too_early", "illegal": "illegal_board",
                 "fault": "sensor_fault", "in_hand": "checker_in_hand"}[self.verdict.kind]
 

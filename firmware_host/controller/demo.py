@@ -33,6 +33,7 @@ from firmware_host.controller import machine as m
 from firmware_host.controller.controller import Controller, Timings
 from firmware_host.controller.orientation import Orientation, laid_out
 from firmware_host.hw.dice import DiceSource
+from firmware_host.hw.events import DicePressed
 from firmware_host.journal import Journal
 from firmware_host.leds.render import Renderer
 from firmware_host.leds.scene import Scene
@@ -72,12 +73,12 @@ class SeededDice(DiceSource):
 class Seen:
     """What the players can know after each event: the lights and the controller's guidance."""
 
-    serial: int                    # counts the controller's updates
-    event: str                     # the event behind this update ("tick" for the controller's timer)
+    presses: int                   # counts the presses the controller has handled
     state: str
     scene: Scene
     sensed: BoardReading | None
     changing: bool
+    judging: bool                  # the board's verdict is still being searched for
     variant: str
     position: Position             # the start of the turn (its .turn moves)
     dice: tuple[int, int] | None
@@ -96,19 +97,22 @@ class Table:
     def __init__(self) -> None:
         self._condition = threading.Condition()
         self.seen: Seen | None = None
-        self._serial = 0
+        self._presses = 0
 
     def observe(self, controller: Controller, event: object) -> None:
         page = controller.referee_pages[controller.referee_page].kind if controller.state == m.REFEREE else None
         score = controller.match.score
         with self._condition:
-            self._serial += 1
-            self.seen = Seen(self._serial, type(event).__name__ if event is not None else "tick", controller.state, controller.scene, controller.sensed, controller.changing,
-                             controller.variant, controller.position, controller.dice, controller.opening_dice,
-                             controller.verdict.kind if controller.verdict else None, controller.orientation,
-                             controller.guidance(), page,
-                             len(controller.match.games) + (controller.state not in (m.GAME_OVER, m.MATCH_OVER)),
-                             (score[Color.WHITE], score[Color.BLACK]))
+            self._presses += isinstance(event, DicePressed)
+            self.seen = Seen(
+                presses=self._presses,
+                state=controller.state, scene=controller.scene, sensed=controller.sensed,
+                changing=controller.changing, judging=controller.awaiting_verdict is not None,
+                variant=controller.variant, position=controller.position, dice=controller.dice,
+                opening_dice=controller.opening_dice, verdict=controller.verdict.kind if controller.verdict else None,
+                orientation=controller.orientation, guidance=controller.guidance(), referee_page=page,
+                game_number=len(controller.match.games) + (controller.state not in (m.GAME_OVER, m.MATCH_OVER)),
+                score=(score[Color.WHITE], score[Color.BLACK]))
             self._condition.notify_all()
 
     def wait(self, ready: Callable[[Seen], bool], what: str) -> Seen:
@@ -200,9 +204,10 @@ class Demo:
             time.sleep(PRESS_S)
 
     def settled_view(self) -> Seen:
-        """Wait until the controller has seen the board as it is now, and it is not changing."""
+        """Wait until the controller has seen (and judged) the board as it is now, and it is not changing."""
         now = self.board.reading()
-        return self.table.wait(lambda seen: seen.sensed == now and not seen.changing, "the board to be read")
+        return self.table.wait(lambda seen: seen.sensed == now and not seen.changing and not seen.judging,
+                               "the board to be read")
 
     # -- the terminal -----------------------------------------------------------------------------
 
@@ -281,9 +286,9 @@ class Players:
 
     def press(self) -> Seen:
         """A short press; returns what the controller made of it."""
-        before = self.demo.table.seen.serial
+        before = self.demo.table.seen.presses
         self.demo.press()
-        return self.demo.table.wait(lambda s: s.serial > before and s.event == "DicePressed", "the press")
+        return self.demo.table.wait(lambda s: s.presses > before, "the press")
 
     # -- a turn -----------------------------------------------------------------------------------
 
@@ -351,7 +356,7 @@ class Players:
             board.lift(origin, mover.value)
             if show_lift:
                 now = board.reading()
-                lifted = self.demo.table.wait(lambda s: s.verdict == "in_hand" and s.sensed == now,
+                lifted = self.demo.table.wait(lambda s: s.verdict == "in_hand" and s.sensed == now and not s.judging,
                                               "the lift to be seen")
                 self.demo.show(f"{mover} lifts a checker from {move.origin}: its legal destinations light up",
                                lifted)

@@ -3,7 +3,7 @@ it shows and the journal records it writes."""
 import pytest
 
 from firmware_host.controller import Orientation, Timings
-from firmware_host.controller.controller import Controller
+from firmware_host.controller.controller import Controller, Judged
 from firmware_host.controller.demo import SeededDice
 from firmware_host.hw import Beep, DiceButtonFreed, DiceButtonStuck, ScriptedDice
 from firmware_host.journal import Kind
@@ -411,3 +411,72 @@ def test_after_the_match_a_press_starts_a_new_one_from_setup(tmp_path):
     assert rig.marked(Mark.PUT_ON)   # the board still shows the end of the last game
     rig.start_game()
     assert rig.state == "opening_roll" and len(rig.records(Kind.MATCH_STARTED)) == 2
+
+
+# -- judging elsewhere (the event loop's judging thread) ---------------------------------------------
+
+class Elsewhere:
+    """Takes the readings the controller hands over; `answer()` posts their verdicts back in order."""
+
+    def __init__(self):
+        self.asked = []
+
+    def __call__(self, referee, reading):
+        self.asked.append((referee, reading))
+
+    def answer(self, rig, count=None):
+        for referee, reading in self.asked[:count]:
+            rig.send(Judged(referee, reading, referee.judge(reading)))
+        del self.asked[:count]
+
+
+@pytest.fixture
+def elsewhere_rig(tmp_path):
+    rig = Rig(tmp_path, OPENING_AND_TWO_ROLLS)
+    elsewhere = Elsewhere()
+    rig.controller.judge_elsewhere = elsewhere
+    return rig, elsewhere
+
+
+def test_a_press_while_the_board_is_being_judged_elsewhere_is_refused_then_commits_once_judged(elsewhere_rig):
+    rig, elsewhere = elsewhere_rig
+    rig.to_moving()
+    elsewhere.answer(rig)   # the board at the roll
+    rig.show(rig.board.move("24", "18", "white").move("18", "13", "white"))
+    assert rig.controller.awaiting_verdict is not None and len(elsewhere.asked) == 1
+    rig.press()
+    assert rig.records(Kind.REFUSAL)[-1]["reason"] == "board_being_judged"
+    elsewhere.answer(rig)
+    assert rig.controller.awaiting_verdict is None and rig.controller.verdict.kind == "complete"
+    rig.press()
+    assert rig.scene.turn == "black" and rig.records(Kind.PLAY)[-1]["side"] == "white"
+
+
+def test_an_illegal_board_that_settled_while_being_judged_is_corrected_when_the_verdict_comes(elsewhere_rig):
+    rig, elsewhere = elsewhere_rig
+    rig.to_moving()
+    elsewhere.answer(rig)
+    rig.show(rig.board.move("24", "20", "white"), settle=True)
+    assert rig.state == "moving"
+    elsewhere.answer(rig)
+    assert rig.state == "correcting" and rig.marked(Mark.TAKE_FROM) == {"20"}
+
+
+def test_a_verdict_on_a_board_that_has_moved_on_or_on_an_earlier_roll_changes_nothing(elsewhere_rig):
+    rig, elsewhere = elsewhere_rig
+    rig.to_moving()
+    elsewhere.answer(rig)
+    rig.show(rig.board.move("24", "20", "white"))   # wrong ...
+    rig.show(rig.board.move("20", "18", "white"))   # ... then put right before the first verdict came
+    elsewhere.answer(rig, 1)
+    assert rig.controller.verdict is None and rig.controller.awaiting_verdict is not None
+    elsewhere.answer(rig)
+    assert rig.controller.verdict.kind == "partial"
+    old_referee = rig.controller.referee
+    rig.show(rig.board.move("18", "13", "white"))
+    elsewhere.answer(rig)
+    rig.press()
+    assert rig.scene.turn == "black" and rig.controller.awaiting_verdict is not None   # Black's first board
+    board = Orientation.AS_WIRED.reading(rig.board.sensed(), "portes")
+    rig.send(Judged(old_referee, board, old_referee.judge(board)))   # White's referee: "complete"
+    assert rig.controller.verdict is None and rig.controller.awaiting_verdict == board

@@ -7,7 +7,7 @@ from types import SimpleNamespace
 import pytest
 from gpiozero.pins.mock import MockFactory
 
-from firmware_host.app import EventLoop
+from firmware_host.app import EventLoop, JudgeWorker
 from firmware_host.config import load_config
 from firmware_host.controller import Controller, Orientation
 from firmware_host.controller.orientation import laid_out
@@ -38,7 +38,7 @@ class Loop:
         hardware = SimpleNamespace(strip=self.strip, button=button)
         self.seen = []
         self.loop = EventLoop.from_config(CONFIG, self.journal, hardware, events=self.events, dice=ScriptedDice(dice),
-                                          clock=self.clock, buzzer=buzzer,
+                                          clock=self.clock, buzzer=buzzer, judge_in_background=False,
                                           observers=[lambda controller, event: self.seen.append(event)])
         self.controller: Controller = self.loop.controller
 
@@ -184,3 +184,63 @@ def test_the_led_bytes_of_a_lift_go_out_through_the_real_neopixel_class(tmp_path
     assert any(sent[3 * index: 3 * index + 3] != bytes(3) for index in origin)
     assert rig.controller.scene.marks[str(Orientation.ROTATED.point(13))] is Mark.LIFTED_ORIGIN
     assert laid_out(PORTES, Orientation.ROTATED) == Board.of(PORTES, Orientation.ROTATED).sensed()
+
+
+class SlowReferee:
+    """Stands in for a referee: each judgement waits until `go` is set, and names what it judged."""
+
+    def __init__(self):
+        self.go = threading.Event()
+        self.started = threading.Event()
+
+    def judge(self, reading):
+        self.started.set()
+        assert self.go.wait(5.0)
+        if reading == "bad":
+            raise ValueError("a reading the referee cannot judge")
+        return f"verdict on {reading}"
+
+
+def test_the_judging_thread_judges_only_the_newest_reading_waiting_and_survives_a_failure():
+    events = queue.Queue()
+    worker = JudgeWorker(events.put)
+    referee = SlowReferee()
+    worker.submit(referee, "first")
+    assert referee.started.wait(5.0)      # the first is being judged: the next ones wait
+    for reading in ("second", "bad", "third"):
+        worker.submit(referee, reading)
+    referee.go.set()
+    judged = [events.get(timeout=5.0), events.get(timeout=5.0)]
+    assert [(event.reading, event.verdict) for event in judged] == [("first", "verdict on first"),
+                                                                     ("third", "verdict on third")]
+    worker.submit(referee, "bad")
+    worker.submit(referee, "fourth")
+    assert events.get(timeout=5.0).reading == "fourth"
+    worker.close()
+
+
+def test_with_the_judging_thread_a_play_is_judged_off_the_loop_and_committed(tmp_path):
+    journal = Journal.open(tmp_path / "journal.sqlite3")
+    events = queue.Queue()
+    hardware = SimpleNamespace(strip=CapturingStrip(CONFIG.leds.layout), button=None)
+    loop = EventLoop.from_config(CONFIG, journal, hardware, events=events, dice=ScriptedDice((6, 5, 6, 5, 3, 1)),
+                                 clock=ManualClock())
+    controller = loop.controller
+
+    def settle_within(seconds=5.0):
+        loop.turn()
+        while controller.awaiting_verdict is not None:
+            loop.turn(timeout=seconds)   # the verdict comes back through the queue
+
+    board = Board.of(PORTES)
+    loop.post(BoardStable(board.sensed()))
+    loop.post(DicePressed(0))
+    loop.post(DicePressed(0))
+    settle_within()
+    assert controller.state == "moving" and controller.verdict.kind == "unchanged"
+    loop.post(BoardStable(board.move("24", "18", "white").move("18", "13", "white").sensed()))
+    settle_within()
+    loop.post(DicePressed(0))
+    settle_within()
+    assert controller.scene.turn == "black" and journal.tail(1)[0].kind is Kind.ROLL
+    loop.judge_worker.close()
