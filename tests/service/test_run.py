@@ -93,3 +93,14 @@ def test_an_unfinished_match_in_the_journal_is_found_at_the_start(config):
     assert service.resumed.match_id == match_id and service.resumed.game.variant == "portes"
     with JournalReader.open(config.journal_path) as journal:
         assert journal.tail(2)[0].data == {"what": "started", "hardware": "simulated", "resumed_match": match_id}
+
+
+def test_an_unplugged_sensor_mcu_still_makes_the_service_ready_in_link_lost(config, systemd):
+    service = Service.open(config, SystemdNotifier({"NOTIFY_SOCKET": str(systemd.path)}))
+    service.hardware.simulation.mcu.unplug()
+    thread = run_until_ready(service)
+    state = service.loop.controller.state
+    service.stop()
+    thread.join(20)
+    assert state == "link_lost"
+    assert systemd.received() == ["READY=1\nSTATUS=sensor link lost: waiting for the board", "STOPPING=1"]
