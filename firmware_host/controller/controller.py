@@ -278,8 +278,10 @@ class Controller:
         self.position = self.position.with_turn(mover)
         self.dice = dice
         self.referee = Referee(self.position, dice, self.rules)
-        self._verdicts = {}
+        # The untouched board, judged here: cheap (the root of the play tree), it says whether the
+        # roll can be played at all, and it is what the board usually shows when the dice come.
         unchanged = self.referee.judge(Reading.of(self.position))
+        self._verdicts = {Reading.of(self.position): unchanged}
         self.no_legal_move = unchanged.kind == "complete" and not unchanged.play.moves
         self.verdict = self._judge(self.sensed) if self.sensed is not None else None
 

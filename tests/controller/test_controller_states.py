@@ -441,7 +441,7 @@ def elsewhere_rig(tmp_path):
 def test_a_press_while_the_board_is_being_judged_elsewhere_is_refused_then_commits_once_judged(elsewhere_rig):
     rig, elsewhere = elsewhere_rig
     rig.to_moving()
-    elsewhere.answer(rig)   # the board at the roll
+    assert elsewhere.asked == []   # the untouched board is judged at the roll itself
     rig.show(rig.board.move("24", "18", "white").move("18", "13", "white"))
     assert rig.controller.awaiting_verdict is not None and len(elsewhere.asked) == 1
     rig.press()
@@ -455,7 +455,6 @@ def test_a_press_while_the_board_is_being_judged_elsewhere_is_refused_then_commi
 def test_an_illegal_board_that_settled_while_being_judged_is_corrected_when_the_verdict_comes(elsewhere_rig):
     rig, elsewhere = elsewhere_rig
     rig.to_moving()
-    elsewhere.answer(rig)
     rig.show(rig.board.move("24", "20", "white"), settle=True)
     assert rig.state == "moving"
     elsewhere.answer(rig)
@@ -465,7 +464,6 @@ def test_an_illegal_board_that_settled_while_being_judged_is_corrected_when_the_
 def test_a_verdict_on_a_board_that_has_moved_on_or_on_an_earlier_roll_changes_nothing(elsewhere_rig):
     rig, elsewhere = elsewhere_rig
     rig.to_moving()
-    elsewhere.answer(rig)
     rig.show(rig.board.move("24", "20", "white"))   # wrong ...
     rig.show(rig.board.move("20", "18", "white"))   # ... then put right before the first verdict came
     elsewhere.answer(rig, 1)
@@ -476,7 +474,7 @@ def test_a_verdict_on_a_board_that_has_moved_on_or_on_an_earlier_roll_changes_no
     rig.show(rig.board.move("18", "13", "white"))
     elsewhere.answer(rig)
     rig.press()
-    assert rig.scene.turn == "black" and rig.controller.awaiting_verdict is not None   # Black's first board
+    assert rig.scene.turn == "black" and rig.controller.verdict.kind == "unchanged"
     board = Orientation.AS_WIRED.reading(rig.board.sensed(), "portes")
     rig.send(Judged(old_referee, board, old_referee.judge(board)))   # White's referee: "complete"
-    assert rig.controller.verdict is None and rig.controller.awaiting_verdict == board
+    assert rig.controller.verdict.kind == "unchanged"
