@@ -27,6 +27,8 @@ class Step:
     def __str__(self) -> str:
         if self.origin == HAND:
             return f"put one {self.color.value} checker from the hand on {_place(self.destination)}"
+        if self.destination == HAND:
+            return f"take one {self.color.value} checker from {_place(self.origin)} off the board"
         return f"take one {self.color.value} checker from {_place(self.origin)} " \
                f"to {_place(self.destination)}"
 
@@ -61,7 +63,8 @@ def steps_between(variant: str, reading: Mapping[Color, Counts],
                   target: Mapping[Color, Counts]) -> tuple[Step, ...]:
     """Steps that turn `reading` into `target`, each moving one checker.
 
-    Checkers missing from the reading (fewer than in the target) come from the hand. Surplus and
+    Checkers missing from the reading (fewer than in the target) come from the hand, and checkers
+    too many (a reading is not checked here) are taken off the board. Surplus and
     shortage are paired in the colour's direction of travel, so a checker moved too far or too
     short is told to go where it should have gone. The opponent's checkers come first: they are
     the ones put on the bar before the mover's checker lands where they stood.
@@ -75,6 +78,7 @@ def steps_between(variant: str, reading: Mapping[Color, Counts],
         shortage = [loc for loc in locations for _ in range(max(0, want.get(loc, 0) - have.get(loc, 0)))]
         missing = sum(want.values()) - sum(have.values())
         surplus = [HAND] * max(0, missing) + surplus
+        shortage = shortage + [HAND] * max(0, -missing)
         for origin, destination in zip(surplus, shortage):
             steps.append(Step(color, origin, destination))
     return tuple(steps)

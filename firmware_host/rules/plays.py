@@ -141,6 +141,8 @@ def as_rules(position: Position, rules: Rules | Mapping[str, Any] | None) -> Rul
         if rules.variant.name != position.variant:
             raise RulesError(f"rules of {rules.variant.name} given for a {position.variant} position")
         return rules
+    if rules is not None and not isinstance(rules, Mapping):
+        raise RulesError(f"rules are an object of options, not {type(rules).__name__} {rules!r}")
     return Rules.for_variant(position.variant, rules)
 
 
