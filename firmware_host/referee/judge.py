@@ -290,18 +290,33 @@ class Referee:
         return Play(self.frame.moves(found.before + state.moves), after, result)
 
     def _destinations(self, found: _Found, states: list[TreeState]) -> dict[str, tuple[str, ...]]:
+        """For each point a checker could move from next, where it may end up: one die, or
+        several dice played by the same checker in a row, on into later cascade stages."""
+        stages = self.turn.stages
+        reach: dict[int, set[int]] = {}
+        walked: set[tuple] = set()
+
+        def walk(tree: StageTree, stage: int, key: tuple, origin: int | None, at: int | None) -> None:
+            if (id(tree), key, origin, at) in walked:
+                return
+            walked.add((id(tree), key, origin, at))
+            for move, child in tree.edges.get(key, ()):
+                if at is None or move[0] == at:
+                    start = move[0] if origin is None else origin
+                    reach.setdefault(start, set()).add(move[1])
+                    if move[1] != OFF:
+                        walk(tree, stage, child, start, move[1])
+            state = tree.states[key]
+            if stage + 1 < len(stages) and state.complete and not state.remaining \
+                    and state.result is None:
+                following = self._tree(state.node, stage + 1)
+                if following.root_key in following.states:
+                    walk(following, stage + 1, following.root_key, origin, at)
+
+        for state in states:
+            walk(found.tree, found.stage, state.key, None, None)
         point = self.frame.point
-        found_map = found.tree.destinations(states)
-        if found.later:
-            # A cascade stage end: the next stage's moves are the destinations.
-            for state in states:
-                if state.complete and not state.remaining:
-                    following = self._tree(state.node, found.stage + 1)
-                    root_state = following.states.get(following.root_key)
-                    if root_state is not None:
-                        for origin, targets in following.destinations([root_state]).items():
-                            found_map.setdefault(origin, set()).update(targets)
-        return {point(o): tuple(point(t) for t in sorted(ts)) for o, ts in sorted(found_map.items())}
+        return {point(o): tuple(point(t) for t in sorted(ts)) for o, ts in sorted(reach.items())}
 
     def _order(self, location: str) -> int:
         """Where a location lies on the mover's route (bar first, off last)."""

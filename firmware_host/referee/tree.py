@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections import defaultdict
 from dataclasses import dataclass
 
-from firmware_host.rules.plays import OFF, FrameMove, Node, Turn
+from firmware_host.rules.plays import FrameMove, Node, Turn
 
 # What a board reading shows, in the mover's frame: (mover's counts, opponent's counts).
 Seen = tuple[tuple[int, ...], tuple[int, ...]]
@@ -66,26 +66,6 @@ class StageTree:
 
     def match(self, board: Seen) -> list[TreeState]:
         return self.by_seen.get(board, [])
-
-    def destinations(self, states: list[TreeState]) -> dict[int, set[int]]:
-        """For each frame position a checker could move from next, where it may end up: one die,
-        or several dice played by the same checker in a row (touch-downs)."""
-        found: dict[int, set[int]] = defaultdict(set)
-        for state in states:
-            stack = [(move[0], move[1], child) for move, child in self.edges.get(state.key, ())]
-            seen_paths = set()
-            while stack:
-                origin, at, key = stack.pop()
-                if (origin, at, key) in seen_paths:
-                    continue
-                seen_paths.add((origin, at, key))
-                found[origin].add(at)
-                if at == OFF:
-                    continue
-                for move, child in self.edges.get(key, ()):
-                    if move[0] == at:
-                        stack.append((origin, move[1], child))
-        return found
 
     def __len__(self) -> int:
         return len(self.states)
