@@ -333,10 +333,25 @@ class Referee:
         for color in (WHITE, BLACK):
             if reading.total(color) > CHECKERS:
                 grown = [loc for loc, n in counts[color].items() if n > start[color].get(loc, 0)]
-                return Fault(grown[0] if grown else "board", color,
-                             f"{reading.total(color)} {color.value} checkers seen; a side has "
-                             f"{CHECKERS}")
+                extra = [loc for loc in grown if reading.total(color) == CHECKERS + 1
+                         and self._legal_without(reading, color, loc)]
+                where = (extra or grown or ["board"])[0]
+                return Fault(where, color, f"{reading.total(color)} {color.value} checkers seen; "
+                             f"a side has {CHECKERS}")
         return None
+
+    def _legal_without(self, reading: Reading, color: Color, location: str) -> bool:
+        """Whether taking one `color` checker off `location` leaves a legal board."""
+        white, black = list(reading.white), list(reading.black)
+        bar, off = list(reading.bar), list(reading.off)
+        if location == "bar":
+            bar[color.index] -= 1
+        elif location == "off":
+            off[color.index] -= 1
+        else:
+            (white if color is WHITE else black)[int(location) - 1] -= 1
+        fewer = Reading(reading.variant, tuple(white), tuple(black), tuple(bar), tuple(off))
+        return self._locate(self._seen(fewer))[0] is not None
 
     def _seen(self, reading: Reading) -> Seen:
         route, mover = self.frame.route, self.frame.mover
@@ -365,7 +380,12 @@ class Referee:
                 if depth is not None:
                     places.append((depth, t))
             if places:
-                origin_t = min(places)[1]
+                depth, origin_t = min(places)
+                short = [p for p in range(0, OFF) if self.turn.start.me[p] > me[p]]
+                if depth > 0 and len(short) == 1:
+                    # Putting it back anywhere restores no earlier position (the blot already
+                    # waits on the bar, say): it came from the one point short of a checker.
+                    origin_t = short[0]
                 origin = point(origin_t)
                 destinations = tuple(point(t) for _, t in sorted(places, key=lambda p: p[1])
                                      if t != origin_t)
