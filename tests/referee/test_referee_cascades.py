@@ -176,3 +176,22 @@ def test_a_whole_cascade_played_move_by_move(low, seed):
             assert len(verdict.remaining) == rolled - index
     assert verdict.kind == "complete"
     assert verdict.play.position.board_key() == play.position.board_key()
+
+
+def test_the_final_of_a_long_low_cascade_is_complete():
+    """An open middle game, Black to move with 1-1 from the fourth turn: a legal play chosen stage
+    by stage by the engine itself (Turn.pick_play) uses all 24 dice. Its final board is the final
+    position of a legal play, so it is complete, however many stage paths the referee has to try
+    before it finds this one."""
+    open_game = pos("gulbara", {24: 6, 20: 2, 16: 3, 9: 2, 3: 2}, {12: 5, 10: 3, 7: 2, 22: 3, 15: 2},
+                    turn="black", rolls=(6, 6))
+    play = Turn(open_game, (1, 1)).pick_play(random.Random(2).choice)
+    final = reading_of(open_game)
+    for move in play.moves:
+        final = moved(final, BLACK, move.origin, move.destination)
+    assert len(play.moves) == 24 and final == reading_of(play.position)
+    assert describe(final) == ("W{24:6 20:2 16:3 9:2 3:2} "
+                               "B{22:1 19:1 18:1 15:3 13:1 10:1 8:1 6:2 5:1 4:3} bar0/0 off0/0")
+    verdict = Referee(open_game, (1, 1)).judge(final)
+    assert verdict.kind == "complete", [str(s) for s in verdict.steps]
+    assert verdict.play.position.board_key() == play.position.board_key()

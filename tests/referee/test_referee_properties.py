@@ -207,6 +207,15 @@ def test_one_lifted_checker_shows_exactly_where_the_legal_plays_take_it(variant,
             assert verdict.lifted == {mover: 1, mover.opponent: 0}, where
             assert verdict.origin == origin, where
             assert set(verdict.destinations[origin]) == model.lifted_destinations(origin), where
+        # An opposing checker lifted before the mover has moved can only go back where it was.
+        for origin in LOCATIONS:
+            if origin == "off" or not count(model.start_reading, mover.opponent, origin):
+                continue
+            verdict = referee.judge(changed(model.start_reading, mover.opponent, origin, -1))
+            where = f"{turn_context(seat)} opposing checker lifted from {origin}"
+            assert verdict.kind == "in_hand" and verdict.origin is None, where
+            assert verdict.lifted == {mover: 0, mover.opponent: 1}, where
+            assert verdict.opponent_destinations == (origin,), where
 
 
 @pytest.mark.parametrize("variant", ALL_VARIANTS)
