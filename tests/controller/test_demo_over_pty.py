@@ -1,9 +1,6 @@
 """Whole matches played by the demo's scripted players through the simulated board and MCU and the real
 sensor link over a pseudo-terminal: the controller, the journal and the LEDs as in the service."""
 import io
-import os
-
-import pytest
 
 from firmware_host.cli import main
 from firmware_host.controller.demo import Demo, Settings, play_scripted_match, run_interactive
@@ -51,11 +48,6 @@ def test_a_whole_tavli_match_over_the_pty(tmp_path):
     assert shown["score:white"].startswith(f"score:{min(white, 7)}/")
 
 
-@pytest.mark.skipif(not os.environ.get("TAVLI_SLOW_TESTS"),
-                    reason="on request (TAVLI_SLOW_TESTS=1): with the referee as committed, gulbara cascades "
-                           "can be judged 'partial' when they are complete, or take gigabytes, which stalls the "
-                           "players; the tabla preset is played through the controller in virtual time by "
-                           "test_whole_matches")
 def test_a_whole_tabla_match_over_the_pty(tmp_path):
     final, records, output, *_ = play_over_pty(tmp_path, "tabla", 2)
     check_match("tabla", final, records, output)
