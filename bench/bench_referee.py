@@ -17,7 +17,8 @@ Goals on this machine: judging p99 < 0.3 ms; tree p99 < 5 ms and max < 50 ms.
 Gul Bara's cascades (doubles from the fourth turn on) are known to be slow and are reported apart:
 the tree build of the first stage, and the judging of the cascade's readings (later stages' trees
 are built lazily while judging, so their time is in the judging figures). A cascade entry stops
-judging once it has used --cascade-budget seconds; the entries cut short are counted.
+judging once it has used --cascade-budget seconds; the entries cut short are counted, and so are
+the readings of the chosen (legal) play that were not judged legal.
 """
 from __future__ import annotations
 
@@ -79,6 +80,7 @@ class Entry:
     readings: list[Reading]
     cascade: bool
     misplaced: list[tuple[str, str]]  # (origin, location) of one checker of the mover put elsewhere
+    known_legal: int                  # the first readings: the start and the chosen play's prefixes
 
 
 def is_cascade(turn: Turn) -> bool:
@@ -107,7 +109,7 @@ def corpus(variant: str, games: int, seed: int, other_plays: int, lifted: int, m
             for origin in rng.sample(occupied, min(lifted, len(occupied))):
                 readings.append(_changed(start, mover, origin, -1))
             elsewhere = [(rng.choice(occupied), rng.choice(LOCATIONS)) for _ in range(misplaced)]
-            entries.append(Entry(position, dice, readings, cascade, elsewhere))
+            entries.append(Entry(position, dice, readings, cascade, elsewhere, 1 + len(chosen.moves)))
             if chosen.result is not None:
                 break
             position = chosen.position
@@ -130,7 +132,7 @@ def measure(variant: str, args) -> dict:
     rules = Rules.for_variant(variant)
     entries = corpus(variant, args.games, args.seed, args.plays, args.lifted, args.misplaced)
     build, judge, by_kind = [], [], defaultdict(list)
-    cascade_build, cascade_judge, cut_short, cascade_entries = [], [], 0, 0
+    cascade_build, cascade_judge, cut_short, cascade_entries, misjudged = [], [], 0, 0, 0
     slowest_judge = (0.0, "")
     gc.disable()
     try:
@@ -151,7 +153,7 @@ def measure(variant: str, args) -> dict:
             if entry.cascade:
                 cascade_entries += 1
             spent = 0.0
-            for reading in readings:
+            for index, reading in enumerate(readings):
                 ms = float("inf")
                 for _ in range(1 if entry.cascade else args.repeat):
                     t0 = time.perf_counter_ns()
@@ -159,6 +161,7 @@ def measure(variant: str, args) -> dict:
                     ms = min(ms, (time.perf_counter_ns() - t0) / 1e6)
                 if entry.cascade:
                     cascade_judge.append(ms)
+                    misjudged += index < entry.known_legal and not verdict.legal
                     spent += ms / 1000
                     if spent > args.cascade_budget:
                         cut_short += 1
@@ -176,7 +179,8 @@ def measure(variant: str, args) -> dict:
             "by_kind": {k: summary(v) for k, v in sorted(by_kind.items())},
             "slowest_judge": slowest_judge[1],
             "cascade": {"entries": cascade_entries, "build": summary(cascade_build),
-                        "judge": summary(cascade_judge), "cut_short": cut_short}}
+                        "judge": summary(cascade_judge), "cut_short": cut_short,
+                        "legal_judged_not_legal": misjudged}}
 
 
 def _ok(value: float, goal: float) -> str:
@@ -235,6 +239,8 @@ def main() -> None:
                   f"{c['judge']['p50_ms']:.2f} p99 {c['judge']['p99_ms']:.2f} max "
                   f"{c['judge']['max_ms']:.1f} ms  |  rolls cut short at {args.cascade_budget:g} s: "
                   f"{c['cut_short']}")
+            print(f"{'':15} readings of the chosen legal plays judged not legal: "
+                  f"{c['legal_judged_not_legal']}")
     if args.json:
         with open(args.json, "w", encoding="utf-8") as file:
             json.dump({"args": vars(args), "results": results}, file, indent=2)
