@@ -26,10 +26,10 @@ import argparse
 import dataclasses
 import gc
 import json
-import random
 import time
 from collections import defaultdict
 
+from bench_rules import random_turns
 from firmware_host.referee import Reading, Referee
 from firmware_host.rules import VARIANTS, Position, Rules, Turn
 from firmware_host.rules.position import WHITE, Color
@@ -89,30 +89,20 @@ def is_cascade(turn: Turn) -> bool:
 
 def corpus(variant: str, games: int, seed: int, other_plays: int, lifted: int, misplaced: int
            ) -> list[Entry]:
-    rng = random.Random(f"{seed}:{variant}")
-    rules = Rules.for_variant(variant)
     entries = []
-    for _ in range(games):
-        position = Position.start(variant, rng.choice(("white", "black")))
-        while True:
-            dice = (rng.randint(1, 6), rng.randint(1, 6))
-            turn = Turn(position, dice, rules)
-            chosen = turn.pick_play(rng.choice)
-            cascade = is_cascade(turn)
-            start, mover = Reading.of(position), position.turn
-            readings = [start] + _play_readings(start, mover, chosen)
-            if not cascade:
-                plays = turn.plays()
-                for play in rng.sample(plays, min(other_plays, len(plays))):
-                    readings += _play_readings(start, mover, play)
-            occupied = [loc for loc in LOCATIONS if loc != "off" and _count(start, mover, loc)]
-            for origin in rng.sample(occupied, min(lifted, len(occupied))):
-                readings.append(_changed(start, mover, origin, -1))
-            elsewhere = [(rng.choice(occupied), rng.choice(LOCATIONS)) for _ in range(misplaced)]
-            entries.append(Entry(position, dice, readings, cascade, elsewhere, 1 + len(chosen.moves)))
-            if chosen.result is not None:
-                break
-            position = chosen.position
+    for position, dice, turn, chosen, rng in random_turns(variant, games, seed):
+        cascade = is_cascade(turn)
+        start, mover = Reading.of(position), position.turn
+        readings = [start] + _play_readings(start, mover, chosen)
+        if not cascade:
+            plays = turn.plays()
+            for play in rng.sample(plays, min(other_plays, len(plays))):
+                readings += _play_readings(start, mover, play)
+        occupied = [loc for loc in LOCATIONS if loc != "off" and _count(start, mover, loc)]
+        for origin in rng.sample(occupied, min(lifted, len(occupied))):
+            readings.append(_changed(start, mover, origin, -1))
+        elsewhere = [(rng.choice(occupied), rng.choice(LOCATIONS)) for _ in range(misplaced)]
+        entries.append(Entry(position, dice, readings, cascade, elsewhere, 1 + len(chosen.moves)))
     return entries
 
 

@@ -20,24 +20,32 @@ import random
 import statistics
 import time
 
-from firmware_host.rules import VARIANTS, Position, Rules, Turn, blocked_for_good
+from typing import Iterator
+
+from firmware_host.rules import VARIANTS, Play, Position, Rules, Turn, blocked_for_good
 from firmware_host.rules.plays import TooManyPlays
 
 
-def corpus(variant: str, games: int, seed: int) -> list[tuple[Position, tuple[int, int]]]:
+def random_turns(variant: str, games: int, seed: int
+                 ) -> Iterator[tuple[Position, tuple[int, int], Turn, Play, random.Random]]:
+    """Every turn of `games` seeded random games: position, roll, turn, the play chosen, and the
+    generator (for callers that draw more choices from the same seeded stream)."""
     rng = random.Random(f"{seed}:{variant}")
     rules = Rules.for_variant(variant)
-    entries = []
     for _ in range(games):
         position = Position.start(variant, rng.choice(("white", "black")))
         while True:
             dice = (rng.randint(1, 6), rng.randint(1, 6))
-            entries.append((position, dice))
-            play = Turn(position, dice, rules).pick_play(rng.choice)
+            turn = Turn(position, dice, rules)
+            play = turn.pick_play(rng.choice)
+            yield position, dice, turn, play, rng
             if play.result is not None or not play.moves and blocked_for_good(play.position, rules):
                 break  # over, or can never move again (a mutual blockade with no draw rule)
             position = play.position
-    return entries
+
+
+def corpus(variant: str, games: int, seed: int) -> list[tuple[Position, tuple[int, int]]]:
+    return [(position, dice) for position, dice, *_ in random_turns(variant, games, seed)]
 
 
 def percentile(sorted_values: list[float], fraction: float) -> float:
