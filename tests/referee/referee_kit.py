@@ -4,13 +4,15 @@
 referee is judged against a second, independent reading of those texts:
 
 * readings are `Reading` values changed here by hand: `moved` applies one move (origin -1,
-  destination +1, a hit sends the opposing checker on the destination to the bar), `lifted`
-  takes a checker off the board, `after_step` follows one guidance `Step`;
+  destination +1, a hit sends the opposing checker on the destination to the bar), `changed`
+  adds or takes away checkers (lifting one into the hand), `after_step` follows one guidance
+  `Step` and `follow_guidance` follows them until the verdict is no longer illegal;
 * `ModelTree` is an independent play tree: it plays the dice one at a time with its own single-move
   rules (closing, bar first, pins, bearing off, hit-and-run in home, first checker, head rule) and
   keeps every state from which one of the engine's legal plays (`legal_plays`, the finals) is still
   reachable. Its readings are the legal readings of the turn; the model is cross-checked against
   the engine's own plays (every prefix of every play must be in it);
+* `CascadeModel` does the same for Gul Bara's cascading doubles, stage by stage, without the engine;
 * `random_turns` walks a random game with `Turn.pick_play` (hypothesis draws the dice and choices).
 """
 from __future__ import annotations
@@ -29,10 +31,8 @@ ALL_VARIANTS = ("portes", "tavla", "plakoto", "tapa", "neverfinishing",
                 "fevga", "moultezim", "gulbara", "narde")
 PARALLEL = ("fevga", "moultezim", "gulbara", "narde")
 HITTING = ("portes", "tavla", "neverfinishing")     # rules.md: the games with a bar
-PINNING = ("plakoto", "tapa", "neverfinishing")
 # The broad properties keep gulbara's cascades out (the issue: they are tested on fixed positions).
 NO_CASCADES = {v: None for v in ALL_VARIANTS} | {"gulbara": {"cascading_doubles": False}}
-LEGAL_KINDS = ("unchanged", "partial", "complete")
 LOCATIONS = ("bar",) + tuple(str(p) for p in range(1, 25)) + ("off",)
 
 # -- geometry (position-json.md) -----------------------------------------------------------------
@@ -46,13 +46,6 @@ def route(variant: str, color: Color) -> tuple[int, ...]:
     if variant in PARALLEL:
         return tuple(range(12, 0, -1)) + tuple(range(24, 12, -1))
     return tuple(range(1, 25))
-
-
-def travel_order(variant: str, color: Color) -> dict[str, int]:
-    """Location -> rank along `color`'s way: bar, its route, off."""
-    order = {"bar": 0, "off": 25}
-    order.update({str(p): i for i, p in enumerate(route(variant, color), 1)})
-    return order
 
 
 # -- readings changed by hand --------------------------------------------------------------------
@@ -90,21 +83,11 @@ def moved(reading: Reading, color: Color, origin: str, destination: str, hit: bo
     return reading
 
 
-def played(reading: Reading, color: Color, moves) -> Reading:
-    for move in moves:
-        reading = moved(reading, color, move.origin, move.destination, move.hit)
-    return reading
-
-
 def after_step(reading: Reading, step: Step) -> Reading:
     """Follow one guidance step: a checker from the hand is only put down."""
     if step.origin != "hand":
         reading = changed(reading, step.color, step.origin, -1)
     return changed(reading, step.color, step.destination, +1)
-
-
-def counts_by_location(reading: Reading) -> dict[tuple[Color, str], int]:
-    return {(c, loc): count(reading, c, loc) for c in (WHITE, BLACK) for loc in LOCATIONS}
 
 
 def differing(a: Reading, b) -> tuple[str, ...]:
