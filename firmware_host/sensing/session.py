@@ -89,7 +89,9 @@ class LinkSession:
 
     def tick(self, now: float) -> None:
         silent_for = now - self._last_frame_at
-        if self.state is LinkState.UP and silent_for >= self._sensors.silence_timeout_s:
+        # Silent once up, or never answering since the port opened (a hung MCU): both are reported.
+        if self.state in (LinkState.UP, LinkState.CONNECTING) \
+                and silent_for >= self._sensors.silence_timeout_s:
             self.state = LinkState.SILENT
             self._emit(LinkSilent(silent_for))
             self._send(p.RequestHello, now)

@@ -127,6 +127,18 @@ def test_a_silent_mcu_is_reported_after_the_missed_heartbeats_and_welcomed_back(
     assert up.hello.boot_nonce == rig.nonce and not rig.take(McuReset)
 
 
+def test_an_mcu_hung_before_the_port_opens_is_reported_silent_then_welcomed_when_it_answers():
+    rig = Rig()
+    rig.mcu_runs = False
+    rig.open()
+    rig.run(CONFIG.sensors.silence_timeout_s + 0.2)
+    [silent] = rig.take(LinkSilent)
+    assert silent.silent_for_s >= CONFIG.sensors.silence_timeout_s and not rig.take(LinkUp)
+    rig.mcu_runs = True
+    rig.run(1.0)   # a retried hello request gets through
+    assert len(rig.take(LinkUp)) == 1
+
+
 def test_a_reconnect_to_a_rebooted_mcu_gives_link_up_then_reset():
     rig = opened_rig()
     rig.close("unplugged")
