@@ -237,16 +237,7 @@ class ModelTree:
                         seen.add(child)
                         nxt.append(child)
             level = nxt
-        parents = defaultdict(list)
-        for state, children in self.edges.items():
-            for _, child in children:
-                parents[child].append(state)
-        alive, frontier = set(ends), list(ends)
-        while frontier:
-            for parent in parents[frontier.pop()]:
-                if parent not in alive:
-                    alive.add(parent)
-                    frontier.append(parent)
+        alive = reaching(self.edges, ends)
         self.alive = alive
         self.ends = ends
         self.readings: dict[Reading, list[State]] = defaultdict(list)
@@ -548,19 +539,25 @@ class CascadeModel(ModelTree):
                         else:
                             ends.add(state)
             roots = next_roots
-        parents = defaultdict(list)
-        for state, children in self.edges.items():
-            for _, child in children:
-                parents[child].append(state)
-        alive, frontier = set(ends), list(ends)
-        while frontier:
-            for parent in parents[frontier.pop()]:
-                if parent not in alive:
-                    alive.add(parent)
-                    frontier.append(parent)
+        alive = reaching(self.edges, ends)
         self.alive, self.ends = alive, ends
         self.readings = defaultdict(list)
         for state in alive:
             self.readings[self.reading(state)].append(state)
         self.finals = {self.reading(s) for s in ends}
         self.start_reading = self.reading(self.start)
+
+
+def reaching(edges: dict, ends: set) -> set:
+    """The states from which one of `ends` can be reached along `edges` (ends included)."""
+    parents = defaultdict(list)
+    for state, children in edges.items():
+        for _, child in children:
+            parents[child].append(state)
+    alive, frontier = set(ends), list(ends)
+    while frontier:
+        for parent in parents[frontier.pop()]:
+            if parent not in alive:
+                alive.add(parent)
+                frontier.append(parent)
+    return alive
