@@ -54,11 +54,10 @@ from pathlib import Path
 from types import MappingProxyType
 from typing import Any, Callable, Iterable, Mapping
 
-import tomli_w
 
 from firmware_host.hw.boardfile import BoardFileError, Table, read_board_file
-from firmware_host.hw.pinmap import PinMap, load_pin_map
-from firmware_host.leds.layout import LedConfig, load_led_config
+from firmware_host.hw.pinmap import PinMap, parse_pin_map
+from firmware_host.leds.layout import LedConfig, parse_led_config
 from firmware_host.rules import GAME_OPTIONS, VARIANTS, Rules, RulesError
 from firmware_host.rules.variants import option_name
 from firmware_host.rules.match import OPENING_ROLLS, RESIGN_POINTS, TIE_STARTERS, MatchRules, sequence_of
@@ -444,7 +443,7 @@ def _board(problems: _Collector, board_file: Path, overrides: dict[str, dict[str
         return None
     try:
         sensing = parse_sensing_config(document, str(board_file))
-        pins, leds = load_pin_map(board_file), load_led_config(board_file)
+        pins, leds = parse_pin_map(document, board_file), parse_led_config(document, board_file)
     except BoardConfigError as error:
         problems.add("", str(error).removeprefix(f"{board_file}: "), file=str(board_file))
         return None
@@ -462,22 +461,18 @@ def _board(problems: _Collector, board_file: Path, overrides: dict[str, dict[str
         sensing = parse_sensing_config(merged, problems.source)
     except BoardConfigError as error:
         problems.add("", str(error).removeprefix(f"{problems.source}: "))
-    # The pin map and LED loaders read only files: they read the merged document from a private copy.
-    with tempfile.TemporaryDirectory(prefix="tavli-board-config-") as folder:
-        merged_file = Path(folder) / "board.toml"
-        merged_file.write_text(tomli_w.dumps(merged))
-        loaded = []
-        for loader, tables in ((load_pin_map, ("button", "leds")), (load_led_config, ("leds",))):
-            try:
-                loaded.append(loader(merged_file))
-            except BoardFileError as error:
-                overridden = [f"{table}.{key}" for table in tables for key in overrides.get(table, ())]
-                if error.key in overridden:
-                    problems.board_error(error, file=problems.source)
-                else:  # an override clashes with the rest of the board file
-                    problem = str(error).removeprefix(f"{error.path}: ")
-                    problems.add(", ".join(overridden), f"with these settings the board file {board_file} "
-                                 f"no longer fits: {problem}")
+    loaded = []
+    for parse, tables in ((parse_pin_map, ("button", "leds")), (parse_led_config, ("leds",))):
+        try:
+            loaded.append(parse(merged, problems.source))
+        except BoardFileError as error:
+            overridden = [f"{table}.{key}" for table in tables for key in overrides.get(table, ())]
+            if error.key in overridden:
+                problems.board_error(error)
+            else:  # an override clashes with the rest of the board file
+                problem = str(error).removeprefix(f"{error.path}: ")
+                problems.add(", ".join(overridden), f"with these settings the board file {board_file} "
+                             f"no longer fits: {problem}")
     return (sensing, *loaded) if len(loaded) == 2 else None
 
 

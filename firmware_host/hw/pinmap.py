@@ -9,6 +9,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from firmware_host.hw.boardfile import BoardFileError, Table, read_board_file
 
@@ -68,7 +69,7 @@ def _milliseconds(table: Table, key: str, default_s: float, *, minimum: int, max
     return table.integer(key, default=round(default_s * 1000), minimum=minimum, maximum=maximum) / 1000
 
 
-def _read_button(path: Path, document: dict) -> ButtonConfig:
+def _read_button(path: Path | str, document: dict) -> ButtonConfig:
     table = Table.of(path, document, "button")
     pin = table.integer("pin", minimum=_FIRST_BCM, maximum=_LAST_BCM)
     pull_up = table.boolean("pull_up", default=ButtonConfig.pull_up)
@@ -81,7 +82,7 @@ def _read_button(path: Path, document: dict) -> ButtonConfig:
     return ButtonConfig(pin=pin, pull_up=pull_up, debounce_s=debounce_s, hold_s=hold_s, stuck_s=stuck_s)
 
 
-def _read_buzzer(path: Path, document: dict) -> BuzzerConfig:
+def _read_buzzer(path: Path | str, document: dict) -> BuzzerConfig:
     table = Table.of(path, document, "buzzer", required=False)
     config = BuzzerConfig(
         pin=table.integer("pin", default=None, minimum=_FIRST_BCM, maximum=_LAST_BCM),
@@ -104,8 +105,12 @@ def read_led_data_line(table: Table) -> LedDataLine:
 
 def load_pin_map(path: Path | str) -> PinMap:
     """Read and check the pin map of the board file at `path`; a pin used twice is an error."""
-    path = Path(path)
-    document = read_board_file(path)
+    return parse_pin_map(read_board_file(path), Path(path))
+
+
+def parse_pin_map(document: dict[str, Any], path: Path | str) -> PinMap:
+    """The pin map of a parsed board file; errors name `path` (the file it came from, or the one
+    whose settings were merged into it)."""
     button = _read_button(path, document)
     buzzer = _read_buzzer(path, document)
     # [leds] is only partly read here; its other keys are the layout's, checked by its loader.

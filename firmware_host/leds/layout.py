@@ -26,7 +26,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 from types import MappingProxyType
-from typing import Mapping
+from typing import Any, Mapping
 
 from firmware_host.hw.boardfile import Table, read_board_file
 from firmware_host.hw.pinmap import LedDataLine, read_led_data_line
@@ -57,7 +57,7 @@ DICE_LEDS = {"pips": 7, "row": 6}
 
 @dataclass(frozen=True)
 class LedLayout:
-    """LED indices of every group. Built by `load_led_config`, which checks it."""
+    """LED indices of every group. Built by `parse_led_config`, which checks it."""
 
     count: int
     locations: Mapping[str, tuple[int, ...]]  # every name of scene.LOCATIONS
@@ -106,8 +106,13 @@ def _check_indices(count: int, tables: list[tuple[Table, dict[str, tuple[int, ..
 
 def load_led_config(path: Path | str) -> LedConfig:
     """Read and check the `[leds]` tables of the board file at `path`; other tables are ignored."""
-    path = Path(path)
-    table = Table.of(path, read_board_file(path), "leds")
+    return parse_led_config(read_board_file(path), Path(path))
+
+
+def parse_led_config(document: dict[str, Any], path: Path | str) -> LedConfig:
+    """The `[leds]` tables of a parsed board file; errors name `path` (the file it came from, or
+    the one whose settings were merged into it)."""
+    table = Table.of(path, document, "leds")
     data_line = read_led_data_line(table)
     count = table.integer("count", minimum=1, maximum=MAX_LEDS)
     pixel_order = table.choice("pixel_order", PIXEL_ORDERS, default="GRB")

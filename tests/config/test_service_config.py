@@ -5,6 +5,9 @@ import pytest
 
 from firmware_host.cli import main
 from firmware_host.config import BUILT_IN, ConfigError, load_config
+from firmware_host.hw.boardfile import BoardFileError
+from firmware_host.hw.pinmap import load_pin_map, parse_pin_map
+from firmware_host.leds.layout import load_led_config, parse_led_config
 from firmware_host.sensing.config import DEFAULT_BOARD_FILE
 
 SHIPPED_CONFIG = Path(__file__).resolve().parents[2] / "systemd" / "config.toml"
@@ -111,6 +114,15 @@ def test_an_override_that_does_not_fit_the_board_file_names_both(write_config):
     assert any("leds.count: with these settings the board file" in problem and "LED 100 is past the end of the strip"
                in problem for problem in problems)
     assert any("button.pin" in problem and "BCM 18 is already used by button.pin" in problem for problem in problems)
+
+
+def test_the_board_loaders_read_a_parsed_document_as_they_read_its_file(board, shipped_board_file):
+    # The config lays its overrides over the parsed board file and hands the result to these.
+    assert parse_pin_map(board, shipped_board_file) == load_pin_map(shipped_board_file)
+    assert parse_led_config(board, shipped_board_file) == load_led_config(shipped_board_file)
+    board["leds"]["count"] = 10
+    with pytest.raises(BoardFileError, match=r"^/etc/tavli-board/config.toml: leds.locations.2: LED 10 is past"):
+        parse_led_config(board, "/etc/tavli-board/config.toml")
 
 
 def test_timings_are_checked_together(write_config):
