@@ -5,7 +5,7 @@
     service.run()                               # until service.stop() (SIGTERM, SIGINT)
 
 systemd hears READY=1 once the sensor link is up or the link-lost state is entered (either way the
-board is being refereed or shows why not), WATCHDOG=1 from the loop's own thread at half of
+board is being refereed or shows why not), STATUS= with `status_line` whenever it changes, WATCHDOG=1 from the loop's own thread at half of
 WatchdogSec (a hung loop stops pinging and is restarted), and STOPPING=1 at the end, after which the
 hardware is closed and the LEDs are dark.
 
@@ -27,6 +27,7 @@ from firmware_host.journal import Journal, ResumeState
 from firmware_host.sensing.events import LinkUp
 from firmware_host.service.hardware import Hardware
 from firmware_host.service.notify import SystemdNotifier
+from firmware_host.service.status import status_line
 
 log = logging.getLogger(__name__)
 
@@ -40,6 +41,7 @@ class Service:
     notifier: SystemdNotifier
     resumed: ResumeState | None = None      # the unfinished match the journal held at the start
     ready: bool = field(default=False, init=False)
+    status: str | None = field(default=None, init=False)   # the last STATUS= told to systemd
 
     @classmethod
     def open(cls, config: Config, notifier: SystemdNotifier | None = None) -> Service:
@@ -85,17 +87,17 @@ class Service:
             self.notifier.close()
 
     def _observe(self, controller: Controller, event: object) -> None:
-        if self.ready:
-            return
-        if isinstance(event, LinkUp):
-            self._ready("sensor link up")
-        elif controller.state == m.LINK_LOST:
-            self._ready("sensor link lost: waiting for the board")
-
-    def _ready(self, status: str) -> None:
-        self.ready = True
-        self.notifier.ready(status)
-        log.info("ready: %s", status)
+        """READY once the link is up or lost (a silent MCU is lost too); then STATUS= on every change."""
+        status = status_line(controller)
+        if not self.ready:
+            if isinstance(event, LinkUp) or controller.state == m.LINK_LOST:
+                self.ready, self.status = True, status
+                self.notifier.ready(status)
+                log.info("ready: %s", status)
+        elif status != self.status:
+            self.status = status
+            self.notifier.status(status)
+            log.info("status: %s", status)
 
 
 def _score_text(state: ResumeState) -> str:

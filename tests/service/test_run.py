@@ -1,22 +1,25 @@
 """`tavli-board run`, the systemd service, on the simulated board: as a child process talking to a fake
 systemd, and in this process where its LEDs and journal can be looked at."""
 import os
+import re
 import signal
 import subprocess
 import sys
 import threading
+import time
 
 import pytest
 
 from firmware_host.cli import main
 from firmware_host.config import load_config
-from firmware_host.journal import Journal, JournalReader
+from firmware_host.journal import Journal, JournalReader, Kind
 from firmware_host.leds.render import OFF
 from firmware_host.rules import Position
 from firmware_host.service.notify import SystemdNotifier
 from firmware_host.service.run import Service
 
 WATCHDOG_USEC = 200_000   # pings every 0.1 s: several within the test
+FIRST_GAME = "game 1 of tavli (portes)"
 
 
 @pytest.fixture
@@ -43,7 +46,7 @@ def test_the_service_tells_systemd_ready_pings_the_watchdog_and_stops_cleanly_on
     child = subprocess.Popen([sys.executable, "-m", "firmware_host", "run", "--config", str(config_file)],
                              env=environment, stderr=subprocess.PIPE, text=True)
     try:
-        assert systemd.wait_for("READY=1")[-1] == "READY=1\nSTATUS=sensor link up"
+        assert systemd.wait_for("READY=1")[-1].startswith(f"READY=1\nSTATUS={FIRST_GAME}: ")
         systemd.wait_for("WATCHDOG=1")
         systemd.wait_for("WATCHDOG=1")
         child.send_signal(signal.SIGTERM)
@@ -51,7 +54,8 @@ def test_the_service_tells_systemd_ready_pings_the_watchdog_and_stops_cleanly_on
     finally:
         child.kill()
         child.wait()
-    assert set(systemd.wait_for("STOPPING=1")) <= {"WATCHDOG=1", "STOPPING=1"}
+    assert {message for message in systemd.wait_for("STOPPING=1") if not message.startswith("STATUS=")} <= \
+        {"WATCHDOG=1", "STOPPING=1"}
     with JournalReader.open(tmp_path / "journal.sqlite3") as journal:
         assert [event.data["what"] for event in journal.tail(2)] == ["started", "stopped"]
 
@@ -79,7 +83,30 @@ def test_the_leds_are_dark_after_a_stop(config, systemd):
     frames = service.hardware.strip.frames
     assert any(pixel != OFF for frame in frames for pixel in frame), "the board was never lit"
     assert set(frames[-1]) == {OFF}
-    assert systemd.received() == ["READY=1\nSTATUS=sensor link up", "STOPPING=1"]
+    assert systemd.received()[-1] == "STOPPING=1"
+
+
+def test_systemd_hears_the_state_of_the_match_whenever_it_changes(config, systemd):
+    service = Service.open(config, SystemdNotifier({"NOTIFY_SOCKET": str(systemd.path)}))
+    thread = run_until_ready(service)
+    try:
+        # The simulated board starts laid out for portes: once read, the opening roll is due.
+        assert systemd.wait_for("READY=1")[-1].startswith(f"READY=1\nSTATUS={FIRST_GAME}: ")
+        assert systemd.wait_for(f"STATUS={FIRST_GAME}: opening roll")[-1] == \
+            f"STATUS={FIRST_GAME}: opening roll; white 0, black 0 (to 5)"
+        pin = config.pins.button.pin
+        while service.loop.controller.state == "opening_roll":   # ties roll again
+            service.hardware.simulation.press_button(pin)
+            time.sleep(0.1)
+            service.hardware.simulation.release_button(pin)
+            time.sleep(0.1)
+        status = systemd.wait_for(f"STATUS={FIRST_GAME}: ", timeout_s=5)[-1]
+        assert re.fullmatch(rf"STATUS={re.escape(FIRST_GAME)}: (white|black) to (roll|move [1-6]-[1-6]); "
+                            r"white 0, black 0 \(to 5\)", status), status
+    finally:
+        service.stop()
+        thread.join(20)
+    assert systemd.received()[-1] == "STOPPING=1"
 
 
 def test_an_unfinished_match_in_the_journal_is_found_at_the_start(config):
@@ -103,4 +130,19 @@ def test_an_unplugged_sensor_mcu_still_makes_the_service_ready_in_link_lost(conf
     service.stop()
     thread.join(20)
     assert state == "link_lost"
-    assert systemd.received() == ["READY=1\nSTATUS=sensor link lost: waiting for the board", "STOPPING=1"]
+    assert systemd.received() == [f"READY=1\nSTATUS=sensor link lost, waiting for the board; {FIRST_GAME}: setting up "
+                                  "the board; white 0, black 0 (to 5)", "STOPPING=1"]
+
+
+def test_an_mcu_that_never_answers_makes_the_service_ready_in_link_lost(config, systemd):
+    service = Service.open(config, SystemdNotifier({"NOTIFY_SOCKET": str(systemd.path)}))
+    service.hardware.simulation.mcu.go_silent()   # the port opens; no hello, no frame ever comes
+    thread = run_until_ready(service)
+    state = service.loop.controller.state
+    service.stop()
+    thread.join(20)
+    assert state == "link_lost"
+    assert systemd.received()[0].startswith("READY=1\nSTATUS=sensor link lost, waiting for the board; ")
+    with JournalReader.open(config.journal_path) as journal:
+        [fault] = [event for event in journal.tail(10) if event.kind is Kind.FAULT]
+    assert fault.data["fault"] == "link_lost" and fault.data["message"].startswith("no frame for ")

@@ -1,0 +1,53 @@
+"""The one line `systemctl status tavli-board` shows: where the match stands, from the controller.
+
+    status_line(controller)   # "game 2 of tavli (plakoto): white to move 6-5; white 1, black 0 (to 5)"
+
+Overlays (link lost, a sensor fault) say what is wrong first and then what they keep.
+"""
+from __future__ import annotations
+
+from firmware_host.controller import Controller
+from firmware_host.controller import machine as m
+from firmware_host.rules.match import PRESETS
+from firmware_host.rules.position import Color
+
+
+def status_line(controller: Controller) -> str:
+    state = controller.state
+    if state == m.LINK_LOST:
+        return f"sensor link lost, waiting for the board; {_game_line(controller, controller.overlay_return)}"
+    if state == m.SENSOR_FAULT:
+        faults = "; ".join(fault.reason for fault in controller.sensor_faults.values())
+        return f"sensor fault ({faults}); {_game_line(controller, controller.overlay_return)}"
+    return _game_line(controller, state)
+
+
+def _game_line(controller: Controller, state: str) -> str:
+    match = controller.match
+    score = match.score
+    points = f"white {score[Color.WHITE]}, black {score[Color.BLACK]} (to {match.rules.target})"
+    if state == m.MATCH_OVER:
+        return f"match of {_match_name(match.rules.sequence)} over: {match.winner} wins; {points}"
+    if state == m.GAME_OVER:
+        last = match.games[-1]
+        outcome = "a tie" if last.result.winner is None else f"{last.result.winner} wins {last.result.points}"
+        return f"game {len(match.games)} of {_match_name(match.rules.sequence)} ({last.variant}) over: {outcome}; {points}"
+    turn = controller.position.turn
+    doing = {
+        m.SETUP: "setting up the board",
+        m.OPENING_ROLL: "opening roll",
+        m.AWAITING_ROLL: f"{turn} to roll",
+        m.MOVING: f"{turn} to move" + ("" if controller.dice is None else " {}-{}".format(*controller.dice)),
+        m.CORRECTING: "illegal board, guiding it back",
+        m.REFEREE: f"referee mode ({turn} to move)",
+    }[state]
+    return (f"game {len(match.games) + 1} of {_match_name(match.rules.sequence)} ({controller.variant}): "
+            f"{doing}; {points}")
+
+
+def _match_name(sequence: tuple[str, ...]) -> str:
+    """The preset's name ("tavli"), or the games in order."""
+    for name, games in PRESETS.items():
+        if games == sequence:
+            return name
+    return "+".join(sequence)

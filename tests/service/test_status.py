@@ -1,0 +1,61 @@
+"""The STATUS= line systemd shows: where the match stands, in every state of the controller."""
+from types import SimpleNamespace
+
+import pytest
+
+from firmware_host.controller import machine as m
+from firmware_host.rules import GameResult, Position
+from firmware_host.rules.match import Match, MatchRules
+from firmware_host.rules.position import Color
+from firmware_host.sensing.events import FaultKind, SensorFault
+from firmware_host.service.status import status_line
+
+WHITE, BLACK = Color.WHITE, Color.BLACK
+
+
+def match_after(*winners: Color, sequence="tavli", target=5) -> Match:
+    match = Match.new(MatchRules(sequence=sequence, target=target))
+    for winner in winners:
+        match = match.record(GameResult(winner, 2, "gammon"), winner, winner)
+    return match
+
+
+def controller(state: str, match: Match, *, turn=WHITE, dice=None, overlay_return=m.SETUP, faults=()):
+    """The controller's attributes the status line reads."""
+    variant = match.next_variant
+    return SimpleNamespace(state=state, match=match, variant=variant, position=Position.start(variant, turn),
+                           dice=dice, overlay_return=overlay_return,
+                           sensor_faults={(fault.location, fault.kind): fault for fault in faults})
+
+
+@pytest.mark.parametrize("state, turn, dice, line", [
+    (m.SETUP, WHITE, None, "game 2 of tavli (plakoto): setting up the board; white 2, black 0 (to 5)"),
+    (m.OPENING_ROLL, WHITE, None, "game 2 of tavli (plakoto): opening roll; white 2, black 0 (to 5)"),
+    (m.AWAITING_ROLL, BLACK, None, "game 2 of tavli (plakoto): black to roll; white 2, black 0 (to 5)"),
+    (m.MOVING, WHITE, (6, 5), "game 2 of tavli (plakoto): white to move 6-5; white 2, black 0 (to 5)"),
+    (m.CORRECTING, WHITE, (6, 5), "game 2 of tavli (plakoto): illegal board, guiding it back; white 2, black 0 (to 5)"),
+    (m.REFEREE, BLACK, (1, 1), "game 2 of tavli (plakoto): referee mode (black to move); white 2, black 0 (to 5)"),
+])
+def test_a_game_under_way_says_which_game_of_which_match_who_is_to_do_what_and_the_score(state, turn, dice, line):
+    assert status_line(controller(state, match_after(WHITE), turn=turn, dice=dice)) == line
+
+
+def test_between_games_and_at_the_end_of_the_match():
+    assert status_line(controller(m.GAME_OVER, match_after(WHITE, BLACK))) == \
+        "game 2 of tavli (plakoto) over: black wins 2; white 2, black 2 (to 5)"
+    assert status_line(controller(m.MATCH_OVER, match_after(BLACK, BLACK, BLACK))) == \
+        "match of tavli over: black wins; white 0, black 6 (to 5)"
+
+
+def test_a_match_of_no_preset_is_named_by_its_games():
+    assert status_line(controller(m.SETUP, match_after(sequence="fevga,portes", target=3))) == \
+        "game 1 of fevga+portes (fevga): setting up the board; white 0, black 0 (to 3)"
+
+
+def test_an_overlay_says_what_is_wrong_and_what_it_keeps():
+    match = match_after(WHITE)
+    assert status_line(controller(m.LINK_LOST, match, turn=BLACK, dice=(3, 2), overlay_return=m.MOVING)) == \
+        "sensor link lost, waiting for the board; game 2 of tavli (plakoto): black to move 3-2; white 2, black 0 (to 5)"
+    fault = SensorFault("point:7", FaultKind.FLICKER, "point:7 flickers")
+    assert status_line(controller(m.SENSOR_FAULT, match, overlay_return=m.OPENING_ROLL, faults=[fault])) == \
+        "sensor fault (point:7 flickers); game 2 of tavli (plakoto): opening roll; white 2, black 0 (to 5)"
