@@ -18,6 +18,7 @@ COMMAND_MODULES = (
     "firmware_host.journal.cli",
     "firmware_host.controller.cli",
     "firmware_host.service.cli",
+    "firmware_host.hil.cli",
 )
 
 
