@@ -32,6 +32,7 @@ from firmware_host.controller import Controller, Timings
 from firmware_host.controller.controller import Judged
 from firmware_host.hw.buzzer import Beep, Buzzer
 from firmware_host.hw.dice import DiceSource, SecretsDice
+from firmware_host.journal import ResumeState
 from firmware_host.leds.render import Frame, Renderer
 from firmware_host.leds.strips import Strip
 from firmware_host.referee import Reading, Referee
@@ -116,14 +117,17 @@ class EventLoop:
     def from_config(cls, config, journal, hardware, *, events: queue.Queue, dice: DiceSource | None = None,
                     clock: Clock | None = None, timings: Timings = Timings(), buzzer: Buzzer | None = None,
                     judge_in_background: bool = True,
-                    observers: Iterable[Callable[[Controller, object], None]] = ()) -> EventLoop:
+                    observers: Iterable[Callable[[Controller, object], None]] = (),
+                    resume: ResumeState | None = None) -> EventLoop:
         """The loop of the service: `config` (a `Config`), an open `Journal`, `hardware` opened with
         `post=events.put` (a `service.hardware.Hardware`); fair dice unless `dice` is given;
-        readings judged on a `JudgeWorker` unless `judge_in_background` is False."""
+        readings judged on a `JudgeWorker` unless `judge_in_background` is False; `resume`: the
+        journal's unfinished match (`journal.resume()`), continued instead of a new one."""
         beep: Callable[[Beep], None] = buzzer.beep if buzzer is not None else (lambda meaning: None)
         worker = JudgeWorker(events.put) if judge_in_background else None
         controller = Controller(journal, dice or SecretsDice(), config.match_rules, rules_for=config.rules_for,
-                                timings=timings, beep=beep, judge_elsewhere=worker.submit if worker else None)
+                                timings=timings, beep=beep, judge_elsewhere=worker.submit if worker else None,
+                                resume=resume)
         return cls(controller, Renderer.from_config(config.leds), strip=hardware.strip, clock=clock,
                    button=hardware.button, events=events, judge_worker=worker, observers=observers)
 

@@ -32,6 +32,7 @@ from firmware_host.controller.scenes import (destination_marks, fault_leds, led,
 from firmware_host.hw.buzzer import Beep
 from firmware_host.hw.dice import DiceSource
 from firmware_host.hw.events import DiceButtonFreed, DiceButtonStuck, DiceHeld, DicePressed
+from firmware_host.journal.events import Kind, PlayRecord, ResumeState
 from firmware_host.leds.scene import LOCATIONS, DiceSignal, Mark, Scene, Score
 from firmware_host.referee import Reading, Referee, Step, Verdict, restore
 from firmware_host.rules import BLACK, CHECKERS, WHITE, Color, Play, Position, Rules
@@ -94,9 +95,12 @@ class Controller:
     def __init__(self, journal: Any, dice: DiceSource, match_rules: MatchRules, *,
                  rules_for: Callable[[str], Rules] = Rules.for_variant, timings: Timings = Timings(),
                  beep: Callable[[Beep], None] = lambda meaning: None,
-                 judge_elsewhere: Callable[[Referee, Reading], None] | None = None) -> None:
+                 judge_elsewhere: Callable[[Referee, Reading], None] | None = None,
+                 resume: ResumeState | None = None) -> None:
         """`judge_elsewhere(referee, reading)`: hand a reading to be judged off the loop (the verdict
-        comes back as a `Judged` event); None judges here, at once (tests, benchmarks)."""
+        comes back as a `Judged` event); None judges here, at once (tests, benchmarks).
+        `resume`: the unfinished match of the journal (`Journal.resume()`), continued rather than a
+        new one begun; `match_rules` then serve only for a new match after it."""
         self.journal = journal
         self.dice_source = dice
         self.match_rules = match_rules
@@ -139,8 +143,39 @@ class Controller:
         self.correction_return = m.MOVING
         self.refused_until = float("-inf")
         self.deadline: float | None = None                 # game over: when the next game's setup begins
-        m.build_machine(self)
+        # Resuming: the state the journaled game goes on in, once the board shows it.
+        self.resume_target: str | None = None
+        self.orientation_journaled = True
+        m.build_machine(self, initial=m.SETUP if resume is None else self._take_up(resume))
         self.scene = self._build_scene()
+
+    def _take_up(self, resume: ResumeState) -> str:
+        """Take up the journaled match: its rules, its score and its game under way (position, roll,
+        last play, orientation). Returns the state to start in: setup when no game is under way,
+        else resuming, which goes on in `resume_target` once the board shows the game."""
+        self.match, self.match_id = resume.match, resume.match_id
+        game = resume.game
+        if game is None:
+            self.prepare_next_game()
+            log.info("match %d resumed between games, score %s", self.match_id, self._score())
+            return m.SETUP
+        self.variant, self.rules, self.starter, self.position = game.variant, game.rules, game.starter, game.position
+        if game.orientation is not None:
+            self.orientation = Orientation(game.orientation)
+        else:   # a journal from before orientations were journaled: found from the board
+            self.orientation_journaled = False
+        last = game.last_play
+        if last is not None and last.position == game.position:   # not undone by a referee restore
+            self.last_play = LastPlay(_position_before(self.journal, resume.match_id, last), last.side, last.dice,
+                                      Play(last.moves, last.position))
+        if game.pending_roll is not None:
+            self.resume_target = m.MOVING
+            self._start_turn(game.side_to_move, game.pending_roll)
+        elif game.starter is None and game.first_mover is None:
+            self.resume_target = m.OPENING_ROLL
+        else:
+            self.resume_target = m.AWAITING_ROLL
+        return m.RESUMING
 
     # == input ==================================================================================
 
@@ -193,6 +228,8 @@ class Controller:
 
     def _sense(self, event: BoardChanging | BoardStable | BoardSettled) -> None:
         self.sensed = event.reading
+        if self.state == m.RESUMING and not self.orientation_journaled:
+            self.orientation = nearest(event.reading, self.position)
         self.changing = isinstance(event, BoardChanging)
         self.settled = isinstance(event, BoardSettled)
         if self._in_turn() and (not self.changing or self._lifted(event.reading)):
@@ -311,6 +348,13 @@ class Controller:
     def board_illegal(self) -> bool:
         return self.verdict is not None and self.verdict.kind == "illegal"
 
+    def board_continues_game(self) -> bool:
+        """Resuming: the board shows the journaled position, or (a roll pending) any legal stage of
+        playing it, a checker in hand included."""
+        if self.resume_target == m.MOVING:
+            return self.verdict is not None and self.verdict.kind != "illegal"
+        return self.board_shows_position()
+
     def board_legal_again(self) -> bool:
         if self.correction_return == m.MOVING:
             return self.verdict is not None and self.verdict.legal
@@ -327,22 +371,26 @@ class Controller:
         return bool(self.sensor_faults)
 
     def returns_to(self) -> str:
-        """The state a correction or an overlay goes back to (the `resumes_<state>` conditions)."""
-        return self.correction_return if self.state == m.CORRECTING else self.overlay_return
+        """The state a correction, a resumed game or an overlay goes on in (the `resumes_<state>`
+        conditions)."""
+        if self.state == m.CORRECTING:
+            return self.correction_return
+        return self.resume_target if self.state == m.RESUMING else self.overlay_return
 
     # == callbacks (named in machine.TRANSITIONS) ===================================================
 
     def begin_game(self) -> None:
         self.orientation = detect(self.sensed, self.position)
         if self.match_id is None:
-            self.match_id = self.journal.start_match(self.match_rules)
-        self.journal.start_game(self.variant, self.rules, starter=self.starter, position=self.position)
+            self.match_id = self.journal.start_match(self.match.rules)
+        self.journal.start_game(self.variant, self.rules, starter=self.starter, position=self.position,
+                                orientation=self.orientation.value)
         self.opening_dice = None
         log.info("game of %s begins; the board lies %s", self.variant, self.orientation.value)
 
     def roll_opening_dice(self) -> None:
         white_die, black_die = self.dice_source.roll_die(), self.dice_source.roll_die()
-        outcome = opening_roll(white_die, black_die, self.match_rules.opening_roll)
+        outcome = opening_roll(white_die, black_die, self.match.rules.opening_roll)
         self.journal.record_opening_roll(white_die, black_die, outcome)
         self.opening_dice = (white_die, black_die)
         if outcome.starter is None:
@@ -388,7 +436,7 @@ class Controller:
         log.info("press refused: %s", reason)
 
     def _refusal_reason(self) -> str:
-        if self.state in m.OVERLAYS:
+        if self.state in m.OVERLAYS or self.state == m.RESUMING:
             return self.state
         if self.state == m.SETUP:
             return "board_not_set_up"
@@ -408,13 +456,24 @@ class Controller:
                 "fault": "sensor_fault", "in_hand": "checker_in_hand"}[self.verdict.kind]
 
     def remember_correction_return(self) -> None:
-        self.correction_return = self.state
-        self.correction_goal = self.verdict.target if self.state == m.MOVING else self.position
+        self._begin_correction(self.state, "illegal_board")
+
+    def guide_back_to_journal(self) -> None:
+        self._begin_correction(self.resume_target, "board_differs_from_journal")
+
+    def _begin_correction(self, returning_to: str, reason: str) -> None:
+        self.correction_return = returning_to
+        self.correction_goal = self.verdict.target if returning_to == m.MOVING else self.position
         self.correction_steps = restore(self.correction_goal, self._reading())
         # Not a fault: a board no legal play explains, refused until it is put right.
-        self.journal.record_refusal("illegal_board", state=self.state,
+        self.journal.record_refusal(reason, state=self.state,
                                     steps=[step.to_json() for step in self.correction_steps])
         self.beep(Beep.ILLEGAL_BOARD)
+
+    def resume_game(self) -> None:
+        log.info("match %d resumed: game of %s, %s to move, going on in %s%s", self.match_id, self.variant,
+                 self.position.turn.value, self.resume_target,
+                 "" if self.board_continues_game() else " once the board is guided back")
 
     def remember_overlay_return(self) -> None:
         if self.state not in m.OVERLAYS:
@@ -494,7 +553,7 @@ class Controller:
 
     def _score(self) -> Score:
         score = self.match.score
-        return Score(score[Color.WHITE], score[Color.BLACK], self.match_rules.target)
+        return Score(score[Color.WHITE], score[Color.BLACK], self.match.rules.target)
 
     def _build_scene(self) -> Scene:
         scene = getattr(self, f"_scene_{self.state}")()
@@ -505,6 +564,11 @@ class Controller:
     def _turn_scene(self, marks: dict[str, Mark]) -> Scene:
         signal = DiceSignal.NO_LEGAL_MOVE if self.no_legal_move else None
         return Scene(marks, self.dice, signal, self.position.turn.value, self._score())
+
+    def _scene_resuming(self) -> Scene:
+        """The journaled score, whose turn and dice, waiting for the board to be read."""
+        turn = self.position.turn.value if self.resume_target != m.OPENING_ROLL else None
+        return Scene({}, self.dice, DiceSignal.WAITING if self.dice is None else None, turn, self._score())
 
     def _scene_setup(self) -> Scene:
         marks: dict[str, Mark] = {}
@@ -603,6 +667,16 @@ class Controller:
             return ()
         return tuple(Step(s.color, _physical(orientation, s.origin), _physical(orientation, s.destination))
                      for s in steps)
+
+
+def _position_before(journal: Any, match_id: int, last: PlayRecord) -> Position:
+    """The position `last` was played from: the one the journal held before it (a play's, a
+    referee's, or the game's start), with its side to move."""
+    for event in reversed(journal.match_events(match_id)):
+        if event.seq < last.seq and "position" in event.data and \
+                event.kind in (Kind.PLAY, Kind.REFEREE, Kind.GAME_STARTED):
+            return Position.from_json(event.data["position"]).with_turn(last.side)
+    raise LookupError(f"the journal of match {match_id} holds no position before its play {last.seq}")
 
 
 def _physical(orientation: Orientation, location: str) -> str:

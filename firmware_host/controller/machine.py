@@ -20,6 +20,7 @@ from typing import Any
 
 from transitions import Machine
 
+RESUMING = "resuming"            # a journaled match restarts: its game goes on when the board shows it
 SETUP = "setup"                  # guide the board into the game's start; find how it lies
 OPENING_ROLL = "opening_roll"    # one press rolls one die for each side; ties roll again
 AWAITING_ROLL = "awaiting_roll"  # the starter presses for the game's first roll
@@ -31,13 +32,15 @@ MATCH_OVER = "match_over"        # the final score; a press starts a new match
 LINK_LOST = "link_lost"          # overlay: the sensor link is down; the game is kept
 SENSOR_FAULT = "sensor_fault"    # overlay: a sensor reads impossible values; the game is kept
 
-STATES = (SETUP, OPENING_ROLL, AWAITING_ROLL, MOVING, CORRECTING, REFEREE, GAME_OVER, MATCH_OVER,
+STATES = (RESUMING, SETUP, OPENING_ROLL, AWAITING_ROLL, MOVING, CORRECTING, REFEREE, GAME_OVER, MATCH_OVER,
           LINK_LOST, SENSOR_FAULT)
 OVERLAYS = (LINK_LOST, SENSOR_FAULT)
 # The states an overlay returns to when its fault is over: every state but the overlays.
 RESUMABLE = tuple(state for state in STATES if state not in OVERLAYS)
 # The states that correcting returns to once the board is legal again.
 CORRECTABLE = (OPENING_ROLL, AWAITING_ROLL, MOVING)
+# The states a resumed game goes on in: the journal says which (`Controller.resume_target`).
+RESUMED = CORRECTABLE
 
 
 def _t(trigger: str, source: str | list[str], dest: str | None, **options: Any) -> dict[str, Any]:
@@ -52,6 +55,10 @@ def _returns(trigger: str, source: str, targets: tuple[str, ...], **options: Any
 
 
 TRANSITIONS: list[dict[str, Any]] = [
+    # -- resuming a journaled game: on at once, or guided back to the journaled board first ---------
+    *_returns("board_stable", RESUMING, RESUMED, conditions=["board_continues_game"], before="resume_game"),
+    _t("board_stable", RESUMING, CORRECTING, before=["resume_game", "guide_back_to_journal"]),
+    _t("press", RESUMING, None, after="refuse_press"),
     # -- setting up a game --------------------------------------------------------------------
     _t("board_stable", SETUP, AWAITING_ROLL, conditions=["board_set_up", "starter_known"],
        before="begin_game"),
@@ -111,10 +118,10 @@ def _triggers_by_state() -> dict[str, frozenset[str]]:
 TRIGGERS_BY_STATE = _triggers_by_state()
 
 
-def build_machine(model: Any) -> Machine:
-    """The running machine for `model` (a `Controller`), starting in setup. A trigger its state does
-    not list raises: the controller checks `TRIGGERS_BY_STATE` first."""
-    return Machine(model=model, states=list(STATES), transitions=TRANSITIONS, initial=SETUP,
+def build_machine(model: Any, initial: str = SETUP) -> Machine:
+    """The running machine for `model` (a `Controller`), starting in `initial`. A trigger its state
+    does not list raises: the controller checks `TRIGGERS_BY_STATE` first."""
+    return Machine(model=model, states=list(STATES), transitions=TRANSITIONS, initial=initial,
                    auto_transitions=False, queued=True)
 
 

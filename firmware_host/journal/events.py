@@ -21,13 +21,15 @@ from firmware_host.rules.position import Color
 class Kind(enum.StrEnum):
     MATCH_STARTED = "match_started"      # rules: MatchRules fields
     MATCH_ENDED = "match_ended"          # reason: "won" (written with the winning game's end) or "abandoned"
-    GAME_STARTED = "game_started"        # variant, rules (every option, resolved), starter, position
+    GAME_STARTED = "game_started"        # variant, rules (every option, resolved), starter, position,
+                                         # orientation (how the board lies; absent in older journals)
     OPENING_ROLL = "opening_roll"        # white, black (one die each), starter, first_dice, kept_die
     ROLL = "roll"                        # side, dice
     PLAY = "play"                        # side, dice, moves, position (after), result, remainder
     GAME_ENDED = "game_ended"            # result, last_mover, reason
     REFUSAL = "refusal"                  # reason, details: a roll refused, "rolling too early" ...
-    REFEREE = "referee"                  # action, details, position when the referee set one
+    REFEREE = "referee"                  # action, details, position when the referee set one (and the
+                                         # dice its side plays again from there, if any)
     FAULT = "fault"                      # fault, message, details
     FAULT_CLEARED = "fault_cleared"      # fault, message, details (a reconnect clears link-lost)
     SERVICE = "service"                  # what, details: the service started, the journal was moved aside
@@ -89,6 +91,7 @@ class GameState:
     last_play: PlayRecord | None
     pending_roll: tuple[int, int] | None  # rolled by position.turn and not yet committed by a play
     first_mover: Color | None = None     # who played the first turn, for a game begun without an opening roll
+    orientation: str | None = None       # how the board lies (controller.Orientation value); None: not journaled
 
     @property
     def side_to_move(self) -> Color:
@@ -136,7 +139,7 @@ class MatchProgress:
             starter = None if data["starter"] is None else Color(data["starter"])
             position = Position.from_json(data["position"])
             self.game = GameState(event.game, data["variant"], Rules.for_variant(data["variant"], data["rules"]),
-                                  starter, position, None, None)
+                                  starter, position, None, None, orientation=data.get("orientation"))
         elif event.kind is Kind.OPENING_ROLL:
             if data["starter"] is not None:
                 starter = Color(data["starter"])
@@ -154,7 +157,10 @@ class MatchProgress:
                                 first_mover=self.game.first_mover or side)
         elif event.kind is Kind.REFEREE:
             if data.get("position") is not None and self.game is not None:
-                self.game = replace(self.game, position=Position.from_json(data["position"]), pending_roll=None)
+                # Restoring the board before the last play: that side plays the same dice again.
+                dice = data.get("dice")
+                self.game = replace(self.game, position=Position.from_json(data["position"]),
+                                    pending_roll=None if dice is None else tuple(dice))
         elif event.kind is Kind.GAME_ENDED:
             starter = self.game.starter or self.game.first_mover or Color(data["last_mover"])
             self.match = self.match.record(result_from_json(data["result"]), starter, Color(data["last_mover"]))

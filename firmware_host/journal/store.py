@@ -273,10 +273,11 @@ class Journal(JournalReader):
         return started.seq
 
     def start_game(self, variant: str, rules: Rules, *, starter: Color | None = None,
-                   position: Position | None = None) -> int:
+                   position: Position | None = None, orientation: str | None = None) -> int:
         """Begin the match's next game with its resolved house rules. `starter`: who begins, when the
         previous game decided it (None: an opening roll will); `position`: the start position
-        (default: the variant's, with `starter`, or White, to move). Returns the game's number."""
+        (default: the variant's, with `starter`, or White, to move); `orientation`: how the board
+        lies, for resuming the lights the same way round. Returns the game's number."""
         progress = self._need_match("start a game")
         if progress.game is not None:
             raise JournalStateError(f"game {progress.game.number} is still under way: end it first")
@@ -285,9 +286,11 @@ class Journal(JournalReader):
         if position is None:
             position = Position.start(variant, starter or Color.WHITE)
         number = progress.next_game_number
-        self._append([(Kind.GAME_STARTED, {"variant": variant, "rules": rules.to_json(),
-                                           "starter": None if starter is None else starter.value,
-                                           "position": position.to_json()})], game=number)
+        data = {"variant": variant, "rules": rules.to_json(), "starter": None if starter is None else starter.value,
+                "position": position.to_json()}
+        if orientation is not None:
+            data["orientation"] = orientation
+        self._append([(Kind.GAME_STARTED, data)], game=number)
         return number
 
     def record_opening_roll(self, white_die: int, black_die: int, outcome: OpeningRoll) -> int:

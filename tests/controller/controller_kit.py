@@ -79,14 +79,25 @@ class Board:
 class Rig:
     def __init__(self, tmp_path, dice=(), *, match: MatchRules | None = None,
                  orientation: Orientation = Orientation.AS_WIRED, timings: Timings = Timings(), dice_source=None):
-        self.journal = Journal.open(tmp_path / "journal.sqlite3")
+        self.journal_path = tmp_path / "journal.sqlite3"
+        self.journal = Journal.open(self.journal_path)
         self.beeps = []
         self.match_rules = match or MatchRules(sequence=("portes",), target=3)
+        self.timings = timings
         self.controller = Controller(self.journal, dice_source or ScriptedDice(dice), self.match_rules,
                                      timings=timings, beep=self.beeps.append)
         self.orientation = orientation
         self.now = 0.0
         self.board = Board.of(Position.start(self.match_rules.sequence[0]), orientation)
+
+    def restart(self, dice=(), *, match: MatchRules | None = None) -> None:
+        """A power cut and a restart: the journal reopened from its file and a new controller resuming
+        its unfinished match (given `match` rules for a new one). The board stays as it was, unread."""
+        self.journal.close()
+        self.journal = Journal.open(self.journal_path)
+        self.beeps.clear()
+        self.controller = Controller(self.journal, ScriptedDice(dice), match or self.match_rules,
+                                     timings=self.timings, beep=self.beeps.append, resume=self.journal.resume())
 
     # -- time and events ----------------------------------------------------------------------------
 
