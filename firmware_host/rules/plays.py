@@ -10,6 +10,7 @@ higher die; then the obligations to open a prime; plays are distinct by their fi
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import lru_cache
 from operator import itemgetter
 from typing import Any, Callable, Iterable, Iterator, Mapping, NamedTuple
 
@@ -66,12 +67,65 @@ class GameResult:
                 "reason": self.reason}
 
 
-@dataclass(frozen=True)
 class Play:
-    moves: tuple[Move, ...]
-    position: Position                 # after the play; the opponent to move
-    result: GameResult | None = None   # set when the play ends the game
-    remainder: tuple[int, ...] = ()    # gulbara_remainder=opponent_plays: dice the opponent plays
+    """One legal play: its moves, the position after it (the opponent to move), the game's end
+    when the play ends the game, and (gulbara_remainder=opponent_plays) the dice the opponent plays.
+
+    An immutable value. A roll can have thousands of plays of which a caller reads a few, so the
+    plays `Turn` finds keep the search's state and build their moves and position on first use.
+    """
+
+    __slots__ = ("_moves", "_position", "_result", "_remainder", "_source")
+
+    def __init__(self, moves: tuple[Move, ...], position: Position, result: GameResult | None = None,
+                 remainder: tuple[int, ...] = ()):
+        self._moves, self._position = tuple(moves), position
+        self._result, self._remainder, self._source = result, tuple(remainder), None
+
+    @classmethod
+    def _found(cls, frame: "Frame", frame_moves: tuple[FrameMove, ...], node: "Node",
+               result: GameResult | None, remainder: tuple[int, ...]) -> "Play":
+        """A play the search found, built from its frame moves and final node when first read."""
+        play = cls.__new__(cls)
+        play._moves = play._position = None
+        play._result, play._remainder, play._source = result, remainder, (frame, frame_moves, node)
+        return play
+
+    @property
+    def moves(self) -> tuple[Move, ...]:
+        if self._moves is None:
+            frame, frame_moves, _ = self._source
+            self._moves = frame.moves(frame_moves)
+        return self._moves
+
+    @property
+    def position(self) -> Position:
+        """After the play; the opponent to move."""
+        if self._position is None:
+            frame, _, node = self._source
+            self._position = frame.to_position(node, played_turn=True)
+        return self._position
+
+    @property
+    def result(self) -> GameResult | None:
+        return self._result
+
+    @property
+    def remainder(self) -> tuple[int, ...]:
+        return self._remainder
+
+    def _key(self) -> tuple:
+        return self.moves, self.position, self._result, self._remainder
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Play) and self._key() == other._key()
+
+    def __hash__(self) -> int:
+        return hash(self._key())
+
+    def __repr__(self) -> str:
+        return (f"Play(moves={self.moves!r}, position={self.position!r}, result={self._result!r}, "
+                f"remainder={self._remainder!r})")
 
     def to_json(self) -> dict[str, Any]:
         data: dict[str, Any] = {"moves": [m.to_json() for m in self.moves],
@@ -192,12 +246,11 @@ class Turn:
 
     def plays(self, limit: int | None = None) -> list[Play]:
         """Every distinct legal play; TooManyPlays if there are more than `limit`."""
-        plays = []
-        for visit, remainder in self.final_visits(limit):
-            position = self.frame.to_position(visit.node, played_turn=True)
-            result = visit.result or self.frame.result(visit.node, self.start, end_of_turn=True)
-            plays.append(Play(self.frame.moves(visit.moves), position, result, remainder))
-        return plays
+        frame, start = self.frame, self.start
+        return [Play._found(frame, visit.moves, visit.node,
+                            visit.result or frame.result(visit.node, start, end_of_turn=True),
+                            remainder)
+                for visit, remainder in self.final_visits(limit)]
 
     def pick_play(self, pick: Callable[[list], Any]) -> Play:
         """One legal play chosen stage by stage by `pick` (e.g. a seeded random choice).
@@ -218,11 +271,10 @@ class Turn:
             if end.remaining:
                 owed = end.remaining + tuple(d for s in self.stages[index + 1:] for d in s)
                 break
-        position = self.frame.to_position(visit.node, played_turn=True)
         result = visit.result or self.frame.result(visit.node, self.start, end_of_turn=True)
         remainder_owed = self.rules.gulbara_remainder == "opponent_plays"
-        return Play(self.frame.moves(visit.moves), position, result,
-                    owed if remainder_owed else ())
+        return Play._found(self.frame, visit.moves, visit.node, result,
+                           owed if remainder_owed else ())
 
     def final_visits(self, limit: int | None = None) -> list[tuple[_Visit, tuple[int, ...]]]:
         """The end of every distinct legal play, with the dice the opponent is owed (if any)."""
@@ -261,7 +313,8 @@ class Turn:
         """Of the states `search` reached from `node`, those where a legal play of `dice` ends."""
         frame = self.frame
         # A limit no play can keep (a hand-set position that already breaks it) lapses.
-        candidates = _prefer(visits, lambda v: v.result or frame.allowed_at_end(v.node, node))
+        candidates = _prefer(visits, lambda v: v.result or frame.allowed_at_end(v.node, node)) \
+            if frame.end_limits else visits
         duty = frame.opening_duty(node)
         if duty and self.rules.unblock_precedence == "unblock_first":
             candidates = _prefer(candidates, lambda v: frame.fulfils(duty, v.node))
@@ -269,7 +322,7 @@ class Turn:
 
         def played(v: _Visit) -> int:
             return total if v.result else total - len(v.remaining)
-        most = max(played(v) for v in candidates)
+        most = max(map(played, candidates))
         candidates = [v for v in candidates if played(v) == most]
         if most == 1 and total == 2 and dice[0] != dice[1] and self.rules.higher_die_rule:
             low = min(dice)
@@ -286,29 +339,37 @@ class Turn:
         recorded there as key -> [(move, child key), ...], the graph the referee judges on.
         """
         level = {(start, tuple(sorted(dice))): _Visit(start, (), tuple(sorted(dice)))}
-        may_end_midway = self.frame.mother_every_move
+        frame = self.frame
+        steps, may_end_midway = frame.steps, frame.mother_every_move
         while level:
             next_level: dict[tuple, _Visit] = {}
             for visit in level.values():
                 yield visit
                 if visit.result is not None:
                     continue
-                for die in sorted(set(visit.remaining)):
-                    rest = list(visit.remaining)
-                    rest.remove(die)
-                    rest_t = tuple(rest)
-                    for child, move in self.frame.steps(visit.node, die):
-                        key = (child, rest_t)
-                        if edges is not None:
-                            edges.setdefault((visit.node, visit.remaining), []).append((move, key))
+                node, moves = visit.node, visit.moves
+                out = None if edges is None else edges.setdefault((node, visit.remaining), [])
+                for die, rest in _dice_splits(visit.remaining):
+                    for child, move in steps(node, die):
+                        key = (child, rest)
+                        if out is not None:
+                            out.append((move, key))
                         if key not in next_level:
-                            result = (self.frame.result(child, self.start, end_of_turn=False)
+                            result = (frame.result(child, self.start, end_of_turn=False)
                                       if may_end_midway or child.me[OFF] == CHECKERS else None)
-                            next_level[key] = _Visit(child, visit.moves + (move,), rest_t, result)
+                            next_level[key] = _Visit(child, moves + (move,), rest, result)
             level = next_level
 
 
+@lru_cache(maxsize=None)
+def _dice_splits(remaining: tuple[int, ...]) -> tuple[tuple[int, tuple[int, ...]], ...]:
+    """For sorted dice still to play: each distinct die, lowest first, with the dice left after it."""
+    return tuple((die, remaining[:i] + remaining[i + 1:])
+                 for i, die in enumerate(remaining) if i == 0 or remaining[i - 1] != die)
+
+
 _PLAIN = ((False, False),)  # a landing that neither hits nor pins
+_new_node = tuple.__new__     # Node(...) without the keyword handling, in the search's inner loop
 
 
 def _prefer(items: list, wanted) -> list:
@@ -355,8 +416,12 @@ class Frame:
         self.released_at_start = self._released(self.node)
         self.release_mid_turn = opts.get("first_checker_release_timing") == "immediate"
         self.hit_and_run_frozen = bool(opts.get("no_hit_and_run_in_home"))
+        self.pinned_blocks_bearoff = bool(opts.get("pinned_blocks_bearoff"))
         self.table_every_move = opts.get("start_table_check") == "every_move"
         self.tables = self._tables(opts.get("start_table_scope", "none"))
+        # Whether `allowed_at_end` can ever say no: most rule sets judge nothing at the end.
+        self.end_limits = bool(self.tables and not self.table_every_move) \
+            or opts.get("prime_rule", "none") in ("opp_start_table_max4", "no_prime_without_opponent_ahead")
         self.mother_every_move = bool(opts.get("mother_rule")) and opts.get("mother_check") == "every_move"
 
     # -- conversion ----------------------------------------------------------------------------
@@ -411,29 +476,27 @@ class Frame:
 
     def steps(self, node: Node, die: int) -> list[tuple[Node, FrameMove]]:
         """Every legal move of one checker by `die` from `node`."""
-        me, found = node.me, []
+        me, found, step_from = node.me, [], self._step_from
         if me[BAR]:
-            self._step_from(node, BAR, die, False, found)
+            step_from(node, BAR, die, False, found)
             return found
         bearing_off = self._may_bear_off(node)
-        for source in range(1, 25):
+        # Unless bearing off, a checker fewer than `die` points from the end cannot move.
+        for source in range(1, OFF if bearing_off else OFF - die):
             if me[source]:
-                self._step_from(node, source, die, bearing_off, found)
+                step_from(node, source, die, bearing_off, found)
         return found
 
     def _may_bear_off(self, node: Node) -> bool:
-        me = node.me
-        if any(me[p] for p in range(0, 19)):
-            return False
-        return not (node.my_pins and self.opts.get("pinned_blocks_bearoff"))
+        return not any(node.me[:19]) and not (node.my_pins and self.pinned_blocks_bearoff)
 
     def _step_from(self, node: Node, source: int, die: int, bearing_off: bool,
                    found: list[tuple[Node, FrameMove]]) -> None:
         """Append to `found` the moves of one checker from `source` by `die`."""
-        me = node.me
-        movable = me[source] - (node.my_pins >> source & 1)
-        if node.frozen:
-            movable -= node.frozen.count(source)
+        me, my_pins, frozen = node.me, node.my_pins, node.frozen
+        movable = me[source] - (my_pins >> source & 1)
+        if frozen:
+            movable -= frozen.count(source)
         if movable <= 0:
             return
         head = node.head
@@ -449,7 +512,7 @@ class Frame:
         if target >= OFF:
             if not bearing_off:
                 return
-            if target > OFF and any(me[p] for p in range(19, source)):
+            if target > OFF and any(me[19:source]):
                 return  # a larger die bears off only from the highest occupied point
             landings: tuple[tuple[bool, bool], ...] = _PLAIN
             target = OFF
@@ -467,17 +530,17 @@ class Frame:
         if opp_pins and source != BAR and not moved[source] and opp_pins >> source & 1:
             opp_pins &= ~(1 << source)  # the pinned checker is free once all pinners have left
         for hit, pin in landings:
-            opp, child_opp_pins, frozen = node.opp, opp_pins, node.frozen
+            opp, child_opp_pins, child_frozen = node.opp, opp_pins, frozen
             if hit:
                 hit_opp = list(opp)
                 hit_opp[target] -= 1
                 hit_opp[BAR] += 1
                 opp = tuple(hit_opp)
                 if self.hit_and_run_frozen and target in HOME:
-                    frozen = tuple(sorted(frozen + (target,)))
+                    child_frozen = tuple(sorted(frozen + (target,)))
             elif pin:
                 child_opp_pins |= 1 << target
-            child = Node(me_t, opp, node.my_pins, child_opp_pins, frozen, head)
+            child = _new_node(Node, (me_t, opp, my_pins, child_opp_pins, child_frozen, head))
             if not (self.table_every_move and self._holds_table(child)):
                 found.append((child, (source, target, die, hit, pin)))
 
@@ -500,7 +563,7 @@ class Frame:
 
     def _released(self, node: Node) -> bool:
         me = node.me
-        return bool(me[OFF]) or any(me[p] for p in range(self.release_from, 25))
+        return bool(me[OFF]) or any(me[self.release_from:OFF])
 
     def _tables(self, scope: str) -> tuple[range, ...]:
         return {"none": (), "own": (OWN_START_TABLE,),
