@@ -122,7 +122,9 @@ class EventLoop:
         """The loop of the service: `config` (a `Config`), an open `Journal`, `hardware` opened with
         `post=events.put` (a `service.hardware.Hardware`); fair dice unless `dice` is given;
         readings judged on a `JudgeWorker` unless `judge_in_background` is False; `resume`: the
-        journal's unfinished match (`journal.resume()`), continued instead of a new one."""
+        journal's unfinished match (`journal.resume()`), continued instead of a new one. The beeps go
+        to `buzzer`, or else to the hardware's buzzer if it has one."""
+        buzzer = buzzer if buzzer is not None else getattr(hardware, "buzzer", None)
         beep: Callable[[Beep], None] = buzzer.beep if buzzer is not None else (lambda meaning: None)
         worker = JudgeWorker(events.put) if judge_in_background else None
         controller = Controller(journal, dice or SecretsDice(), config.match_rules, rules_for=config.rules_for,

@@ -5,7 +5,8 @@
     ...
     hardware.close()          # stops the link, releases the pin, darkens the LEDs
 
-`hardware = "real"`: the serial link to the MCU, gpiozero on the Pi's pins, the NeoPixel strip.
+`hardware = "real"`: the serial link to the MCU, gpiozero on the Pi's pins (the button and the
+optional buzzer), the NeoPixel strip.
 `hardware = "simulated"`: the simulated MCU (the real firmware logic) on a pseudo-terminal scanning a
 `SimBoard`, gpiozero's mock pins, and a `CapturingStrip`; `simulation` then gives the board, the
 MCU and the pins, to handle the board and press the button from code.
@@ -28,6 +29,7 @@ from gpiozero.pins.mock import MockFactory
 
 from firmware_host.config import Config
 from firmware_host.hw.button import DiceButton
+from firmware_host.hw.buzzer import Buzzer
 from firmware_host.hw.gpio import NotARaspberryPi, open_pin_factory
 from firmware_host.leds.strips import CapturingStrip, LedStripError, Strip, open_strip
 from firmware_host.sensing.link import open_port
@@ -63,6 +65,7 @@ class Hardware:
     recorder: RawFrameRecorder
     simulation: Simulation | None = None
     errors: dict[str, str] = field(default_factory=dict)   # part ("button", "leds") -> why it is missing
+    buzzer: Buzzer | None = None   # silent (no device) when the config names no pin; None without GPIO
 
     @classmethod
     def open(cls, config: Config, post: Callable[[object], None], *, clock: Callable[[], float] = time.monotonic,
@@ -84,15 +87,18 @@ class Hardware:
                 pin_factory = open_pin_factory()
             except NotARaspberryPi as error:
                 pin_factory, errors["button"] = None, str(error)
+                if config.pins.buzzer.pin is not None:
+                    errors["buzzer"] = str(error)
             try:
                 strip = open_strip(config.leds)
             except LedStripError as error:
                 strip, errors["leds"] = None, str(error)
-        button = None
+        button = buzzer = None
         if pin_factory is not None:
             button = DiceButton(config.pins.button, post, clock, pin_factory=pin_factory)
+            buzzer = Buzzer(config.pins.buzzer, pin_factory=pin_factory)
         sensor = BoardSensor(sensing, post, opener=recorder.wrap(open_port))
-        return cls(config, sensor, button, strip, recorder, simulation, errors)
+        return cls(config, sensor, button, strip, recorder, simulation, errors, buzzer)
 
     def start(self) -> None:
         self.sensor.start()
@@ -101,6 +107,8 @@ class Hardware:
         self.sensor.stop()
         if self.button is not None:
             self.button.close()
+        if self.buzzer is not None:
+            self.buzzer.close()
         if self.strip is not None:
             self.strip.close()
         if self.simulation is not None:
