@@ -23,12 +23,15 @@ from firmware_host.sensing.stabiliser import Stabiliser
 
 class BoardSensor:
     def __init__(self, config: SensingConfig, post: Callable[[object], None], clock: Clock | None = None, *,
-                 opener=open_port, finder=find_mcu_port) -> None:
+                 opener=open_port, finder=find_mcu_port, link=None) -> None:
+        """`link(handler)`: builds the link driver instead of a `SerialLink` thread (the HIL rig drives
+        one in virtual time); it must offer `start`, `stop`, `submit` and `write` as `SerialLink` does."""
         self._channels = config.sensors.channels
         self._post = post
         self._now = 0.0
         self.stabiliser = Stabiliser.from_settings(config.sensors)
-        self.link = SerialLink(config.serial, clock or MonotonicClock(), self, opener=opener, finder=finder)
+        self.link = link(self) if link is not None else \
+            SerialLink(config.serial, clock or MonotonicClock(), self, opener=opener, finder=finder)
         self.session = LinkSession(config.serial, config.sensors, write=self.link.write, emit=self._on_session)
 
     def start(self) -> None:

@@ -1,0 +1,539 @@
+"""`tavli-board hil soak`: random games in every variant, random physical players, random faults.
+
+    figures = run_campaign(SoakSettings(games=100, fault_rate=0.05, seed=1))
+    print(figures.report())
+
+Each match runs on a `VirtualRig` (the real link session, stabiliser, loop, controller, journal and
+renderer in virtual time) whose cable ends in the simulated MCU (the real firmware logic) scanning
+a `SimBoard`. The players are the demo's (`controller.demo.Players`: they set up, roll, choose
+plays, lift or slide, follow the lights back from an illegal board, call the referee), made random:
+each turn they may bump a checker and put it back, press before the play is complete, move a
+checker backwards (an illegal move, then the guidance back), check the verdict between moves, or
+call the referee. Before every action a fault is injected with probability `fault_rate`: bytes
+dropped from a frame, a frame with a bad CRC, garbage on the line, an MCU reset, the cable pulled
+for up to 2.5 s, the MCU hung for up to 2.5 s, a flickering sensor. The players wait out what a
+fault shows (link lost, sensor fault) as people would.
+
+Checked independently of the referee, with the rules engine:
+- every committed play is one of the engine's legal plays for the position and dice, and is what
+  the board showed (else a false verdict);
+- every board the players have made and seen settled gets the verdict they know it deserves: the
+  turn's start is unchanged, a legal play's final position is complete, a checker moved backwards
+  is illegal, anything on the way of the chosen play is partial;
+- a press before the play is complete commits nothing;
+- every play committed is in the journal, and every play the players completed and pressed for
+  was committed (else a committed play lost).
+Crashes are exceptions the loop logged (it survives them) or raised, and games that got stuck.
+"""
+from __future__ import annotations
+
+import dataclasses
+import logging
+import random
+import shutil
+import tempfile
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from types import SimpleNamespace
+from typing import Callable
+
+from gpiozero.pins.mock import MockFactory
+
+from firmware_host.config import Config, load_config
+from firmware_host.controller import machine as m
+from firmware_host.controller.controller import Controller
+from firmware_host.controller.demo import Demo, DemoStuck, Players, SeededDice, Seen, Table, physical
+from firmware_host.controller.orientation import Orientation, laid_out
+from firmware_host.hil.trace_rig import Cable, CableEnd, VirtualRig
+from firmware_host.journal import Kind
+from firmware_host.referee import Reading, restore
+from firmware_host.rules import Color, Play, Position, Turn
+from firmware_host.rules.match import MatchRules
+from firmware_host.rules.plays import ROUTES, TooManyPlays
+from firmware_host.rules.variants import ALL as VARIANTS
+from firmware_host.sensing.clock import ManualClock
+from firmware_host.sim.board import SimBoard
+from firmware_host.sim.mcu import SimulatedMcu
+
+PATIENCE_S = 120.0        # virtual seconds a player waits for the controller before calling the game stuck
+PRESS_S = 0.05            # a finger on the button, and off it before the next press
+FINALS_LIMIT = 5000       # plays enumerated for the independent check; beyond (deep cascades) unchecked
+COMMIT_TRIES = 4          # presses for a complete play before it counts as lost
+MATCH_TARGET = 3
+# The stunts of a turn and how often the players do each.
+STUNTS = {"bump": 0.08, "early_roll": 0.08, "backwards": 0.04, "look_between_moves": 0.3, "referee": 0.02}
+FAULTS = ("drop_bytes", "corrupt_crc", "garbage", "reset", "unplug", "hang", "flicker")
+
+
+@dataclass(frozen=True)
+class SoakSettings:
+    games: int = 100
+    fault_rate: float = 0.05          # chance of a fault before each physical action or press
+    seed: int = 1
+    variants: tuple[str, ...] = VARIANTS
+
+    def __post_init__(self) -> None:
+        if self.games < 1:
+            raise ValueError(f"games is {self.games}; allowed: 1 or more")
+        if not 0 <= self.fault_rate <= 1:
+            raise ValueError(f"faults is {self.fault_rate}; allowed: a chance per action, 0 to 1")
+        unknown = [name for name in self.variants if name not in VARIANTS]
+        if unknown or not self.variants:
+            raise ValueError(f"unknown variants {unknown}; allowed: {', '.join(VARIANTS)}")
+
+
+@dataclass
+class Figures:
+    games: int = 0
+    turns: int = 0
+    moves_judged: int = 0            # settled boards whose verdict was checked
+    commits_checked: int = 0
+    faults: dict[str, int] = field(default_factory=lambda: dict.fromkeys(FAULTS, 0))
+    false_verdicts: int = 0
+    crashes: int = 0
+    stuck: int = 0
+    plays_lost: int = 0
+    unchecked_turns: int = 0         # too many plays to enumerate (gulbara cascades)
+    stunts: dict[str, int] = field(default_factory=lambda: dict.fromkeys(STUNTS, 0))
+    virtual_s: float = 0.0
+    wall_s: float = 0.0
+    problems: list[str] = field(default_factory=list)   # the first few, for the report
+
+    @property
+    def faults_injected(self) -> int:
+        return sum(self.faults.values())
+
+    def problem(self, text: str) -> None:
+        if len(self.problems) < 20:
+            self.problems.append(text)
+
+    def report(self) -> str:
+        faults = ", ".join(f"{name} {count}" for name, count in self.faults.items())
+        lines = [f"games played:        {self.games}",
+                 f"turns played:        {self.turns}",
+                 f"moves judged:        {self.moves_judged} (settled boards checked) + {self.commits_checked} commits",
+                 f"faults injected:     {self.faults_injected} ({faults})",
+                 f"false verdicts:      {self.false_verdicts}",
+                 f"crashes:             {self.crashes} ({self.stuck} of them games stuck)",
+                 f"committed plays lost: {self.plays_lost}",
+                 f"turns too big to check: {self.unchecked_turns}",
+                 "stunts:              " + ", ".join(f"{name} {count}" for name, count in self.stunts.items()),
+                 f"virtual time {self.virtual_s / 60:.1f} min, wall time {self.wall_s:.1f} s"
+                 + (f", {60 * self.games / self.wall_s:.1f} games a minute" if self.wall_s else "")]
+        lines += [f"  problem: {text}" for text in self.problems]
+        return "\n".join(lines)
+
+    def to_json(self) -> dict:
+        data = dataclasses.asdict(self)
+        data["faults_injected"] = self.faults_injected
+        return data
+
+
+class _ErrorCounter(logging.Handler):
+    """Counts what the application logs as errors: the loop logs and survives a handler's exception."""
+
+    def __init__(self, figures: Figures) -> None:
+        super().__init__(logging.ERROR)
+        self.figures = figures
+
+    def emit(self, record: logging.LogRecord) -> None:
+        self.figures.crashes += 1
+        self.figures.problem(f"logged: {record.getMessage()}")
+
+
+def soak_config() -> Config:
+    """The built-in configuration (the default timings of a real board)."""
+    return load_config(None)
+
+
+class VirtualTable(Table):
+    """The demo's view of the controller, but waiting in virtual time: the rig is stepped until the
+    controller shows what the players wait for. A fault's overlay (link lost, sensor fault) is waited
+    out: people wait for the lights to come back before they go on."""
+
+    def __init__(self, step: Callable[[], None], now: Callable[[], float]) -> None:
+        super().__init__()
+        self._step = step
+        self._now = now
+
+    def wait(self, ready: Callable[[Seen], bool], what: str) -> Seen:
+        give_up = self._now() + PATIENCE_S
+        while self.seen is None or self.seen.state in m.OVERLAYS or not ready(self.seen):
+            if self._now() > give_up:
+                raise DemoStuck(f"waited {PATIENCE_S:.0f} virtual s for {what}; the controller is in "
+                                f"{self.seen.state if self.seen else 'no state yet'}")
+            self._step()
+        return self.seen
+
+
+class SoakMatch:
+    """One match on its own rig: the `Demo` interface the players use, in virtual time, with faults."""
+
+    settled_view = Demo.settled_view     # waits through `table`, which steps the rig
+
+    def __init__(self, config: Config, match: MatchRules, seed: int, fault_rate: float, figures: Figures,
+                 folder: Path) -> None:
+        self.random = random.Random(seed)
+        self.fault_rate = fault_rate
+        self.figures = figures
+        self.config = dataclasses.replace(config, match_rules=match)
+        self.settings = SimpleNamespace(boards="none")
+        orientation = self.random.choice(list(Orientation))
+        self.board = SimBoard(laid_out(Position.start(match.sequence[0]), orientation))
+        self.clock = ManualClock()
+        self.cable = Cable()
+        self.mcu = SimulatedMcu(self.board, self.config.sensing.sensors.channels, self.cable, clock=self.clock)
+        self.heals: list[tuple[float, Callable[[], None]]] = []
+        self.table = VirtualTable(self.step, lambda: self.clock.monotonic())
+        self.commits: list = []
+        self.rig = VirtualRig(self.config, SeededDice(seed), CableEnd(self._mcu_step, self.cable.open_host), folder,
+                              clock=self.clock, pins=MockFactory(), observers=[self.table.observe, self._commit_seen],
+                              frame_interval_s=0.2)
+
+    # -- time -------------------------------------------------------------------------------------
+
+    def step(self) -> None:
+        self.rig.step()
+
+    def _mcu_step(self, now: float) -> None:
+        due = [heal for heal in self.heals if heal[0] <= now]
+        for heal in due:
+            self.heals.remove(heal)
+            heal[1]()
+        self.mcu.step()
+
+    def advance(self, seconds: float) -> None:
+        self.rig.advance(seconds)
+
+    # -- the Demo interface the players use -----------------------------------------------------------
+
+    def press(self) -> None:
+        self.maybe_fault()
+        self.rig.press_pin(True)
+        self.advance(PRESS_S)
+        self.rig.press_pin(False)
+        self.advance(PRESS_S)
+
+    def hold(self, until: Callable[[Seen], bool] | None = None, what: str = "") -> Seen:
+        """A long press; held again (as a person would) when a fault's overlay swallowed it."""
+        for _ in range(COMMIT_TRIES):
+            self.rig.press_pin(True)
+            self.advance(self.config.pins.button.hold_s + 2 * PRESS_S)
+            self.rig.press_pin(False)
+            self.advance(PRESS_S)
+            seen = self.table.wait(lambda s: True, "the lights to come back")
+            if until is None or until(seen):
+                return seen
+        raise DemoStuck(f"{COMMIT_TRIES} long presses did not bring {what}; the controller is in {seen.state}")
+
+    def show(self, caption: str, seen: Seen | None = None) -> None:
+        pass
+
+    def say(self, text: str) -> None:
+        pass
+
+    # -- faults ---------------------------------------------------------------------------------------
+
+    def maybe_fault(self) -> None:
+        if self.heals or self.random.random() >= self.fault_rate:
+            return   # one fault at a time: a second while the first lasts tests nothing new
+        kind = self.random.choice(FAULTS)
+        self.figures.faults[kind] += 1
+        mcu, later = self.mcu, self.clock.monotonic() + self.random.uniform(0.1, 2.5)
+        if kind == "drop_bytes":
+            mcu.drop_bytes(self.random.randint(1, 4))
+        elif kind == "corrupt_crc":
+            mcu.corrupt_next_crc()
+        elif kind == "garbage":
+            mcu.send_garbage(self.random.randbytes(self.random.randint(1, 40)))
+        elif kind == "reset":
+            mcu.reset()
+        elif kind == "unplug":
+            mcu.unplug()
+            self.heals.append((later, mcu.replug))
+        elif kind == "hang":
+            mcu.go_silent()
+            self.heals.append((later, mcu.resume))
+        else:
+            location = self.random.choice([f"point:{n}" for n in range(1, 25)])
+            white, black = self.board.count(location, "white"), self.board.count(location, "black")
+            mcu.flicker(location, (white + 1, black) if self.random.random() < 0.5 else (white, black + 1),
+                        self.random.uniform(0.1, 0.3))   # slower than the MCU's debounce, or it never shows
+            self.heals.append((later, lambda: mcu.unstick(location)))
+
+    def heal_all(self) -> None:
+        """Let every fault under way end (the players wait for the board to be read again)."""
+        while self.heals:
+            self.step()
+
+    # -- checks -------------------------------------------------------------------------------------
+
+    def _commit_seen(self, controller: Controller, event: object) -> None:
+        last = controller.last_play
+        if last is None or (self.commits and self.commits[-1] is last):
+            return
+        self.commits.append(last)
+        figures = self.figures
+        figures.commits_checked += 1
+        finals = legal_finals(last.before, last.dice, controller.rules)
+        if finals is not None and Reading.of(last.play.position) not in finals:
+            figures.false_verdicts += 1
+            figures.problem(f"committed {last.play} of {last.dice} from {last.before.to_json()}: not a legal play")
+        sensed = controller.orientation.reading(controller.sensed, controller.variant) if controller.sensed else None
+        if sensed != Reading.of(last.play.position):
+            figures.false_verdicts += 1
+            figures.problem(f"committed {last.play} but the board read {sensed and sensed.to_json()}")
+
+    def journal_plays(self) -> int:
+        return sum(1 for event in self.rig.journal.tail(1_000_000) if event.kind is Kind.PLAY)
+
+    def close(self) -> None:
+        self.rig.close()
+
+
+def legal_finals(position: Position, dice: tuple[int, int], rules) -> set[Reading] | None:
+    """The final boards of every legal play, by the rules engine; None when there are too many."""
+    try:
+        return {Reading.of(play.position) for play in Turn(position, dice, rules).plays(limit=FINALS_LIMIT)}
+    except TooManyPlays:
+        return None
+
+
+def pips_to_go(position: Position, mover: Color, rules) -> int:
+    along = {point: frame for frame, point in enumerate(ROUTES[(rules.variant.family, mover)]) if frame}
+    return position.bar[mover.index] * 25 + sum(
+        count * (25 - along[point]) for point, count in enumerate(position.checkers(mover), 1))
+
+
+class SoakPlayers(Players):
+    """The demo's players with random stunts and independent checks of what the controller says."""
+
+    def __init__(self, match: SoakMatch, seed: int) -> None:
+        super().__init__(match, seed)
+        self.stunts = set()        # the demo's once-a-match stunts: here each turn draws its own
+        self.figures = match.figures
+
+    def play_games(self, games_left: int) -> int:
+        """Play until the match is over or `games_left` games have ended; returns the games ended."""
+        ended = 0
+        seen = self.demo.table.wait(lambda s: True, "the controller")
+        while seen.state != m.MATCH_OVER and ended < games_left:
+            if seen.state == m.GAME_OVER:
+                ended += 1
+                self.figures.games += 1
+                if ended >= games_left:
+                    break
+                seen = self.demo.table.wait(lambda s: s.state != m.GAME_OVER, "the next game")
+            elif seen.state == m.SETUP:
+                seen = self.set_up(seen)
+            elif seen.state in (m.OPENING_ROLL, m.AWAITING_ROLL):
+                seen = self.roll(seen)
+            elif seen.state == m.MOVING:
+                seen = self.play_turn(seen)
+            elif seen.state == m.CORRECTING:
+                seen = self.correct(seen)
+            else:
+                raise DemoStuck(f"the players do not know what to do in {seen.state}")
+        if seen.state == m.MATCH_OVER and ended < games_left:
+            ended += 1
+            self.figures.games += 1
+        return ended
+
+    # -- a turn ---------------------------------------------------------------------------------------
+
+    def play_turn(self, seen: Seen) -> Seen:
+        demo = self.demo
+        self.turns += 1
+        self.turns_in_game += 1
+        self.figures.turns += 1
+        start, dice, mover = seen.position, seen.dice, seen.position.turn
+        rules = demo.config.rules_for(seen.variant)
+        finals = legal_finals(start, dice, rules)
+        if finals is None:
+            self.figures.unchecked_turns += 1
+        if self.turns_in_game > 2 and self.draw("referee"):
+            seen = self.referee_replay(seen)
+        if self.draw("backwards"):
+            self.backwards(seen, rules, finals)
+        if self.draw("bump"):
+            self.bump(seen)
+        play = self.choose(seen)
+        look = self.draw("look_between_moves")
+        early = len(play.moves) >= 2 and self.draw("early_roll")
+        for index, move in enumerate(play.moves):
+            demo.maybe_fault()
+            self.move(seen, move, mover)
+            if index + 1 < len(play.moves) and (look or (early and index == 0)):
+                self.check_verdict(seen, finals, "partial")
+                if early and index == 0:
+                    self.early_roll()
+        self.check_verdict(seen, finals, "complete")
+        return self.commit(seen, play)
+
+    def draw(self, stunt: str) -> bool:
+        """Whether this turn has `stunt` (counted when it has)."""
+        if self.random.random() >= STUNTS[stunt]:
+            return False
+        self.figures.stunts[stunt] += 1
+        return True
+
+    def check_verdict(self, seen: Seen, finals: set[Reading] | None, expected: str) -> None:
+        """The board the players made, once settled, gets the verdict they know it deserves."""
+        demo = self.demo
+        after = demo.settled_view()
+        reading = seen.orientation.reading(demo.board.reading(), seen.variant)
+        if finals is not None and reading in finals:
+            expected = "complete"   # (the untouched board too, when the dice cannot be played)
+        elif reading == Reading.of(seen.position):
+            expected = "unchanged"
+        elif expected == "complete" and finals is not None:
+            self.figures.problem(f"the engine does not list the play the players chose: {reading.to_json()}")
+        self.figures.moves_judged += 1
+        if after.verdict != expected:
+            self.figures.false_verdicts += 1
+            self.figures.problem(f"{seen.variant} {seen.dice}: the board {reading.to_json()} was called "
+                                 f"{after.verdict}, expected {expected}")
+
+    def commit(self, seen: Seen, play: Play) -> Seen:
+        demo = self.demo
+        before = len(demo.commits)
+        for _ in range(COMMIT_TRIES):
+            after = self.press()
+            if len(demo.commits) > before:
+                if demo.commits[-1].play.position != play.position:
+                    self.figures.plays_lost += 1
+                    self.figures.problem(f"pressed for {play}, {demo.commits[-1].play} was committed")
+                return after
+            demo.heal_all()
+            demo.settled_view()
+        self.figures.plays_lost += 1
+        raise DemoStuck(f"{COMMIT_TRIES} presses did not commit {play} of {seen.dice} ({seen.variant})")
+
+    def move(self, seen: Seen, move, mover: Color, show_lift: bool = False) -> None:
+        """One checker's move as hands do it: a hit first; then lifted, held a moment and placed,
+        or slid with touch-downs on the points on the way, or slid straight there."""
+        demo, board, rnd, orientation = self.demo, self.demo.board, self.random, seen.orientation
+        origin, destination = physical(orientation, move.origin), physical(orientation, move.destination)
+        if move.hit:
+            board.hit(destination, mover.opponent.value)
+        style = rnd.random()
+        if style < 0.4:
+            board.lift(origin, mover.value)
+            demo.advance(rnd.uniform(0.02, 0.6))
+            board.place(destination, mover.value)
+            return
+        route = ROUTES[(demo.config.rules_for(seen.variant).variant.family, mover)]
+        if style < 0.7 and move.origin.isdigit() and move.destination.isdigit():
+            here = origin
+            for frame in range(route.index(int(move.origin)) + 1, route.index(int(move.destination))):
+                touch = orientation.point(route[frame])
+                board.slide(here, touch, mover.value)
+                demo.advance(rnd.uniform(0.0, 0.1))
+                here = touch
+            origin = here
+        board.slide(origin, destination, mover.value)
+
+    # -- stunts ---------------------------------------------------------------------------------------
+
+    def early_roll(self) -> None:
+        """A press before the play is complete: refused, nothing committed."""
+        before = len(self.demo.commits)
+        self.press()
+        if len(self.demo.commits) != before:
+            self.figures.false_verdicts += 1
+            self.figures.problem(f"a press on an incomplete play committed {self.demo.commits[-1].play}")
+
+    def bump(self, seen: Seen) -> None:
+        """A sleeve knocks a checker onto the next point; it is put back before the board is read."""
+        demo, board = self.demo, self.demo.board
+        colour = self.random.choice(("white", "black"))
+        points = [n for n in range(1, 25) if board.count(n, colour)]
+        origin = self.random.choice(points)
+        neighbour = origin + 1 if origin < 24 else origin - 1
+        board.slide(origin, neighbour, colour)
+        demo.advance(self.random.uniform(0.03, 0.2))
+        board.slide(neighbour, origin, colour)
+
+    def backwards(self, seen: Seen, rules, finals: set[Reading] | None) -> None:
+        """Move one of the mover's checkers a point backwards: no legal play does that. Wait for the
+        lights to call it, follow them back, then put the board back to the turn's start."""
+        demo, mover, orientation = self.demo, seen.position.turn, seen.orientation
+        route = ROUTES[(rules.variant.family, mover)]
+        own, theirs = seen.position.checkers(mover), seen.position.checkers(mover.opponent)
+        choices = [(route[frame], route[frame - 1]) for frame in range(2, 25)
+                   if own[route[frame] - 1] and not theirs[route[frame] - 1] and not theirs[route[frame - 1] - 1]]
+        if not choices:
+            return
+        origin, destination = self.random.choice(choices)
+        demo.board.slide(orientation.point(origin), orientation.point(destination), mover.value)
+        self.check_verdict(seen, finals, "illegal")
+        seen = demo.table.wait(lambda s: s.state == m.CORRECTING, "the illegal board to be called")
+        self.correct(seen)
+        self.back_to_start(seen)
+
+    def back_to_start(self, seen: Seen) -> None:
+        demo = self.demo
+        reading = seen.orientation.reading(demo.board.reading(), seen.variant)
+        for step in restore(seen.position, reading):
+            demo.board.slide(physical(seen.orientation, step.origin), physical(seen.orientation, step.destination),
+                             step.color.value)
+        demo.settled_view()
+
+
+def match_rules_for(game_index: int, variants: tuple[str, ...]) -> MatchRules:
+    """A match to MATCH_TARGET whose games go round the variants from `game_index`."""
+    start = game_index % len(variants)
+    return MatchRules(sequence=variants[start:] + variants[:start], target=MATCH_TARGET)
+
+
+def run_campaign(settings: SoakSettings, progress: Callable[[Figures], None] | None = None) -> Figures:
+    figures = Figures()
+    config = soak_config()
+    seeds = random.Random(settings.seed)
+    counter = _ErrorCounter(figures)
+    logging.getLogger("firmware_host").addHandler(counter)
+    folder = Path(tempfile.mkdtemp(prefix="tavli-soak-", dir=_ram_dir()))
+    started = time.monotonic()
+    try:
+        while figures.games < settings.games:
+            seed = seeds.getrandbits(32)
+            match_folder = folder / f"match-{seed}"
+            match_folder.mkdir()
+            match = SoakMatch(config, match_rules_for(figures.games, settings.variants), seed,
+                              settings.fault_rate, figures, match_folder)
+            try:
+                players = SoakPlayers(match, seed)
+                if not players.play_games(settings.games - figures.games):
+                    raise DemoStuck("a match ended without a game")
+                lost = len(match.commits) - match.journal_plays()
+                if lost:
+                    figures.plays_lost += lost
+                    figures.problem(f"match seed {seed}: {lost} committed plays missing from the journal")
+            except DemoStuck as error:
+                figures.crashes += 1
+                figures.stuck += 1
+                figures.games += 1   # the game that got stuck counts as played
+                figures.problem(f"match seed {seed}: stuck: {error}")
+            except Exception as error:   # a crash of the application under test: counted, the campaign goes on
+                figures.crashes += 1
+                figures.games += 1
+                figures.problem(f"match seed {seed}: {type(error).__name__}: {error}")
+                logging.getLogger(__name__).exception("soak match %d crashed", seed)
+            finally:
+                figures.virtual_s += match.clock.monotonic()
+                match.close()
+                shutil.rmtree(match_folder, ignore_errors=True)
+            figures.wall_s = time.monotonic() - started
+            if progress is not None:
+                progress(figures)
+    finally:
+        logging.getLogger("firmware_host").removeHandler(counter)
+        shutil.rmtree(folder, ignore_errors=True)
+    figures.wall_s = time.monotonic() - started
+    return figures
+
+
+def _ram_dir() -> str | None:
+    """Journals in RAM where there is a RAM disk: the soak tests the software, not the SD card."""
+    return "/dev/shm" if Path("/dev/shm").is_dir() else None

@@ -1,0 +1,254 @@
+"""The whole application in virtual time, on one thread, for replays and soak campaigns.
+
+    rig = VirtualRig(config, dice, cable_end)      # cable_end: where the host's port comes from
+    rig.step()                                     # one scan period of virtual time
+
+Everything from the sensor link up is the real code: the `BoardSensor` (its `LinkSession`,
+channel map and `Stabiliser`), the `EventLoop`, the `Controller`, the journal and the LED renderer.
+Only the two lowest layers differ from the service: the link is turned by `VirtualLink` one
+step at a time instead of by a thread with blocking reads, and the port is a `Cable` in memory
+rather than a device. Each `step` advances a `ManualClock` by one MCU scan period, lets the
+other end of the cable (the simulated MCU, or a recorded trace) run, turns the link, then turns the
+loop; nothing waits on a real clock, so a minute of play takes milliseconds and is reproducible.
+"""
+from __future__ import annotations
+
+import logging
+import queue
+from dataclasses import dataclass
+from pathlib import Path
+from types import SimpleNamespace
+from typing import Callable
+
+import serial
+from gpiozero.pins.mock import MockFactory
+
+from firmware_host.app import EventLoop
+from firmware_host.config import Config
+from firmware_host.controller import Timings
+from firmware_host.hw.button import DiceButton
+from firmware_host.hw.dice import DiceSource
+from firmware_host.journal import Journal
+from firmware_host.sensing.clock import ManualClock
+from firmware_host.sensing.link import Backoff, LinkHandler
+from firmware_host.sensing.sensor import BoardSensor
+
+log = logging.getLogger(__name__)
+
+
+class Cable:
+    """A USB cable in memory: the simulated MCU's `Transport` at one end, a pyserial-like port
+    (`open_host`) at the host's. Unplugging fails the host's open port (its next read raises,
+    as pyserial's does when the device goes) and loses the bytes on the way."""
+
+    port = "virtual://sensor-mcu"
+
+    def __init__(self) -> None:
+        self.to_host = bytearray()
+        self.to_mcu = bytearray()
+        self.plugged = True
+        self._plugging = 0      # counts plug-ins: a port opened before an unplug stays dead
+
+    # -- the MCU's end (sim.transport.Transport) ------------------------------------------------
+
+    def read(self) -> bytes:
+        data = bytes(self.to_mcu)
+        self.to_mcu.clear()
+        return data
+
+    def write(self, data: bytes) -> None:
+        if self.plugged:
+            self.to_host += data
+
+    def unplug(self) -> None:
+        self.plugged = False
+        self._plugging += 1
+        self.to_host.clear()
+        self.to_mcu.clear()
+
+    def replug(self) -> None:
+        self.plugged = True
+
+    def close(self) -> None:
+        self.unplug()
+
+    # -- the host's end ------------------------------------------------------------------------
+
+    def open_host(self) -> HostPort:
+        if not self.plugged:
+            raise serial.SerialException(f"could not open port {self.port}: no such device")
+        return HostPort(self, self._plugging)
+
+    def alive(self, plugging: int) -> bool:
+        return self.plugged and plugging == self._plugging
+
+
+class HostPort:
+    """The host's open port on a `Cable` (the part of `serial.Serial` the link uses)."""
+
+    def __init__(self, cable: Cable, plugging: int) -> None:
+        self._cable = cable
+        self._plugging = plugging
+
+    @property
+    def in_waiting(self) -> int:
+        self._check()
+        return len(self._cable.to_host)
+
+    def read(self, size: int = 1) -> bytes:
+        self._check()
+        data = bytes(self._cable.to_host)
+        self._cable.to_host.clear()
+        return data
+
+    def write(self, data: bytes) -> int:
+        self._check()
+        self._cable.to_mcu += data
+        return len(data)
+
+    def close(self) -> None:
+        pass
+
+    def _check(self) -> None:
+        if not self._cable.alive(self._plugging):
+            raise serial.SerialException("device reports readiness to read but returned no data "
+                                         "(device disconnected or multiple access on port?)")
+
+
+class VirtualLink:
+    """What `sensing.link.SerialLink`'s thread does, one step at a time on the caller's thread:
+    open the port (with the same backoff after a failure), read what came, hand it to the
+    handler, run submitted work, tick the handler."""
+
+    def __init__(self, handler: LinkHandler, open_port: Callable[[], object], backoff: Backoff) -> None:
+        self.handler = handler
+        self.reopen_attempts = 0
+        self._open_port = open_port
+        self._backoff = backoff
+        self._port = None
+        self._reopen_at = float("-inf")
+        self._work: list[Callable[[float], None]] = []
+        self._now = 0.0
+
+    # -- what BoardSensor uses ------------------------------------------------------------------
+
+    def start(self) -> None:
+        pass
+
+    def stop(self, timeout_s: float = 0.0) -> None:
+        self._port = None
+
+    def submit(self, work: Callable[[float], None]) -> None:
+        self._work.append(work)
+
+    def write(self, data: bytes) -> None:
+        if self._port is not None:
+            self._port.write(data)
+
+    # -- the rig ---------------------------------------------------------------------------------
+
+    def step(self, now: float) -> None:
+        self._now = now
+        if self._port is None:
+            if now < self._reopen_at:
+                return
+            try:
+                self._port = self._open_port()
+            except (serial.SerialException, OSError) as error:
+                self._fail(str(error), now)
+                return
+            self.handler.opened(now)
+        try:
+            data = self._port.read(self._port.in_waiting or 1)
+            if data:
+                self._backoff.reset()
+                self.handler.received(data, now)
+            self._run_submitted(now)
+            self.handler.tick(now)
+        except (serial.SerialException, OSError) as error:
+            self._port = None
+            self._fail(str(error), now)
+
+    def _run_submitted(self, now: float) -> None:
+        work, self._work = self._work, []
+        for item in work:
+            item(now)
+
+    def _fail(self, reason: str, now: float) -> None:
+        self.handler.lost(reason)
+        self._run_submitted(now)
+        self.reopen_attempts += 1
+        self._reopen_at = now + self._backoff.next_delay()
+
+
+@dataclass
+class CableEnd:
+    """The far end of the cable, run once per step before the link: the simulated MCU scanning
+    its board, or a trace feeding recorded bytes. `open_port()` gives the host a port."""
+
+    step: Callable[[float], None]
+    open_port: Callable[[], object]
+
+
+class VirtualRig:
+    def __init__(self, config: Config, dice: DiceSource, far_end: CableEnd, folder: Path, *,
+                 timings: Timings = Timings(), clock: ManualClock | None = None, pins: MockFactory | None = None,
+                 observers: tuple = (), frame_interval_s: float | None = None,
+                 post_filter: Callable[[Callable[[object], None]], Callable[[object], None]] | None = None) -> None:
+        """`folder`: for the journal; `pins`: the button's mock pins (None: no button, events are
+        posted directly); `post_filter(post)`: wraps what the drivers post (a trace recorder)."""
+        self.config = config
+        self.clock = clock or ManualClock()
+        self.far_end = far_end
+        self.journal = Journal.open(folder / "journal.sqlite3")
+        self.events: queue.Queue = queue.Queue()
+        post = self.events.put if post_filter is None else post_filter(self.events.put)
+        serial_settings = config.sensing.serial
+        self.link: VirtualLink | None = None
+
+        def make_link(handler: LinkHandler) -> VirtualLink:
+            self.link = VirtualLink(handler, far_end.open_port,
+                                    Backoff(serial_settings.reconnect_min_s, serial_settings.reconnect_max_s))
+            return self.link
+        self.sensor = BoardSensor(config.sensing, post, self.clock, link=make_link)
+        self.pins = pins
+        button = None if pins is None else DiceButton(config.pins.button, post, self.clock.monotonic, pin_factory=pins)
+        hardware = SimpleNamespace(strip=None, button=button)
+        self.loop = EventLoop.from_config(config, self.journal, hardware, events=self.events, dice=dice,
+                                          clock=self.clock, timings=timings, judge_in_background=False,
+                                          observers=observers)
+        if frame_interval_s is not None:
+            self.loop.frame_interval_s = frame_interval_s
+        self.step_s = 1 / config.sensing.sensors.scan_hz
+
+    @property
+    def controller(self):
+        return self.loop.controller
+
+    @property
+    def now(self) -> float:
+        return self.clock.monotonic()
+
+    def step(self) -> None:
+        """One scan period: the far end, the link, the loop."""
+        now = self.clock.advance(self.step_s)
+        self.far_end.step(now)
+        self.link.step(now)
+        self.loop.turn()
+
+    def advance(self, seconds: float) -> None:
+        until = self.now + seconds
+        while self.now < until - 1e-9:
+            self.step()
+
+    def press_pin(self, down: bool) -> None:
+        pin = self.pins.pin(self.config.pins.button.pin)
+        if down:
+            pin.drive_low()
+        else:
+            pin.drive_high()
+
+    def close(self) -> None:
+        if self.loop.button is not None:
+            self.loop.button.close()
+        self.journal.close()

@@ -1,0 +1,72 @@
+"""The fault campaign: a short one must come out clean, and its checks must catch a wrong controller."""
+from __future__ import annotations
+
+import pytest
+
+from firmware_host.cli import main
+from firmware_host.controller import controller as controller_module
+from firmware_host.hil.soak import FAULTS, SoakSettings, run_campaign
+from firmware_host.journal import Journal
+from firmware_host.referee import Referee, Verdict
+
+
+def test_a_short_campaign_in_every_variant_with_faults_is_clean():
+    figures = run_campaign(SoakSettings(games=12, fault_rate=0.08, seed=11))
+    assert figures.problems == []
+    assert (figures.false_verdicts, figures.crashes, figures.plays_lost) == (0, 0, 0)
+    assert figures.games == 12
+    # It did test something: boards judged, plays committed, every kind of fault, every stunt.
+    assert figures.moves_judged > figures.turns > 100
+    assert figures.commits_checked == figures.turns
+    assert all(figures.faults[kind] for kind in FAULTS), figures.faults
+    assert all(figures.stunts.values()), figures.stunts
+
+
+def test_the_command_prints_the_figures_and_exits_0_when_clean(capsys, tmp_path):
+    assert main(["hil", "soak", "--games", "2", "--faults", "0.1", "--seed", "5", "--variants", "plakoto,fevga",
+                 "--json", str(tmp_path / "soak.json")]) == 0
+    out = capsys.readouterr().out
+    for line in ("games played:        2", "false verdicts:      0", "crashes:             0",
+                 "committed plays lost: 0"):
+        assert line in out
+    assert '"games": 2' in (tmp_path / "soak.json").read_text()
+
+
+@pytest.mark.parametrize("argv, message", [
+    (["--games", "0"], "games is 0"),
+    (["--faults", "1.5"], "faults is 1.5"),
+    (["--variants", "portes,chess"], "unknown variants ['chess']"),
+])
+def test_bad_arguments_are_refused_clearly(capsys, argv, message):
+    assert main(["hil", "soak", *argv]) == 2
+    assert message in capsys.readouterr().err
+
+
+class CompleteTooSoon(Referee):
+    """A broken referee: any board on the way to a play is called complete."""
+
+    def judge(self, reading):
+        verdict = super().judge(reading)
+        if verdict.kind == "partial":
+            return Verdict("complete", position=verdict.position)
+        return verdict
+
+
+def test_a_referee_calling_a_partial_board_complete_is_caught(monkeypatch):
+    monkeypatch.setattr(controller_module, "Referee", CompleteTooSoon)
+    figures = run_campaign(SoakSettings(games=3, fault_rate=0.0, seed=2, variants=("portes",)))
+    assert figures.false_verdicts > 0
+    assert any("called complete, expected partial" in problem for problem in figures.problems)
+
+
+def test_plays_missing_from_the_journal_are_counted_lost(monkeypatch):
+    recorded = Journal.record_play
+    calls = []
+
+    def record_some(journal, *args, **kwargs):
+        calls.append(1)
+        if len(calls) % 10:          # every tenth play is never written
+            return recorded(journal, *args, **kwargs)
+    monkeypatch.setattr(Journal, "record_play", record_some)
+    figures = run_campaign(SoakSettings(games=2, fault_rate=0.0, seed=4, variants=("fevga",)))
+    assert figures.plays_lost == len(calls) // 10 > 0
