@@ -33,6 +33,7 @@ import random
 import shutil
 import tempfile
 import time
+import traceback
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import SimpleNamespace
@@ -392,12 +393,15 @@ class SoakPlayers(Players):
         self.figures.moves_judged += 1
         if after.verdict != expected:
             self.figures.false_verdicts += 1
-            self.figures.problem(f"{seen.variant} {seen.dice}: the board {reading.to_json()} was called "
-                                 f"{after.verdict}, expected {expected}")
+            self.figures.problem(f"{seen.variant} {seen.dice} from {seen.position.to_json()}: the board "
+                                 f"{reading.to_json()} was called {after.verdict}, expected {expected}")
 
     def commit(self, seen: Seen, play: Play) -> Seen:
+        """Press until the play is committed. A press on a board called complete that commits nothing
+        loses the play (a press refused for a fault, then retried, does not)."""
         demo = self.demo
         before = len(demo.commits)
+        called = None
         for _ in range(COMMIT_TRIES):
             after = self.press()
             if len(demo.commits) > before:
@@ -406,9 +410,16 @@ class SoakPlayers(Players):
                     self.figures.problem(f"pressed for {play}, {demo.commits[-1].play} was committed")
                 return after
             demo.heal_all()
-            demo.settled_view()
-        self.figures.plays_lost += 1
-        raise DemoStuck(f"{COMMIT_TRIES} presses did not commit {play} of {seen.dice} ({seen.variant})")
+            called = demo.settled_view().verdict
+        if called == "complete":
+            self.figures.plays_lost += 1
+        raise DemoStuck(f"{COMMIT_TRIES} presses did not commit {play} of {seen.dice} ({seen.variant}); "
+                        f"the board is called {called}")
+
+    def roll(self, seen: Seen) -> Seen:
+        """A press once the board is read (refused while a fault lasts: the players just go on)."""
+        self.demo.settled_view()
+        return self.press()
 
     def move(self, seen: Seen, move, mover: Color, show_lift: bool = False) -> None:
         """One checker's move as hands do it: a hit first; then lifted, held a moment and placed,
@@ -518,8 +529,9 @@ def run_campaign(settings: SoakSettings, progress: Callable[[Figures], None] | N
             except Exception as error:   # a crash of the application under test: counted, the campaign goes on
                 figures.crashes += 1
                 figures.games += 1
-                figures.problem(f"match seed {seed}: {type(error).__name__}: {error}")
-                logging.getLogger(__name__).exception("soak match %d crashed", seed)
+                where = traceback.extract_tb(error.__traceback__)[-1]
+                figures.problem(f"match seed {seed}: {type(error).__name__}: {error} "
+                                f"({Path(where.filename).name}:{where.lineno})")
             finally:
                 figures.virtual_s += match.clock.monotonic()
                 match.close()
