@@ -46,4 +46,6 @@ def setup_logging(settings: LogSettings, stream: TextIO | None = None) -> list[l
         handler._tavli_board = True  # type: ignore[attr-defined]  # marks ours for the next call
         root.addHandler(handler)
     root.setLevel(settings.level.upper())
+    # The state machine library logs every callback at info: only worth reading when debugging.
+    logging.getLogger("transitions").setLevel(logging.DEBUG if settings.level == "debug" else logging.WARNING)
     return handlers

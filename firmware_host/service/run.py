@@ -1,13 +1,14 @@
 """`tavli-board run`: the systemd service. Configuration, logging, journal, hardware, the event loop.
 
     config = load_config(path)                  # a bad one stops here: nothing is opened
-    service = Service.open(config)              # journal, hardware (simulated by default), the loop
+    service = Service.open(config)              # journal, hardware (simulated by default), the loop,
+                                                # the journal's unfinished match taken up
     service.run()                               # until service.stop() (SIGTERM, SIGINT)
 
 systemd hears READY=1 once the sensor link is up or the link-lost state is entered (either way the
-board is being refereed or shows why not), STATUS= with `status_line` whenever it changes, WATCHDOG=1 from the loop's own thread at half of
-WatchdogSec (a hung loop stops pinging and is restarted), and STOPPING=1 at the end, after which the
-hardware is closed and the LEDs are dark.
+board is being refereed or shows why not), STATUS= with `status_line` whenever it changes,
+WATCHDOG=1 from the loop's own thread at half of WatchdogSec (a hung loop stops pinging and is
+restarted), and STOPPING=1 at the end, after which the hardware is closed and the LEDs are dark.
 
 The loop is turned here, not by `EventLoop.run`, because the watchdog must be pinged on every turn:
 each turn waits at most one frame interval or until the next ping is due.
@@ -21,10 +22,13 @@ from dataclasses import dataclass, field
 
 from firmware_host.app import FRAME_INTERVAL_S, EventLoop
 from firmware_host.config import Config
-from firmware_host.controller import Controller
+from firmware_host.controller import Controller, Timings
 from firmware_host.controller import machine as m
+from firmware_host.hw.dice import DiceSource
 from firmware_host.journal import Journal, ResumeState
 from firmware_host.sensing.events import LinkUp
+from firmware_host.rules.position import Color
+from firmware_host.sensing.reading import BoardReading
 from firmware_host.service.hardware import Hardware
 from firmware_host.service.notify import SystemdNotifier
 from firmware_host.service.status import status_line
@@ -44,19 +48,22 @@ class Service:
     status: str | None = field(default=None, init=False)   # the last STATUS= told to systemd
 
     @classmethod
-    def open(cls, config: Config, notifier: SystemdNotifier | None = None) -> Service:
+    def open(cls, config: Config, notifier: SystemdNotifier | None = None, *, dice: DiceSource | None = None,
+             timings: Timings = Timings(), board: BoardReading | None = None) -> Service:
+        """Open the journal, the hardware and the loop; the journal's unfinished match is continued.
+
+        `dice`, `timings` and `board` (the simulated board's layout at the start) are for tests
+        that run this same service with scripted players: the service itself rolls fair dice."""
         journal = Journal.open(config.journal_path)
         resumed = journal.resume()
         if resumed is not None:
-            log.warning("the journal holds unfinished match %d (score %s, game %s); the controller cannot yet "
-                        "continue it and starts in setup: a new game there records that match as abandoned",
-                        resumed.match_id, _score_text(resumed), "none under way" if resumed.game is None
-                        else f"{resumed.game.number} of {resumed.game.variant}")
+            log.info("resuming %s", _resumed_text(resumed))
         events: queue.Queue = queue.Queue()
-        hardware = Hardware.open(config, post=events.put)
+        hardware = Hardware.open(config, post=events.put, board=board)
         for part, why in hardware.errors.items():
             log.error("%s: not available: %s", part, why)
-        loop = EventLoop.from_config(config, journal, hardware, events=events)
+        loop = EventLoop.from_config(config, journal, hardware, events=events, dice=dice, timings=timings,
+                                     resume=resumed)
         service = cls(config, journal, hardware, loop, notifier or SystemdNotifier(), resumed)
         loop.observers.append(service._observe)
         return service
@@ -68,7 +75,7 @@ class Service:
     def run(self) -> None:
         """Referee until stopped; then tell systemd, close the hardware (LEDs dark) and the journal."""
         self.journal.record_service("started", hardware=self.config.hardware,
-                                    resumed_match=None if self.resumed is None else self.resumed.match_id)
+                                    resumed=None if self.resumed is None else _resumed_json(self.resumed))
         self.hardware.start()
         try:
             self.loop.turn()                      # the first frame, at once
@@ -100,8 +107,30 @@ class Service:
             log.info("status: %s", status)
 
 
-def _score_text(state: ResumeState) -> str:
-    return "-".join(str(points) for points in state.match.score.values())
+def _resumed_json(state: ResumeState) -> dict:
+    """What was taken up: the match, its score, and where its game under way stood."""
+    resumed = {"match": state.match_id, "score": {color.value: points for color, points in state.match.score.items()}}
+    game = state.game
+    if game is not None:
+        resumed["game"] = {"number": game.number, "variant": game.variant, "side_to_move": game.side_to_move.value,
+                           "pending_roll": None if game.pending_roll is None else list(game.pending_roll),
+                           "last_play": None if game.last_play is None else game.last_play.seq}
+    return resumed
+
+
+def _resumed_text(state: ResumeState) -> str:
+    score = state.match.score
+    text = f"match {state.match_id} (white {score[Color.WHITE]}, black {score[Color.BLACK]})"
+    game = state.game
+    if game is None:
+        return f"{text} between games: the next is {state.match.next_variant}"
+    if game.pending_roll is not None:
+        doing = "{} to play {}-{}".format(game.side_to_move, *game.pending_roll)
+    elif game.starter is None and game.first_mover is None:
+        doing = "the opening roll due"
+    else:
+        doing = f"{game.side_to_move} to roll"
+    return f"{text}, game {game.number} of {game.variant}, {doing}"
 
 
 def run_service(config: Config) -> int:

@@ -34,6 +34,7 @@ def _game_line(controller: Controller, state: str) -> str:
         return f"game {len(match.games)} of {_match_name(match.rules.sequence)} ({last.variant}) over: {outcome}; {points}"
     turn = controller.position.turn
     doing = {
+        m.RESUMING: "resumed from the journal, waiting for the board to show it",
         m.SETUP: "setting up the board",
         m.OPENING_ROLL: "opening roll",
         m.AWAITING_ROLL: f"{turn} to roll",

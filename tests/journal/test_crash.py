@@ -6,35 +6,20 @@ SQLite's integrity check, and hold every play a child reported committed. At the
 must chain: each play's dice and resulting position are legal from the position before it.
 (SIGKILL tests what a crash can do; synchronous=FULL is what makes the same hold for a power cut.)
 """
-import os
 import random
-import signal
 import sqlite3
-import subprocess
-import sys
-import threading
-import time
 from pathlib import Path
 
 from firmware_host.journal import Journal, Kind
-from firmware_host.rules import Position, Rules, Turn
+from journal_kit import assert_plays_chain, committed_seqs, run_child
 
 KILLS = 30
 HERE = Path(__file__).parent
 
 
 def run_and_kill(path: Path, seed: int, delay_s: float) -> list[int]:
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(HERE), os.environ.get("PYTHONPATH", "")])}
-    child = subprocess.Popen([sys.executable, str(HERE / "crash_child.py"), str(path), str(seed)],
-                             stdout=subprocess.PIPE, text=True, env=env)
-    lines: list[str] = []
-    reader = threading.Thread(target=lambda: lines.extend(child.stdout), daemon=True)
-    reader.start()
-    time.sleep(delay_s)
-    child.send_signal(signal.SIGKILL)
-    child.wait()
-    reader.join()
-    return [int(line.split()[1]) for line in lines if line.startswith("committed")]
+    lines, _ = run_child(HERE / "crash_child.py", [str(path), str(seed)], kill_after_s=delay_s)
+    return committed_seqs(lines)
 
 
 def test_no_committed_play_is_lost_when_the_process_is_killed(tmp_path):
@@ -54,18 +39,3 @@ def test_no_committed_play_is_lost_when_the_process_is_killed(tmp_path):
     assert sqlite3.connect(path).execute("PRAGMA integrity_check").fetchone()[0] == "ok"
     assert_plays_chain(path)
 
-
-def assert_plays_chain(path: Path) -> None:
-    journal = Journal.open(path)
-    position = rules = None
-    for event in journal.tail(10 ** 6):
-        if event.kind is Kind.GAME_STARTED:
-            position = Position.from_json(event.data["position"])
-            rules = Rules.for_variant(event.data["variant"], event.data["rules"])
-        elif event.kind is Kind.OPENING_ROLL and event.data["starter"]:
-            position = position.with_turn(event.data["starter"])
-        elif event.kind is Kind.PLAY:
-            after = Position.from_json(event.data["position"])
-            legal = {play.position for play in Turn(position, event.data["dice"], rules).plays()}
-            assert after in legal, f"play {event.seq} is not legal from the position before it"
-            position = after

@@ -35,3 +35,14 @@ def test_setting_up_again_replaces_the_handlers(tmp_path):
     setup_logging(settings, second)
     ours = [handler for handler in logging.getLogger().handlers if getattr(handler, "_tavli_board", False)]
     assert len(ours) == 2
+
+
+def test_the_state_machine_librarys_chatter_is_heard_only_when_debugging(tmp_path):
+    stream = io.StringIO()
+    setup_logging(LogSettings(file=tmp_path / "t.log", level="info"), stream)
+    logging.getLogger("transitions.core").info("Executed callback 'begin_game'")
+    logging.getLogger("transitions.core").warning("a problem in the machine")
+    assert "Executed callback" not in stream.getvalue() and "a problem in the machine" in stream.getvalue()
+    setup_logging(LogSettings(file=tmp_path / "t.log", level="debug"), stream)
+    logging.getLogger("transitions.core").info("Finished processing state setup exit callbacks.")
+    assert "Finished processing" in stream.getvalue()

@@ -1,5 +1,6 @@
 """`tavli-board run`, the systemd service, on the simulated board: as a child process talking to a fake
 systemd, and in this process where its LEDs and journal can be looked at."""
+import logging
 import os
 import re
 import signal
@@ -14,7 +15,7 @@ from firmware_host.cli import main
 from firmware_host.config import load_config
 from firmware_host.journal import Journal, JournalReader, Kind
 from firmware_host.leds.render import OFF
-from firmware_host.rules import Position
+from firmware_host.rules import WHITE
 from firmware_host.service.notify import SystemdNotifier
 from firmware_host.service.run import Service
 
@@ -109,17 +110,27 @@ def test_systemd_hears_the_state_of_the_match_whenever_it_changes(config, system
     assert systemd.received()[-1] == "STOPPING=1"
 
 
-def test_an_unfinished_match_in_the_journal_is_found_at_the_start(config):
+def test_the_unfinished_match_in_the_journal_goes_on_where_it_stopped(config, systemd, caplog):
     with Journal.open(config.journal_path) as journal:
         match_id = journal.start_match(config.match_rules)
-        journal.start_game("portes", config.rules_for("portes"), position=Position.start("portes"))
-    service = Service.open(config)
+        journal.start_game("portes", config.rules_for("portes"), starter=WHITE)
+        journal.record_roll(WHITE, (6, 5))
+    caplog.set_level(logging.INFO, logger="firmware_host.service.run")
+    service = Service.open(config, SystemdNotifier({"NOTIFY_SOCKET": str(systemd.path)}))
     thread = run_until_ready(service)
-    service.stop()
-    thread.join(20)
-    assert service.resumed.match_id == match_id and service.resumed.game.variant == "portes"
+    try:
+        # The simulated board shows the portes start: the journaled position, so White plays the 6-5.
+        assert systemd.wait_for(f"STATUS={FIRST_GAME}: white to move 6-5")
+    finally:
+        service.stop()
+        thread.join(20)
+    assert f"resuming match {match_id} (white 0, black 0), game 1 of portes, white to play 6-5" in caplog.text
     with JournalReader.open(config.journal_path) as journal:
-        assert journal.tail(2)[0].data == {"what": "started", "hardware": "simulated", "resumed_match": match_id}
+        assert journal.match_ids() == [match_id]   # taken up, not abandoned for a new one
+        started = [event for event in journal.tail(10) if event.data.get("what") == "started"]
+    assert started[0].data["resumed"] == {
+        "match": match_id, "score": {"white": 0, "black": 0},
+        "game": {"number": 1, "variant": "portes", "side_to_move": "white", "pending_roll": [6, 5], "last_play": None}}
 
 
 def test_an_unplugged_sensor_mcu_still_makes_the_service_ready_in_link_lost(config, systemd):

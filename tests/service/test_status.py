@@ -29,6 +29,8 @@ def controller(state: str, match: Match, *, turn=WHITE, dice=None, overlay_retur
 
 
 @pytest.mark.parametrize("state, turn, dice, line", [
+    (m.RESUMING, WHITE, (6, 5), "game 2 of tavli (plakoto): resumed from the journal, waiting for the board to show "
+                                "it; white 2, black 0 (to 5)"),
     (m.SETUP, WHITE, None, "game 2 of tavli (plakoto): setting up the board; white 2, black 0 (to 5)"),
     (m.OPENING_ROLL, WHITE, None, "game 2 of tavli (plakoto): opening roll; white 2, black 0 (to 5)"),
     (m.AWAITING_ROLL, BLACK, None, "game 2 of tavli (plakoto): black to roll; white 2, black 0 (to 5)"),

@@ -1,0 +1,128 @@
+"""Run by test_service_kill: the `tavli-board run` service on the simulated board, played by the
+demo's scripted players, on a journal and a board that outlive the process.
+
+    python service_child.py FOLDER SEED [--one-match]
+
+The service is `Service.open` + `Service.run`, as `tavli-board run` opens and runs it, with the
+demo's fast timings, seeded dice and the simulated board laid out as FOLDER/board.json says (what
+the real board would still show after a power cut). The players are the demo's (`Players` on a
+`Demo`); `ServiceRig` gives them the service's hardware and loop instead of a demo's own, and
+`ResumingPlayers` first takes back a turn the last process left half played (a person does the
+same: the journal knows the turn's start, not where each checker went).
+
+Prints `ready` once the service told systemd so, `committed SEQ` once a play's record is in the
+journal (the press was handled), and `match over` at each match's end. Plays matches one after
+another, or (`--one-match`) plays the journal's match to its end and exits 0.
+"""
+import dataclasses
+import os
+import sys
+import threading
+from pathlib import Path
+
+from firmware_host.controller import Timings
+from firmware_host.controller import machine as m
+from firmware_host.controller.demo import Demo, Players, SeededDice, Seen, Settings, Table, demo_config
+from firmware_host.controller.orientation import Orientation, laid_out
+from firmware_host.hw.events import DicePressed
+from firmware_host.journal import Kind
+from firmware_host.rules import Position
+from firmware_host.rules.match import MatchRules
+from firmware_host.sensing.reading import BoardReading
+from firmware_host.service.logs import setup_logging
+from firmware_host.service.run import Service
+
+SPEED = 16.0
+MATCH = MatchRules(sequence=("portes", "plakoto"), target=3)
+
+
+class ServiceRig(Demo):
+    """What `Players` use of a `Demo` (hands on the board and the button, the table they watch),
+    on a running service's hardware. Not `Demo.__init__`: the service opened everything."""
+
+    def __init__(self, service: Service, settings: Settings):
+        self.settings, self.config, self.journal = settings, service.config, service.journal
+        self.hardware, self.loop = service.hardware, service.loop
+        self.board = service.hardware.simulation.board
+        self.renderer = service.loop.renderer
+        self.table = Table()
+        service.loop.observers.append(self.table.observe)
+
+
+class ResumingPlayers(Players):
+    def play_turn(self, seen: Seen) -> Seen:
+        start = laid_out(seen.position, seen.orientation)
+        if self.demo.board.reading() != start:   # a turn the killed process left half played
+            self.demo.board.set_reading(start)
+            seen = self.demo.settled_view()
+        return super().play_turn(seen)
+
+
+def keep_board(board, path: Path, stop: threading.Event) -> None:
+    """Write the board to `path` whenever it changes (replaced whole: a kill never leaves half a file)."""
+    last = None
+    while not stop.wait(0.01):
+        reading = board.reading()
+        if reading != last:
+            part = path.with_suffix(".part")
+            part.write_text(reading.dumps())
+            os.replace(part, path)
+            last = reading
+
+
+def report_commits(service: Service):
+    """An observer printing the seq of each play the journal holds once the press is handled."""
+    printed: set[int] = set()
+
+    def observe(controller, event) -> None:
+        if isinstance(event, DicePressed):
+            for record in service.journal.tail(6):
+                if record.kind is Kind.PLAY and record.seq not in printed:
+                    printed.add(record.seq)
+                    print(f"committed {record.seq}", flush=True)
+    return observe
+
+
+def main(folder: Path, seed: int, one_match: bool) -> int:
+    config = demo_config(SPEED, folder)
+    config = dataclasses.replace(config, match_rules=MATCH,
+                                 logging=dataclasses.replace(config.logging, file=folder / "tavli-board.log"))
+    setup_logging(config.logging)   # as `tavli-board run` does; stderr goes to the test's file
+    board_file = folder / "board.json"
+    if board_file.exists():
+        board = BoardReading.loads(board_file.read_text())
+    else:   # the first start: the board set up for the first game, some way round
+        board = laid_out(Position.start(MATCH.sequence[0]), list(Orientation)[seed % len(Orientation)])
+    service = Service.open(config, dice=SeededDice(seed),
+                           timings=Timings(refusal_s=Timings.refusal_s / SPEED, game_over_s=Timings.game_over_s / SPEED),
+                           board=board)
+    settings = Settings(MATCH, seed=seed, speed=SPEED, out=open(os.devnull, "w"), boards="none")
+    rig = ServiceRig(service, settings)
+    service.loop.observers.append(report_commits(service))
+    stop_keeping = threading.Event()
+    keeper = threading.Thread(target=keep_board, args=(rig.board, board_file, stop_keeping), daemon=True)
+    keeper.start()
+    loop = threading.Thread(target=service.run, name="service")
+    loop.start()
+    try:
+        rig.table.wait(lambda seen: seen.state != m.RESUMING and service.ready, "the service to take up the board")
+        print("ready", flush=True)
+        players = ResumingPlayers(rig, seed)
+        # The illegal-move stunt is followed back only to the nearest legal board, which may be part of
+        # a play rather than the turn's start; the scripted turn that goes on from there assumes the start.
+        players.stunts.discard("illegal")
+        while True:
+            players.play_match()
+            print("match over", flush=True)
+            if one_match:
+                return 0
+            players.press()   # a new match
+    finally:
+        service.stop()
+        loop.join(20)
+        stop_keeping.set()
+        keeper.join()
+
+
+if __name__ == "__main__":
+    sys.exit(main(Path(sys.argv[1]), int(sys.argv[2]), "--one-match" in sys.argv[3:]))
