@@ -35,7 +35,7 @@ from firmware_host.hw.events import DiceButtonFreed, DiceButtonStuck, DiceHeld, 
 from firmware_host.journal.events import Kind, PlayRecord, ResumeState
 from firmware_host.leds.scene import LOCATIONS, DiceSignal, Mark, Scene, Score
 from firmware_host.referee import Reading, Referee, Step, Verdict, restore
-from firmware_host.rules import BLACK, CHECKERS, WHITE, Color, Play, Position, Rules
+from firmware_host.rules import BLACK, CHECKERS, WHITE, Color, GameResult, Play, Position, Rules, blocked_for_good
 from firmware_host.rules.match import Match, MatchRules, opening_roll
 from firmware_host.rules.plays import TooManyPlays
 from firmware_host.sensing.events import (BoardChanging, BoardSettled, BoardStable, LinkLost, LinkSilent,
@@ -137,8 +137,10 @@ class Controller:
         self.referee_pages: tuple[RefereePage, ...] = ()
         self.referee_page = 0
         self.legal_plays: list[Play] = []
+        self.referee_return = m.MOVING                     # the state a long press leaves referee mode for
         # Faults and signals.
         self.sensor_faults: dict[tuple, SensorFault] = {}
+        self.stuck_button_down = False
         self.overlay_return = m.SETUP
         self.correction_return = m.MOVING
         self.refused_until = float("-inf")
@@ -201,9 +203,13 @@ class Controller:
         elif isinstance(event, McuReset):
             self.journal.record_fault("mcu_reset", "the sensor MCU restarted; the board is read afresh")
         elif isinstance(event, DiceButtonStuck):
+            self.stuck_button_down = True
             self.journal.record_fault("button_stuck", "the dice button has been down too long")
+            self._fire("button_stuck")
         elif isinstance(event, DiceButtonFreed):
+            self.stuck_button_down = False
             self.journal.record_fault_cleared("button_stuck", "the dice button was released")
+            self._fire("button_freed")
         else:
             log.debug("controller: %s needs nothing from the game", type(event).__name__)
         self.scene = self._build_scene()
@@ -255,7 +261,7 @@ class Controller:
         self._board_seen()
 
     def _update_correction(self) -> None:
-        if self.state != m.CORRECTING:
+        if self.state != m.CORRECTING or self.sensed is None:
             return
         if self.correction_return == m.MOVING and self.verdict is not None and self.verdict.kind == "illegal":
             self.correction_goal = self.verdict.target   # the nearest legal board may have changed
@@ -345,6 +351,11 @@ class Controller:
     def play_ends_game(self) -> bool:
         return self.verdict.play.result is not None
 
+    def play_blocks_for_good(self) -> bool:
+        """After this play neither side can ever move (dossier A20); with the `mutual_no_move_draw`
+        house rule the play itself ends the game as a tie instead (`play_ends_game`)."""
+        return blocked_for_good(self.verdict.play.position, self.rules)
+
     def board_illegal(self) -> bool:
         return self.verdict is not None and self.verdict.kind == "illegal"
 
@@ -370,12 +381,35 @@ class Controller:
     def sensor_faults_active(self) -> bool:
         return bool(self.sensor_faults)
 
+    def button_is_stuck(self) -> bool:
+        return self.stuck_button_down
+
+    def referee_has_pages(self) -> bool:
+        """Whether referee mode has anything to show in this state (a last play, the legal plays of
+        a roll under way); builds the pages `enter_referee` shows."""
+        pages: list[RefereePage] = []
+        if self.last_play is not None:
+            moves = self.last_play.play.moves
+            pages += [RefereePage("replay_move", i, len(moves)) for i in range(len(moves))]
+        self.legal_plays = []
+        if self.referee is not None:
+            try:
+                self.legal_plays = self.referee.turn.plays(limit=MOST_PLAYS_LISTED)
+            except TooManyPlays:
+                pass
+        pages += [RefereePage("legal_play", j, len(self.legal_plays)) for j in range(len(self.legal_plays))]
+        # A game already over is journaled as over: its last play cannot be undone.
+        if self.last_play is not None and self.state != m.GAME_OVER:
+            pages.append(RefereePage("restore"))
+        self.referee_pages, self.referee_page = tuple(pages), 0
+        return bool(pages)
+
     def returns_to(self) -> str:
-        """The state a correction, a resumed game or an overlay goes on in (the `resumes_<state>`
-        conditions)."""
-        if self.state == m.CORRECTING:
-            return self.correction_return
-        return self.resume_target if self.state == m.RESUMING else self.overlay_return
+        """The state a correction, a resumed game, referee mode or an overlay goes on in (the
+        `resumes_<state>` conditions)."""
+        returns = {m.CORRECTING: self.correction_return, m.RESUMING: self.resume_target,
+                   m.REFEREE: self.referee_return}
+        return returns.get(self.state, self.overlay_return)
 
     # == callbacks (named in machine.TRANSITIONS) ===================================================
 
@@ -480,20 +514,11 @@ class Controller:
             self.overlay_return = self.state
 
     def enter_referee(self) -> None:
-        pages: list[RefereePage] = []
-        if self.last_play is not None:
-            moves = self.last_play.play.moves
-            pages += [RefereePage("replay_move", i, len(moves)) for i in range(len(moves))]
-        try:
-            self.legal_plays = self.referee.turn.plays(limit=MOST_PLAYS_LISTED)
-        except TooManyPlays:
-            self.legal_plays = []
-        pages += [RefereePage("legal_play", j, len(self.legal_plays)) for j in range(len(self.legal_plays))]
-        if self.last_play is not None:
-            pages.append(RefereePage("restore"))
-        self.referee_pages, self.referee_page = tuple(pages), 0
-        self.journal.record_referee("enter", side=self.position.turn.value, dice=list(self.dice),
-                                    plays_listed=len(self.legal_plays), pages=len(pages))
+        """The pages were built by `referee_has_pages`; a long press goes back to this state."""
+        self.referee_return = self.state
+        self.journal.record_referee("enter", state=self.state, side=self.position.turn.value,
+                                    dice=None if self.dice is None else list(self.dice),
+                                    plays_listed=len(self.legal_plays), pages=len(self.referee_pages))
         self._journal_page()
 
     def next_referee_page(self) -> None:
@@ -542,6 +567,22 @@ class Controller:
         self.position = Position.start(self.variant, self.starter or WHITE)
         self.referee, self.dice, self.verdict, self.opening_dice = None, None, None, None
         self.last_play, self.result_play, self.kept_die = None, None, None
+
+    def note_blockade(self) -> None:
+        """No roll can change the board any more: none is rolled; the lights say so."""
+        self.referee, self.dice = None, None
+        self.journal.record_referee("blocked_for_good", board=self.position.to_json())
+        log.info("permanent mutual blockade: a press ends the game as a draw")
+
+    def draw_blockade(self) -> None:
+        """The players end a game that can never end otherwise: a tie, 0-0 (as both mothers pinned)."""
+        result, last_mover = GameResult(None, 0, "tie"), self.last_play.mover
+        self.journal.end_game(result, last_mover, "blocked_for_good")
+        self.result_play = Play((), self.position, result)
+        self.match = self.match.record(result, self.starter or last_mover, last_mover)
+
+    def on_enter_correcting(self) -> None:
+        self._update_correction()   # back from referee mode: the board may have changed meanwhile
 
     def on_enter_game_over(self) -> None:
         self.deadline = self.now + self.timings.game_over_s
@@ -629,6 +670,14 @@ class Controller:
             if steps:
                 marks = step_marks(self.orientation, steps[0])
         return Scene(marks, self.last_play.dice, None, self.last_play.mover.value, self._score())
+
+    def _scene_blockade(self) -> Scene:
+        return Scene({}, None, DiceSignal.BLOCKADE, None, self._score())
+
+    def _scene_button_stuck(self) -> Scene:
+        """The interrupted state's lights, with "release the button" on the dice."""
+        under = getattr(self, f"_scene_{self.overlay_return}")()
+        return Scene(under.marks, None, DiceSignal.BUTTON_STUCK, under.turn, under.score)
 
     def _scene_game_over(self) -> Scene:
         winner = self.result_play.result.winner

@@ -8,7 +8,8 @@ drift from the code (a test compares the committed source with `diagram_source()
 Triggers are what happened, as the controller reads it from the events:
 `board_stable`, `board_settled` (the sensed board), `press`, `hold` (the dice
 button), `opening_decided` (an opening roll that was not a tie), `timeout` (the controller's own
-timer), `link_lost`, `link_up`, `sensor_fault`, `sensor_faults_cleared`. Conditions and callbacks
+timer), `link_lost`, `link_up`, `sensor_fault`, `sensor_faults_cleared`, `button_stuck`,
+`button_freed`. Conditions and callbacks
 are names of `Controller` methods. The controller fires a trigger only in the states that list it
 (`TRIGGERS_BY_STATE`); elsewhere the event only updates what the controller knows of the board.
 """
@@ -25,22 +26,27 @@ SETUP = "setup"                  # guide the board into the game's start; find h
 OPENING_ROLL = "opening_roll"    # one press rolls one die for each side; ties roll again
 AWAITING_ROLL = "awaiting_roll"  # the starter presses for the game's first roll
 MOVING = "moving"                # the mover plays the roll; a press commits it and rolls for the other side
+BLOCKADE = "blockade"            # neither side can ever move again: a press ends the game drawn
 CORRECTING = "correcting"        # an illegal board, guided back one step at a time
 REFEREE = "referee"              # replay the last play, show the legal plays, restore before the last play
 GAME_OVER = "game_over"          # the score is shown, then the next game's setup
 MATCH_OVER = "match_over"        # the final score; a press starts a new match
 LINK_LOST = "link_lost"          # overlay: the sensor link is down; the game is kept
 SENSOR_FAULT = "sensor_fault"    # overlay: a sensor reads impossible values; the game is kept
+BUTTON_STUCK = "button_stuck"    # overlay: the dice button is held down far too long; the game is kept
 
-STATES = (RESUMING, SETUP, OPENING_ROLL, AWAITING_ROLL, MOVING, CORRECTING, REFEREE, GAME_OVER, MATCH_OVER,
-          LINK_LOST, SENSOR_FAULT)
-OVERLAYS = (LINK_LOST, SENSOR_FAULT)
+STATES = (RESUMING, SETUP, OPENING_ROLL, AWAITING_ROLL, MOVING, BLOCKADE, CORRECTING, REFEREE, GAME_OVER,
+          MATCH_OVER, LINK_LOST, SENSOR_FAULT, BUTTON_STUCK)
+# Overlays, the most serious first: a lost link hides a sensor fault, which hides a stuck button.
+OVERLAYS = (LINK_LOST, SENSOR_FAULT, BUTTON_STUCK)
 # The states an overlay returns to when its fault is over: every state but the overlays.
 RESUMABLE = tuple(state for state in STATES if state not in OVERLAYS)
 # The states that correcting returns to once the board is legal again.
 CORRECTABLE = (OPENING_ROLL, AWAITING_ROLL, MOVING)
 # The states a resumed game goes on in: the journal says which (`Controller.resume_target`).
 RESUMED = CORRECTABLE
+# The states a long press enters referee mode from (when there is something to show), and returns to.
+REFEREE_FROM = (AWAITING_ROLL, MOVING, BLOCKADE, CORRECTING, GAME_OVER)
 
 
 def _t(trigger: str, source: str | list[str], dest: str | None, **options: Any) -> dict[str, Any]:
@@ -80,27 +86,35 @@ TRANSITIONS: list[dict[str, Any]] = [
     # -- a turn: the press is the commit ----------------------------------------------------------
     _t("press", MOVING, GAME_OVER, conditions=["board_shows_complete_play", "play_ends_game"],
        before="commit_play"),
+    _t("press", MOVING, BLOCKADE, conditions=["board_shows_complete_play", "play_blocks_for_good"],
+       before=["commit_play", "note_blockade"]),
     _t("press", MOVING, None, conditions="board_shows_complete_play", after=["commit_play", "roll_for_mover"]),
     _t("press", MOVING, None, after="refuse_press"),
     _t("board_settled", MOVING, CORRECTING, conditions="board_illegal", before="remember_correction_return"),
-    _t("hold", MOVING, REFEREE, before="enter_referee"),
+    # -- a permanent mutual blockade: shown, and ended as a draw by a press -------------------------
+    _t("press", BLOCKADE, GAME_OVER, before="draw_blockade"),
     # -- an illegal board, guided back ------------------------------------------------------------
     *_returns("board_stable", CORRECTING, CORRECTABLE, conditions=["board_legal_again"]),
     _t("press", CORRECTING, None, after="refuse_press"),
     # -- referee mode ------------------------------------------------------------------------------
+    _t("hold", list(REFEREE_FROM), REFEREE, conditions="referee_has_pages", before="enter_referee"),
     _t("press", REFEREE, None, after="next_referee_page"),
     _t("board_stable", REFEREE, MOVING, conditions="board_restored", before="restore_last_play"),
-    _t("hold", REFEREE, MOVING, before="leave_referee"),
+    *_returns("hold", REFEREE, REFEREE_FROM, before="leave_referee"),
     # -- between games -------------------------------------------------------------------------------
     *[_t(trigger, GAME_OVER, MATCH_OVER, conditions="match_won") for trigger in ("timeout", "press")],
     *[_t(trigger, GAME_OVER, SETUP, before="prepare_next_game") for trigger in ("timeout", "press")],
     _t("press", MATCH_OVER, SETUP, before="start_new_match"),
     # -- overlays: the game is kept and resumed --------------------------------------------------------
-    _t("link_lost", [*RESUMABLE, SENSOR_FAULT], LINK_LOST, before="remember_overlay_return"),
-    _t("sensor_fault", list(RESUMABLE), SENSOR_FAULT, before="remember_overlay_return"),
+    _t("link_lost", [*RESUMABLE, SENSOR_FAULT, BUTTON_STUCK], LINK_LOST, before="remember_overlay_return"),
+    _t("sensor_fault", [*RESUMABLE, BUTTON_STUCK], SENSOR_FAULT, before="remember_overlay_return"),
+    _t("button_stuck", list(RESUMABLE), BUTTON_STUCK, before="remember_overlay_return"),
     _t("link_up", LINK_LOST, SENSOR_FAULT, conditions="sensor_faults_active"),
+    _t("link_up", LINK_LOST, BUTTON_STUCK, conditions="button_is_stuck"),
     *_returns("link_up", LINK_LOST, RESUMABLE),
+    _t("sensor_faults_cleared", SENSOR_FAULT, BUTTON_STUCK, conditions="button_is_stuck"),
     *_returns("sensor_faults_cleared", SENSOR_FAULT, RESUMABLE),
+    *_returns("button_freed", BUTTON_STUCK, RESUMABLE),
     *[_t("press", overlay, None, after="refuse_press") for overlay in OVERLAYS],
 ]
 

@@ -46,7 +46,7 @@ _MA_PER_CHANNEL_UNIT = MA_PER_LED_FULL_WHITE / (3 * 255)
 # plus the error of the cap factor estimated from the frame.
 _DECODE_TOLERANCE = 1.5
 
-_ALL_LEDS_SIGNALS = (DiceSignal.WAITING, DiceSignal.ROLL_REFUSED)
+_ALL_LEDS_SIGNALS = (DiceSignal.WAITING, DiceSignal.ROLL_REFUSED, DiceSignal.BUTTON_STUCK, DiceSignal.BLOCKADE)
 
 
 def frame_current_ma(frame: Iterable[RGB]) -> float:

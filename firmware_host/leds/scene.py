@@ -39,6 +39,8 @@ class DiceSignal(enum.StrEnum):
     WAITING = "waiting"  # idle: press the button to roll (or waiting for the board to be set up)
     NO_LEGAL_MOVE = "no-legal-move"  # these dice cannot be played: the next press passes the turn
     ROLL_REFUSED = "roll-refused"  # the press did not roll: the board is not ready
+    BUTTON_STUCK = "button-stuck"  # the dice button has been down too long: release it (a fault)
+    BLOCKADE = "blockade"  # neither side can ever move again: a press ends the game drawn
 
 
 @dataclass(frozen=True)

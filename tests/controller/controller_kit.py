@@ -10,7 +10,7 @@ from firmware_host.controller.orientation import laid_out
 from firmware_host.hw import DiceHeld, DicePressed, ScriptedDice
 from firmware_host.journal import Journal, Kind
 from firmware_host.leds.scene import DiceSignal, Mark
-from firmware_host.rules import Position, Turn
+from firmware_host.rules import Position, Rules, Turn
 from firmware_host.rules.match import MatchRules
 from firmware_host.sensing.events import BoardChanging, BoardSettled, BoardStable
 from firmware_host.sensing.reading import BoardReading, SideReading
@@ -161,6 +161,19 @@ class Rig:
         if self.state == "awaiting_roll":
             self.press()
         assert self.state == "moving", self.state
+
+
+def journal_game_at(rig: Rig, position: Position, roll: tuple[int, int] | None = None,
+                    rules: Rules | None = None) -> None:
+    """Journal a match whose game stands at `position` (its side to move started it), with `roll`
+    rolled for that side, as if the service had stopped there; `rig.restart()` then takes it up.
+    The rig's board is laid out with the position."""
+    rig.journal.start_match(rig.match_rules)
+    rig.journal.start_game(position.variant, rules or Rules.for_variant(position.variant), starter=position.turn,
+                           position=position, orientation=rig.orientation.value)
+    if roll is not None:
+        rig.journal.record_roll(position.turn, roll)
+    rig.board = Board.of(position, rig.orientation)
 
 
 @dataclass
