@@ -11,6 +11,7 @@ import importlib
 # Modules that contribute `hil` subcommands, in the order they appear in `hil --help`.
 HIL_COMMAND_MODULES = (
     "firmware_host.hil.run",
+    "firmware_host.hil.trace_cli",
     "firmware_host.hil.soak_cli",
 )
 

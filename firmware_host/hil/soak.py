@@ -28,7 +28,6 @@ Crashes are exceptions the loop logged (it survives them) or raised, and games t
 from __future__ import annotations
 
 import dataclasses
-import logging
 import random
 import shutil
 import tempfile
@@ -46,7 +45,8 @@ from firmware_host.controller import machine as m
 from firmware_host.controller.controller import Controller
 from firmware_host.controller.demo import Demo, DemoStuck, Players, SeededDice, Seen, Table, physical
 from firmware_host.controller.orientation import Orientation, laid_out
-from firmware_host.hil.trace_rig import Cable, CableEnd, VirtualRig
+from firmware_host.hil.trace import TraceRecorder
+from firmware_host.hil.trace_rig import Cable, CableEnd, LoggedErrors, VirtualRig
 from firmware_host.journal import Kind
 from firmware_host.referee import Reading, restore
 from firmware_host.rules import Color, Play, Position, Turn
@@ -109,6 +109,11 @@ class Figures:
         if len(self.problems) < 20:
             self.problems.append(text)
 
+    def logged(self, message: str) -> None:
+        """The application logged an error (the loop survived it): a crash all the same."""
+        self.crashes += 1
+        self.problem(f"logged: {message}")
+
     def report(self) -> str:
         faults = ", ".join(f"{name} {count}" for name, count in self.faults.items())
         lines = [f"games played:        {self.games}",
@@ -129,18 +134,6 @@ class Figures:
         data = dataclasses.asdict(self)
         data["faults_injected"] = self.faults_injected
         return data
-
-
-class _ErrorCounter(logging.Handler):
-    """Counts what the application logs as errors: the loop logs and survives a handler's exception."""
-
-    def __init__(self, figures: Figures) -> None:
-        super().__init__(logging.ERROR)
-        self.figures = figures
-
-    def emit(self, record: logging.LogRecord) -> None:
-        self.figures.crashes += 1
-        self.figures.problem(f"logged: {record.getMessage()}")
 
 
 def soak_config() -> Config:
@@ -174,7 +167,9 @@ class SoakMatch:
     settled_view = Demo.settled_view     # waits through `table`, which steps the rig
 
     def __init__(self, config: Config, match: MatchRules, seed: int, fault_rate: float, figures: Figures,
-                 folder: Path) -> None:
+                 folder: Path, *, trace: bool = False, observers: tuple = ()) -> None:
+        """`trace`: record a trace of the match in `self.trace`, as the service does; `observers`: more
+        observers of the loop."""
         self.random = random.Random(seed)
         self.fault_rate = fault_rate
         self.figures = figures
@@ -188,9 +183,15 @@ class SoakMatch:
         self.heals: list[tuple[float, Callable[[], None]]] = []
         self.table = VirtualTable(self.step, lambda: self.clock.monotonic())
         self.commits: list = []
-        self.rig = VirtualRig(self.config, SeededDice(seed), CableEnd(self._mcu_step, self.cable.open_host), folder,
-                              clock=self.clock, pins=MockFactory(), observers=[self.table.observe, self._commit_seen],
-                              frame_interval_s=0.2)
+        open_port, dice, post_filter = self.cable.open_host, SeededDice(seed), None
+        self.trace = TraceRecorder.for_config(self.config, clock=self.clock.monotonic) if trace else None
+        if self.trace is not None:
+            traced_open = self.trace.wrap_opener(lambda url, settings: self.cable.open_host())
+            open_port = lambda: traced_open(self.cable.port, self.config.sensing.serial)   # noqa: E731
+            dice, post_filter = self.trace.dice(dice), self.trace.posting
+        self.rig = VirtualRig(self.config, dice, CableEnd(self._mcu_step, open_port), folder, clock=self.clock,
+                              pins=MockFactory(), observers=[self.table.observe, self._commit_seen, *observers],
+                              frame_interval_s=0.2, post_filter=post_filter)
 
     # -- time -------------------------------------------------------------------------------------
 
@@ -299,12 +300,6 @@ def legal_finals(position: Position, dice: tuple[int, int], rules) -> set[Readin
         return {Reading.of(play.position) for play in Turn(position, dice, rules).plays(limit=FINALS_LIMIT)}
     except TooManyPlays:
         return None
-
-
-def pips_to_go(position: Position, mover: Color, rules) -> int:
-    along = {point: frame for frame, point in enumerate(ROUTES[(rules.variant.family, mover)]) if frame}
-    return position.bar[mover.index] * 25 + sum(
-        count * (25 - along[point]) for point, count in enumerate(position.checkers(mover), 1))
 
 
 class SoakPlayers(Players):
@@ -502,48 +497,48 @@ def run_campaign(settings: SoakSettings, progress: Callable[[Figures], None] | N
     figures = Figures()
     config = soak_config()
     seeds = random.Random(settings.seed)
-    counter = _ErrorCounter(figures)
-    logging.getLogger("firmware_host").addHandler(counter)
     folder = Path(tempfile.mkdtemp(prefix="tavli-soak-", dir=_ram_dir()))
     started = time.monotonic()
     try:
-        while figures.games < settings.games:
-            seed = seeds.getrandbits(32)
-            match_folder = folder / f"match-{seed}"
-            match_folder.mkdir()
-            match = SoakMatch(config, match_rules_for(figures.games, settings.variants), seed,
-                              settings.fault_rate, figures, match_folder)
-            try:
-                players = SoakPlayers(match, seed)
-                if not players.play_games(settings.games - figures.games):
-                    raise DemoStuck("a match ended without a game")
-                lost = len(match.commits) - match.journal_plays()
-                if lost:
-                    figures.plays_lost += lost
-                    figures.problem(f"match seed {seed}: {lost} committed plays missing from the journal")
-            except DemoStuck as error:
-                figures.crashes += 1
-                figures.stuck += 1
-                figures.games += 1   # the game that got stuck counts as played
-                figures.problem(f"match seed {seed}: stuck: {error}")
-            except Exception as error:   # a crash of the application under test: counted, the campaign goes on
-                figures.crashes += 1
-                figures.games += 1
-                where = traceback.extract_tb(error.__traceback__)[-1]
-                figures.problem(f"match seed {seed}: {type(error).__name__}: {error} "
-                                f"({Path(where.filename).name}:{where.lineno})")
-            finally:
-                figures.virtual_s += match.clock.monotonic()
-                match.close()
-                shutil.rmtree(match_folder, ignore_errors=True)
-            figures.wall_s = time.monotonic() - started
-            if progress is not None:
-                progress(figures)
+        with LoggedErrors(figures.logged):
+            while figures.games < settings.games:
+                play_match(config, settings, seeds.getrandbits(32), figures, folder)
+                figures.wall_s = time.monotonic() - started
+                if progress is not None:
+                    progress(figures)
     finally:
-        logging.getLogger("firmware_host").removeHandler(counter)
         shutil.rmtree(folder, ignore_errors=True)
     figures.wall_s = time.monotonic() - started
     return figures
+
+
+def play_match(config: Config, settings: SoakSettings, seed: int, figures: Figures, folder: Path) -> None:
+    """One match on a rig of its own (a journal in `folder`), its games counted in `figures`."""
+    match_folder = folder / f"match-{seed}"
+    match_folder.mkdir()
+    match = SoakMatch(config, match_rules_for(figures.games, settings.variants), seed, settings.fault_rate,
+                      figures, match_folder)
+    try:
+        if not SoakPlayers(match, seed).play_games(settings.games - figures.games):
+            raise DemoStuck("a match ended without a game")
+        lost = len(match.commits) - match.journal_plays()
+        if lost:
+            figures.plays_lost += lost
+            figures.problem(f"match seed {seed}: {lost} committed plays missing from the journal")
+    except DemoStuck as error:
+        figures.crashes += 1
+        figures.stuck += 1
+        figures.games += 1   # the game that got stuck counts as played
+        figures.problem(f"match seed {seed}: stuck: {error}")
+    except Exception as error:   # a crash of the application under test: counted, the campaign goes on
+        figures.crashes += 1
+        figures.games += 1
+        where = traceback.extract_tb(error.__traceback__)[-1]
+        figures.problem(f"match seed {seed}: {type(error).__name__}: {error} ({Path(where.filename).name}:{where.lineno})")
+    finally:
+        figures.virtual_s += match.clock.monotonic()
+        match.close()
+        shutil.rmtree(match_folder, ignore_errors=True)
 
 
 def _ram_dir() -> str | None:

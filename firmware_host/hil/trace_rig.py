@@ -33,7 +33,6 @@ from firmware_host.sensing.clock import ManualClock
 from firmware_host.sensing.link import Backoff, LinkHandler
 from firmware_host.sensing.sensor import BoardSensor
 
-log = logging.getLogger(__name__)
 
 
 class Cable:
@@ -181,22 +180,45 @@ class VirtualLink:
         self._reopen_at = now + self._backoff.next_delay()
 
 
+class LoggedErrors(logging.Handler):
+    """Hands `on_error` every message the application logs as an error while the rig runs (the
+    loop logs a failed handler and goes on: for a rig that is a crash to report)."""
+
+    def __init__(self, on_error: Callable[[str], None]) -> None:
+        super().__init__(logging.ERROR)
+        self._on_error = on_error
+
+    def emit(self, record: logging.LogRecord) -> None:
+        self._on_error(record.getMessage())
+
+    def __enter__(self) -> LoggedErrors:
+        logging.getLogger("firmware_host").addHandler(self)
+        return self
+
+    def __exit__(self, *exc_info) -> None:
+        logging.getLogger("firmware_host").removeHandler(self)
+
+
 @dataclass
 class CableEnd:
     """The far end of the cable, run once per step before the link: the simulated MCU scanning
-    its board, or a trace feeding recorded bytes. `open_port()` gives the host a port."""
+    its board, or a trace feeding recorded bytes. `open_port()` gives the host a port;
+    `after_link(now)`, if any, runs after the link's step (where the button is polled)."""
 
     step: Callable[[float], None]
     open_port: Callable[[], object]
+    after_link: Callable[[float], None] | None = None
 
 
 class VirtualRig:
     def __init__(self, config: Config, dice: DiceSource, far_end: CableEnd, folder: Path, *,
                  timings: Timings = Timings(), clock: ManualClock | None = None, pins: MockFactory | None = None,
                  observers: tuple = (), frame_interval_s: float | None = None,
-                 post_filter: Callable[[Callable[[object], None]], Callable[[object], None]] | None = None) -> None:
+                 post_filter: Callable[[Callable[[object], None]], Callable[[object], None]] | None = None,
+                 reopen: Backoff | None = None) -> None:
         """`folder`: for the journal; `pins`: the button's mock pins (None: no button, events are
-        posted directly); `post_filter(post)`: wraps what the drivers post (a trace recorder)."""
+        posted directly); `post_filter(post)`: wraps what the drivers post (a trace recorder);
+        `reopen`: the waits before reopening a failed port (default: the configured backoff)."""
         self.config = config
         self.clock = clock or ManualClock()
         self.far_end = far_end
@@ -207,8 +229,8 @@ class VirtualRig:
         self.link: VirtualLink | None = None
 
         def make_link(handler: LinkHandler) -> VirtualLink:
-            self.link = VirtualLink(handler, far_end.open_port,
-                                    Backoff(serial_settings.reconnect_min_s, serial_settings.reconnect_max_s))
+            self.link = VirtualLink(handler, far_end.open_port, reopen or Backoff(
+                serial_settings.reconnect_min_s, serial_settings.reconnect_max_s))
             return self.link
         self.sensor = BoardSensor(config.sensing, post, self.clock, link=make_link)
         self.pins = pins
@@ -234,6 +256,8 @@ class VirtualRig:
         now = self.clock.advance(self.step_s)
         self.far_end.step(now)
         self.link.step(now)
+        if self.far_end.after_link is not None:
+            self.far_end.after_link(now)
         self.loop.turn()
 
     def advance(self, seconds: float) -> None:

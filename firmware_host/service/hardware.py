@@ -69,8 +69,9 @@ class Hardware:
 
     @classmethod
     def open(cls, config: Config, post: Callable[[object], None], *, clock: Callable[[], float] = time.monotonic,
-             board: BoardReading | None = None) -> Hardware:
-        """Open every part; `board` is the simulated board's first layout (default: the portes opening)."""
+             board: BoardReading | None = None, trace=None) -> Hardware:
+        """Open every part; `board` is the simulated board's first layout (default: the portes opening);
+        `trace`: a `hil.trace.TraceRecorder` that also records the link's bytes, opens and failures."""
         recorder = RawFrameRecorder(config.logging.raw_frames_dir)
         errors: dict[str, str] = {}
         sensing, simulation = config.sensing, None
@@ -97,7 +98,8 @@ class Hardware:
         if pin_factory is not None:
             button = DiceButton(config.pins.button, post, clock, pin_factory=pin_factory)
             buzzer = Buzzer(config.pins.buzzer, pin_factory=pin_factory)
-        sensor = BoardSensor(sensing, post, opener=recorder.wrap(open_port))
+        opener = recorder.wrap(open_port)
+        sensor = BoardSensor(sensing, post, opener=opener if trace is None else trace.wrap_opener(opener))
         return cls(config, sensor, button, strip, recorder, simulation, errors, buzzer)
 
     def start(self) -> None:

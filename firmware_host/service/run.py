@@ -24,7 +24,8 @@ from firmware_host.app import FRAME_INTERVAL_S, EventLoop
 from firmware_host.config import Config
 from firmware_host.controller import Controller, Timings
 from firmware_host.controller import machine as m
-from firmware_host.hw.dice import DiceSource
+from firmware_host.hil.trace import TraceRecorder
+from firmware_host.hw.dice import DiceSource, SecretsDice
 from firmware_host.journal import Journal, ResumeState
 from firmware_host.sensing.events import LinkUp
 from firmware_host.rules.position import Color
@@ -44,6 +45,7 @@ class Service:
     loop: EventLoop
     notifier: SystemdNotifier
     resumed: ResumeState | None = None      # the unfinished match the journal held at the start
+    trace: TraceRecorder | None = None      # the HIL trace ring (docs/hil.md)
     ready: bool = field(default=False, init=False)
     status: str | None = field(default=None, init=False)   # the last STATUS= told to systemd
 
@@ -59,12 +61,16 @@ class Service:
         if resumed is not None:
             log.info("resuming %s", _resumed_text(resumed))
         events: queue.Queue = queue.Queue()
-        hardware = Hardware.open(config, post=events.put, board=board)
+        # -- the HIL trace: link, button and dice into a ring, saved on SIGUSR1 (docs/hil.md, "Traces") --
+        trace = TraceRecorder.for_config(config, resumed=resumed is not None)
+        dice = trace.dice(dice or SecretsDice())
+        hardware = Hardware.open(config, post=trace.posting(events.put), board=board, trace=trace)
+        # -- end of the HIL trace hook --------------------------------------------------------------------
         for part, why in hardware.errors.items():
             log.error("%s: not available: %s", part, why)
         loop = EventLoop.from_config(config, journal, hardware, events=events, dice=dice, timings=timings,
                                      resume=resumed)
-        service = cls(config, journal, hardware, loop, notifier or SystemdNotifier(), resumed)
+        service = cls(config, journal, hardware, loop, notifier or SystemdNotifier(), resumed, trace)
         loop.observers.append(service._observe)
         return service
 
@@ -138,5 +144,6 @@ def run_service(config: Config) -> int:
     service = Service.open(config)
     for number in (signal.SIGTERM, signal.SIGINT):
         signal.signal(number, lambda signum, frame: service.stop())
+    signal.signal(signal.SIGUSR1, lambda signum, frame: service.trace.save_soon(config.logging.raw_frames_dir))
     service.run()
     return 0

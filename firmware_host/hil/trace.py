@@ -1,0 +1,313 @@
+"""Traces: everything the application was told, to replay it (docs/hil.md, "Traces").
+
+    trace = TraceRecorder.for_config(config)                 # the ring: the last `window_s` seconds
+    opener = trace.wrap_opener(opener)                       # the link's bytes, both ways; opens, losses
+    post = trace.posting(events.put)                         # button events
+    dice = trace.dice(SecretsDice())                         # every die rolled
+    trace.save(path)                                         # on demand (SIGUSR1 in the service)
+
+A trace is JSON lines: a header, then one record per thing that happened, with `t`, the seconds on
+the application's monotonic clock since the recorder started:
+
+    {"trace": "tavli-board", "version": 1, "started": "2026-...Z", "complete": true, "settings": {...}}
+    {"t": 0.0213, "open": "/dev/tavli-sensors"}
+    {"t": 0.0215, "tx": "00 03 01 00 ..."}          bytes sent to the MCU, hex
+    {"t": 0.0412, "rx": "00 0c 02 ..."}             bytes read from the MCU, hex
+    {"t": 5.2001, "button": "DicePressed", "at": 5.1803}
+    {"t": 5.2002, "die": 6}
+    {"t": 9.5, "lost": "device disconnected"}
+
+Everything else the application does follows from these and the settings (the clock aside, which
+a replay drives), so a replay gives the same verdicts and scenes. The recorder keeps records in
+memory, dropping those older than `window_s`; a trace whose first records were dropped is marked
+`"complete": false` and cannot be replayed (the application's state at its start is unknown).
+"""
+from __future__ import annotations
+
+import dataclasses
+import json
+import logging
+import threading
+import time
+from collections import deque
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any, Callable, Iterable, Iterator
+
+from firmware_host.hw.dice import DiceSource
+from firmware_host.hw.events import DiceButtonFreed, DiceButtonStuck, DiceHeld, DicePressed
+
+log = logging.getLogger(__name__)
+
+FORMAT = "tavli-board"
+VERSION = 1
+WINDOW_S = 3600.0         # an hour of play is a few megabytes of records
+BUTTON_EVENTS = {cls.__name__: cls for cls in (DicePressed, DiceHeld, DiceButtonStuck, DiceButtonFreed)}
+RECORD_KINDS = ("rx", "tx", "open", "lost", "button", "die")
+
+
+class TraceError(ValueError):
+    """A trace file that cannot be read, named with the line at fault."""
+
+
+def _utc(seconds: float) -> str:
+    return datetime.fromtimestamp(seconds, timezone.utc).isoformat(timespec="milliseconds").replace("+00:00", "Z")
+
+
+def settings_of(config) -> dict[str, Any]:
+    """What a replay must know of the configuration: the match, the house rules, the sensor map
+    and timings, the serial link's timeouts and the button's times."""
+    sensors = config.sensing.sensors
+    return {
+        "match": {**dataclasses.asdict(config.match_rules), "sequence": list(config.match_rules.sequence)},
+        "house_rules": {"general": dict(config.house_rules.general),
+                        "per_game": {game: dict(options) for game, options in config.house_rules.per_game.items()}},
+        "channels": list(sensors.channels.locations),
+        "sensors": {name: getattr(sensors, name) for name in (
+            "scan_hz", "debounce_scans", "snapshot_interval_ms", "heartbeat_ms", "silent_after_heartbeats",
+            "quiet_ms", "grace_ms", "flicker_changes", "flicker_window_ms")},
+        "serial": {name: getattr(config.sensing.serial, name) for name in (
+            "reconnect_min_s", "reconnect_max_s", "ack_timeout_ms", "command_tries")},
+        "button": {name: getattr(config.pins.button, name) for name in ("debounce_s", "hold_s", "stuck_s")},
+    }
+
+
+class TraceRecorder:
+    def __init__(self, settings: dict[str, Any], *, window_s: float = WINDOW_S, resumed: bool = False,
+                 clock: Callable[[], float] = time.monotonic, wall_clock: Callable[[], float] = time.time) -> None:
+        """`resumed`: the application went on with a match from its journal (a replay cannot)."""
+        self.settings = settings
+        self.resumed = resumed
+        self.window_s = window_s
+        self._clock = clock
+        self._origin = clock()
+        self.started = _utc(wall_clock())
+        self._records: deque[tuple[float, str, Any, Any]] = deque()
+        self._lock = threading.Lock()
+        self.dropped = 0          # records older than the window, gone from the ring
+
+    @classmethod
+    def for_config(cls, config, **options) -> TraceRecorder:
+        return cls(settings_of(config), **options)
+
+    # -- what happened (any thread) --------------------------------------------------------------
+
+    def record(self, kind: str, value: Any, extra: Any = None, at: float | None = None) -> None:
+        """One record; `at`: the application's clock time (default: now). Never raises."""
+        now = (self._clock() if at is None else at) - self._origin
+        with self._lock:
+            self._records.append((now, kind, value, extra))
+            while self._records and now - self._records[0][0] > self.window_s:
+                self._records.popleft()
+                self.dropped += 1
+
+    def wrap_opener(self, opener: Callable) -> Callable:
+        """A port opener (as `sensing.link.open_port`) whose ports are traced."""
+        def open_traced(url, settings):
+            port = opener(url, settings)
+            self.record("open", str(url))
+            return TracedPort(port, self)
+        return open_traced
+
+    def posting(self, post: Callable[[object], None]) -> Callable[[object], None]:
+        """`post` for the drivers: button events are recorded, then everything is posted."""
+        def traced_post(event: object) -> None:
+            if type(event).__name__ in BUTTON_EVENTS:
+                self.record("button", type(event).__name__, event.at - self._origin)
+            post(event)
+        return traced_post
+
+    def dice(self, source: DiceSource) -> DiceSource:
+        return RecordedDice(source, self)
+
+    # -- the trace ---------------------------------------------------------------------------------
+
+    @property
+    def complete(self) -> bool:
+        return self.dropped == 0
+
+    def lines(self) -> Iterator[str]:
+        with self._lock:
+            records = list(self._records)
+        yield json.dumps({"trace": FORMAT, "version": VERSION, "started": self.started, "complete": self.complete,
+                          "resumed": self.resumed, "settings": self.settings})
+        for t, kind, value, extra in records:
+            record: dict[str, Any] = {"t": round(t, 6), kind: value.hex(" ") if kind in ("rx", "tx") else value}
+            if kind == "button":
+                record["at"] = round(extra, 6)
+            yield json.dumps(record)
+
+    def save(self, path: Path) -> Path:
+        path = Path(path)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        temporary = path.with_name(path.name + ".part")
+        with temporary.open("w", encoding="utf-8") as out:
+            for line in self.lines():
+                out.write(line + "\n")
+        temporary.replace(path)
+        return path
+
+    def save_in(self, folder: Path) -> Path:
+        """Save as `trace-<UTC time>.jsonl` in `folder`; returns the file."""
+        stamp = datetime.now(timezone.utc).strftime("%Y%m%dT%H%M%S.%fZ")
+        return self.save(Path(folder) / f"trace-{stamp}.jsonl")
+
+    def save_soon(self, folder: Path) -> threading.Thread:
+        """`save_in` on a thread of its own (safe from a signal handler: the records' lock may be
+        held by the interrupted thread); the file's name is logged."""
+        def save() -> None:
+            try:
+                log.warning("trace saved: %s (%d records)", self.save_in(folder), len(self._records))
+            except OSError as error:
+                log.error("the trace cannot be saved in %s: %s", folder, error)
+        thread = threading.Thread(target=save, name="trace-save", daemon=True)
+        thread.start()
+        return thread
+
+
+class TracedPort:
+    """A pyserial port whose bytes both ways, and whose failure, go into a trace."""
+
+    def __init__(self, port, trace: TraceRecorder) -> None:
+        self._port = port
+        self._trace = trace
+
+    @property
+    def in_waiting(self) -> int:
+        return self._failing(lambda: self._port.in_waiting)
+
+    def read(self, size: int = 1) -> bytes:
+        data = self._failing(lambda: self._port.read(size))
+        if data:
+            self._trace.record("rx", bytes(data))
+        return data
+
+    def write(self, data: bytes):
+        self._trace.record("tx", bytes(data))
+        return self._failing(lambda: self._port.write(data))
+
+    def _failing(self, use: Callable[[], Any]) -> Any:
+        """`use()`; a failure (the device gone) is recorded as the port lost, and raised."""
+        try:
+            return use()
+        except Exception as error:
+            self._trace.record("lost", str(error))
+            raise
+
+    def __getattr__(self, name: str):
+        return getattr(self._port, name)
+
+
+class RecordedDice(DiceSource):
+    def __init__(self, source: DiceSource, trace: TraceRecorder) -> None:
+        self._source = source
+        self._trace = trace
+
+    def roll_die(self) -> int:
+        value = self._source.roll_die()
+        self._trace.record("die", value)
+        return value
+
+
+# -- reading a trace ------------------------------------------------------------------------------
+
+
+@dataclasses.dataclass(frozen=True)
+class Record:
+    t: float
+    kind: str            # one of RECORD_KINDS
+    value: Any           # bytes for rx/tx, the url, the reason, the event's name, the die
+    at: float | None = None   # button: when it happened
+
+
+@dataclasses.dataclass(frozen=True)
+class Trace:
+    header: dict[str, Any]
+    records: tuple[Record, ...]
+
+    @property
+    def settings(self) -> dict[str, Any]:
+        return self.header["settings"]
+
+    @property
+    def dice(self) -> list[int]:
+        return [record.value for record in self.records if record.kind == "die"]
+
+
+def load_trace(path: Path) -> Trace:
+    try:
+        text = Path(path).read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as error:
+        raise TraceError(f"{path}: cannot read: {error}") from None
+    return parse_trace(text.splitlines(), str(path))
+
+
+def parse_trace(lines: Iterable[str], name: str = "trace") -> Trace:
+    header = None
+    records: list[Record] = []
+    last_t = float("-inf")
+    for number, line in enumerate(lines, 1):
+        if not line.strip():
+            continue
+        where = f"{name}, line {number}"
+        try:
+            item = json.loads(line)
+        except json.JSONDecodeError as error:
+            raise TraceError(f"{where}: not JSON: {error.msg}") from None
+        if not isinstance(item, dict):
+            raise TraceError(f"{where}: expected a JSON object, got {type(item).__name__}")
+        if header is None:
+            header = _header(item, where)
+            continue
+        record = _record(item, where)
+        if record.t < last_t:
+            raise TraceError(f"{where}: t {record.t} is before the previous record's {last_t}; "
+                             "records must be in time order")
+        last_t = record.t
+        records.append(record)
+    if header is None:
+        raise TraceError(f"{name}: empty: a trace starts with its header line")
+    return Trace(header, tuple(records))
+
+
+def _header(item: dict, where: str) -> dict:
+    if item.get("trace") != FORMAT:
+        raise TraceError(f"{where}: not a tavli-board trace (the first line must be its header, "
+                         f'with "trace": "{FORMAT}")')
+    if item.get("version") != VERSION:
+        raise TraceError(f"{where}: trace version {item.get('version')!r}; this program reads version {VERSION}")
+    settings = item.get("settings")
+    missing = [key for key in ("match", "house_rules", "channels", "sensors", "serial", "button")
+               if not isinstance(settings, dict) or key not in settings]
+    if missing:
+        raise TraceError(f"{where}: the header's settings lack {', '.join(missing)}")
+    return item
+
+
+def _record(item: dict, where: str) -> Record:
+    t = item.get("t")
+    if isinstance(t, bool) or not isinstance(t, (int, float)):
+        raise TraceError(f"{where}: 't' must be a number of seconds, got {t!r}")
+    kinds = [kind for kind in RECORD_KINDS if kind in item]
+    if len(kinds) != 1:
+        raise TraceError(f"{where}: a record has exactly one of {', '.join(RECORD_KINDS)}; got {sorted(item)}")
+    kind = kinds[0]
+    value = item[kind]
+    if kind in ("rx", "tx"):
+        try:
+            value = bytes.fromhex(value)
+        except (TypeError, ValueError):
+            raise TraceError(f"{where}: '{kind}' must be bytes in hex (\"00 0c 02\"), got {value!r}") from None
+    elif kind == "die":
+        if isinstance(value, bool) or value not in range(1, 7):
+            raise TraceError(f"{where}: 'die' must be 1..6, got {value!r}")
+    elif kind == "button":
+        if value not in BUTTON_EVENTS:
+            raise TraceError(f"{where}: unknown button event {value!r}; known: {', '.join(BUTTON_EVENTS)}")
+        at = item.get("at")
+        if isinstance(at, bool) or not isinstance(at, (int, float)):
+            raise TraceError(f"{where}: a button record needs 'at', the seconds it happened, got {at!r}")
+        return Record(float(t), kind, value, float(at))
+    elif not isinstance(value, str):
+        raise TraceError(f"{where}: '{kind}' must be a string, got {value!r}")
+    return Record(float(t), kind, value)

@@ -1,0 +1,120 @@
+"""Traces: recorded as the service records them, replayed through the whole application."""
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from firmware_host.cli import main
+from firmware_host.hil.replay import Shown, replay
+from firmware_host.hil.soak import Figures, SoakMatch, SoakPlayers, match_rules_for, soak_config
+from firmware_host.hil.trace import TraceError, TraceRecorder, load_trace, parse_trace, settings_of
+from firmware_host.hw.dice import ScriptedDice
+
+
+def record_match(tmp_path, *, seed: int, games: int = 1, variants=("portes",), fault_rate: float = 0.0):
+    """Play `games` with the soak's players (and faults) while recording a trace; returns the trace
+    file and what the controller showed after every event, as the replay observes it."""
+    shown = []
+    figures = Figures()
+    match = SoakMatch(soak_config(), match_rules_for(0, variants), seed, fault_rate, figures, tmp_path, trace=True,
+                      observers=[lambda controller, event: shown.append(
+                          (type(event).__name__, Shown.of(controller)))])
+    try:
+        SoakPlayers(match, seed).play_games(games)
+    finally:
+        match.close()
+    assert (figures.false_verdicts, figures.crashes, figures.plays_lost) == (0, 0, 0), figures.problems
+    return match.trace.save(tmp_path / "trace.jsonl"), shown, figures
+
+
+@pytest.fixture(scope="module")
+def faulty_game(tmp_path_factory):
+    """A whole plakoto game with link faults, stunts and the referee, recorded."""
+    return record_match(tmp_path_factory.mktemp("faulty"), seed=21, variants=("plakoto",), fault_rate=0.1)
+
+
+def test_a_replay_shows_what_the_recorded_run_showed_after_every_event(faulty_game):
+    path, shown, figures = faulty_game
+    assert figures.faults_injected > 0 and figures.games == 1
+    result = replay(load_trace(path))
+    replayed = [(type(moment.event).__name__, moment.shown) for moment in result.moments]
+    assert result.errors == []
+    assert replayed[:len(shown)] == shown
+    assert shown[-1][1].state == "game_over"
+
+
+def test_the_same_trace_replays_to_the_same_output(faulty_game, capsys):
+    path = faulty_game[0]
+    assert main(["hil", "replay", str(path)]) == 0
+    first = capsys.readouterr().out
+    assert main(["hil", "replay", str(path)]) == 0
+    assert capsys.readouterr().out == first
+    assert "game_over" in first and "> DicePressed" in first and "verdict=complete" in first
+
+
+def test_a_trace_holds_the_link_both_ways_the_button_and_the_dice(faulty_game):
+    trace = load_trace(faulty_game[0])
+    kinds = {record.kind for record in trace.records}
+    assert kinds >= {"open", "rx", "tx", "button", "die"}
+    assert trace.header["complete"] is True
+    assert [record.t for record in trace.records] == sorted(record.t for record in trace.records)
+    assert all(1 <= die <= 6 for die in trace.dice)
+
+
+def test_the_ring_keeps_the_last_window_and_says_when_it_lost_the_start():
+    now = [0.0]
+    recorder = TraceRecorder({"any": 1}, window_s=10.0, clock=lambda: now[0])
+    for second in range(30):
+        now[0] = float(second)
+        recorder.record("die", 1 + second % 6)
+    lines = list(recorder.lines())
+    header = json.loads(lines[0])
+    times = [json.loads(line)["t"] for line in lines[1:]]
+    assert header["complete"] is False and recorder.dropped == 19
+    assert times == [float(second) for second in range(19, 30)]
+
+
+def test_an_incomplete_trace_is_not_replayed(tmp_path):
+    recorder = TraceRecorder(settings_of(soak_config()), window_s=0.0)
+    recorder.record("die", 3)
+    recorder.record("die", 4)
+    with pytest.raises(TraceError, match="incomplete"):
+        replay(load_trace(recorder.save(tmp_path / "cut.jsonl")))
+
+
+def test_the_recorded_dice_are_the_dice_rolled():
+    recorder = TraceRecorder({})
+    dice = recorder.dice(ScriptedDice([6, 5, 2]))
+    assert dice.roll() == (6, 5) and dice.roll_die() == 2
+    assert [json.loads(line)["die"] for line in list(recorder.lines())[1:]] == [6, 5, 2]
+
+
+HEADER = json.dumps({"trace": "tavli-board", "version": 1, "complete": True,
+                     "settings": {key: {} for key in ("match", "house_rules", "channels", "sensors", "serial",
+                                                      "button")}})
+
+
+@pytest.mark.parametrize("lines, message", [
+    ([], "empty: a trace starts with its header line"),
+    (['{"trace": "other"}'], "line 1: not a tavli-board trace"),
+    ([HEADER.replace('"version": 1', '"version": 7')], "line 1: trace version 7"),
+    (['{"trace": "tavli-board", "version": 1, "settings": {}}'], "line 1: the header's settings lack match"),
+    ([HEADER, "{oops"], "line 2: not JSON"),
+    ([HEADER, '{"t": "soon", "die": 3}'], "line 2: 't' must be a number"),
+    ([HEADER, '{"t": 1, "die": 3, "rx": "00"}'], "line 2: a record has exactly one of"),
+    ([HEADER, '{"t": 1, "rx": "0g"}'], "line 2: 'rx' must be bytes in hex"),
+    ([HEADER, '{"t": 1, "die": 7}'], "line 2: 'die' must be 1..6"),
+    ([HEADER, '{"t": 1, "button": "DiceTapped", "at": 1}'], "line 2: unknown button event 'DiceTapped'"),
+    ([HEADER, '{"t": 1, "button": "DicePressed"}'], "line 2: a button record needs 'at'"),
+    ([HEADER, '{"t": 2, "die": 1}', '{"t": 1, "die": 1}'], "line 3: t 1.0 is before the previous record's 2.0"),
+])
+def test_a_bad_trace_is_refused_with_its_line(lines, message):
+    with pytest.raises(TraceError, match=message.replace("(", r"\(").replace(")", r"\)").replace(".", r"\.")):
+        parse_trace(lines, "t.jsonl")
+
+
+def test_the_command_names_the_bad_trace(tmp_path, capsys):
+    (tmp_path / "bad.jsonl").write_text("{oops\n")
+    assert main(["hil", "replay", str(tmp_path / "bad.jsonl")]) == 2
+    assert "bad.jsonl, line 1: not JSON" in capsys.readouterr().err
