@@ -11,7 +11,8 @@ the real board would still show after a power cut). The players are the demo's (
 same: the journal knows the turn's start, not where each checker went).
 
 Prints `ready` once the service told systemd so, `committed SEQ` once a play's record is in the
-journal (the press was handled), and `match over` at each match's end. Plays matches one after
+journal (the press was handled), `shown after the journal` as each roll to play is first shown
+(see `check_rolls_are_journaled_before_shown`), and `match over` at each match's end. Plays matches one after
 another, or (`--one-match`) plays the journal's match to its end and exits 0.
 """
 import dataclasses
@@ -25,7 +26,8 @@ from firmware_host.controller import machine as m
 from firmware_host.controller.demo import Demo, Players, SeededDice, Seen, Settings, Table, demo_config
 from firmware_host.controller.orientation import Orientation, laid_out
 from firmware_host.hw.events import DicePressed
-from firmware_host.journal import Kind
+from firmware_host.journal import JournalReader, Kind
+from firmware_host.journal.export import fold
 from firmware_host.rules import Position
 from firmware_host.rules.match import MatchRules
 from firmware_host.sensing.reading import BoardReading
@@ -83,6 +85,28 @@ def report_commits(service: Service):
     return observe
 
 
+def check_rolls_are_journaled_before_shown(service: Service) -> None:
+    """Before each frame that shows a new roll to play, read the journal through a connection of its
+    own (it sees only committed records, and synchronous=FULL has them on disk by then): it must
+    hold that roll, and the position it is played from, so the play before it. Prints
+    `shown after the journal` or `SHOWN BEFORE THE JOURNAL ...`."""
+    reader = JournalReader.open(service.config.journal_path)
+    strip, controller = service.hardware.strip, service.loop.controller
+    show, checked = strip.show, []
+
+    def checked_show(frame) -> None:
+        turn = (controller.position, controller.dice)
+        if controller.state == m.MOVING and turn not in checked[-1:]:
+            checked.append(turn)
+            game = fold(reader.match_events(controller.match_id)).game
+            if game is not None and (game.position, game.pending_roll) == turn:
+                print("shown after the journal", flush=True)
+            else:
+                print(f"SHOWN BEFORE THE JOURNAL: {controller.dice} from {controller.position.to_json()}", flush=True)
+        show(frame)
+    strip.show = checked_show
+
+
 def main(folder: Path, seed: int, one_match: bool) -> int:
     config = demo_config(SPEED, folder)
     config = dataclasses.replace(config, match_rules=MATCH,
@@ -99,6 +123,7 @@ def main(folder: Path, seed: int, one_match: bool) -> int:
     settings = Settings(MATCH, seed=seed, speed=SPEED, out=open(os.devnull, "w"), boards="none")
     rig = ServiceRig(service, settings)
     service.loop.observers.append(report_commits(service))
+    check_rolls_are_journaled_before_shown(service)
     stop_keeping = threading.Event()
     keeper = threading.Thread(target=keep_board, args=(rig.board, board_file, stop_keeping), daemon=True)
     keeper.start()

@@ -10,7 +10,9 @@ readable, never moved aside by the next start) and hold every play any child pri
 A last child plays the match to its end. Then: every match in the journal was won (none abandoned
 by a restart), its recorded score is what its games add up to, every play is legal from the
 position before it (so each resumed child went on from the journaled position), and every start
-after the first took up the match the journal held.
+that found a match unfinished took it up. And "a committed play is on disk before the next roll is
+shown": before each frame that first shows a roll to play, the child reads the journal through a
+connection of its own, which must already hold that roll and the position it is played from.
 """
 import random
 import sqlite3
@@ -32,20 +34,31 @@ def plays_in(journal_path: Path) -> set[int]:
         return {event.seq for event in journal.tail(10 ** 6) if event.kind is Kind.PLAY}
 
 
+def assert_rolls_shown_after_the_journal(lines: list[str]) -> int:
+    """The child checked each roll it showed against the journal on disk; returns how many."""
+    early = [line for line in lines if line.startswith("SHOWN BEFORE THE JOURNAL")]
+    assert not early, early
+    return lines.count("shown after the journal")
+
+
 def test_the_service_killed_50_times_in_a_match_loses_no_committed_play_and_finishes_it(tmp_path):
     journal_path, log = tmp_path / "journal.sqlite3", tmp_path / "children.log"
     rng = random.Random(6)
     reported: set[int] = set()
     on_disk: set[int] = set()
+    rolls_shown = 0
     for kill in range(KILLS):
         lines, _ = run_child(CHILD, [str(tmp_path), str(kill)], kill_after_s=rng.uniform(0.2, 3.0), stderr=log)
         reported |= set(committed_seqs(lines))
+        rolls_shown += assert_rolls_shown_after_the_journal(lines)
         now_on_disk = plays_in(journal_path)
         lost = sorted((reported | on_disk) - now_on_disk)
         assert not lost, f"kill {kill}: committed plays missing after the kill: {lost} (see {log})"
         on_disk = now_on_disk
     lines, code = run_child(CHILD, [str(tmp_path), "1000", "--one-match"], kill_after_s=None, stderr=log)
     assert code == 0 and lines[-1] == "match over", f"the last child did not finish the match (see {log})"
+    rolls_shown += assert_rolls_shown_after_the_journal(lines)
+    assert rolls_shown > KILLS
     assert not list(tmp_path.glob("journal.sqlite3.corrupt-*")), "a start found the journal corrupt"
     assert reported <= plays_in(journal_path)
     assert assert_plays_chain(journal_path) == len(plays_in(journal_path))
@@ -59,16 +72,22 @@ def test_the_service_killed_50_times_in_a_match_loses_no_committed_play_and_fini
             assert ended.data["score"] == score and max(score.values()) >= match.rules.target > min(score.values())
             assert ended.data["winner"] == match.winner.value
         events = journal.tail(10 ** 6)
-    starts = [index for index, event in enumerate(events) if event.kind is Kind.SERVICE
-              and event.data["what"] == "started"]
-    assert KILLS // 2 < len(starts) <= KILLS + 1   # a child killed early in its start-up records none
-    resumed = [index for index in starts if events[index].data["resumed"] is not None]
-    # A start while a match is unfinished takes it up; only one after a match's end (or before the
-    # first game began) starts afresh.
-    assert len(resumed) >= len(starts) // 2, f"only {len(resumed)} of {len(starts)} starts resumed a match"
-    for index in resumed:
-        match_id = events[index].data["resumed"]["match"]
-        following = next((event for event in events[index:] if event.match_id is not None), None)
-        assert following is None or following.match_id == match_id, \
-            f"the start at {events[index].seq} took up match {match_id} but went on in another"
+    unfinished, starts, resumed = None, 0, 0
+    for index, event in enumerate(events):
+        if event.kind is Kind.MATCH_STARTED:
+            unfinished = event.match_id
+        elif event.kind is Kind.MATCH_ENDED:
+            unfinished = None
+        elif event.kind is Kind.SERVICE and event.data["what"] == "started":
+            starts += 1
+            taken_up = event.data["resumed"]
+            assert (taken_up and taken_up["match"]) == unfinished, \
+                f"the start at {event.seq} found match {unfinished} unfinished and took up {taken_up}"
+            if taken_up:
+                resumed += 1
+                following = next((later for later in events[index:] if later.match_id is not None), None)
+                assert following is None or following.match_id == unfinished, \
+                    f"the start at {event.seq} took up match {unfinished} but went on in another"
+    assert KILLS // 2 < starts <= KILLS + 1   # a child killed early in its start-up records none
+    assert resumed > KILLS // 2
     assert len(reported) > KILLS, "the children committed too few plays to tell anything"
