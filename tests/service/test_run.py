@@ -157,3 +157,43 @@ def test_an_mcu_that_never_answers_makes_the_service_ready_in_link_lost(config, 
     with JournalReader.open(config.journal_path) as journal:
         [fault] = [event for event in journal.tail(10) if event.kind is Kind.FAULT]
     assert fault.data["fault"] == "link_lost" and fault.data["message"].startswith("no frame for ")
+
+
+def test_a_hung_loop_stops_pinging_the_watchdog_so_systemd_restarts_it(config, systemd):
+    service = Service.open(config, SystemdNotifier({"NOTIFY_SOCKET": str(systemd.path),
+                                                    "WATCHDOG_USEC": str(WATCHDOG_USEC)}))
+    hung, release = threading.Event(), threading.Event()
+
+    def hang(controller, event):
+        if event == "hang":   # the loop's thread is stuck here, as in a search that never ends
+            hung.set()
+            release.wait(10)
+    service.loop.observers.append(hang)
+    thread = run_until_ready(service)
+    try:
+        systemd.wait_for("WATCHDOG=1")
+        service.loop.post("hang")
+        assert hung.wait(5)
+        systemd.received()
+        time.sleep(3 * WATCHDOG_USEC / 1e6)
+        assert "WATCHDOG=1" not in systemd.received()
+        release.set()
+        systemd.wait_for("WATCHDOG=1", timeout_s=5)
+    finally:
+        release.set()
+        service.stop()
+        thread.join(20)
+
+
+def test_a_corrupt_journal_is_moved_aside_and_the_service_starts_on_a_new_one(config, caplog):
+    config.journal_path.write_bytes(b"not a database at all, a power cut mid-copy perhaps" * 100)
+    service = Service.open(config)
+    thread = run_until_ready(service)
+    service.stop()
+    thread.join(20)
+    [moved] = config.journal_path.parent.glob(f"{config.journal_path.name}.corrupt-*")
+    assert moved.read_bytes().startswith(b"not a database at all")
+    assert f"moved it aside to {moved}" in caplog.text
+    with JournalReader.open(config.journal_path) as journal:
+        assert [event.data["what"] for event in journal.tail(10) if event.kind is Kind.SERVICE] == \
+            ["journal_opened", "journal_moved_aside", "started", "stopped"]
