@@ -99,6 +99,7 @@ class Figures:
     stunts: dict[str, int] = field(default_factory=lambda: dict.fromkeys(STUNTS, 0))
     virtual_s: float = 0.0
     wall_s: float = 0.0
+    interrupted: bool = False        # stopped by Ctrl-C before all the games were played
     problems: list[str] = field(default_factory=list)   # the first few, for the report
 
     @property
@@ -114,9 +115,15 @@ class Figures:
         self.crashes += 1
         self.problem(f"logged: {message}")
 
+    def summary(self) -> str:
+        """One line, for progress."""
+        return (f"{self.games} games, {self.turns} turns, {self.moves_judged} boards judged, "
+                f"{self.faults_injected} faults, {self.false_verdicts} false verdicts, {self.crashes} crashes, "
+                f"{self.plays_lost} plays lost, {self.wall_s:.0f} s")
+
     def report(self) -> str:
         faults = ", ".join(f"{name} {count}" for name, count in self.faults.items())
-        lines = [f"games played:        {self.games}",
+        lines = [f"games played:        {self.games}" + (" (interrupted)" if self.interrupted else ""),
                  f"turns played:        {self.turns}",
                  f"moves judged:        {self.moves_judged} (settled boards checked) + {self.commits_checked} commits",
                  f"faults injected:     {self.faults_injected} ({faults})",
@@ -329,6 +336,8 @@ class SoakPlayers(Players):
                 seen = self.play_turn(seen)
             elif seen.state == m.CORRECTING:
                 seen = self.correct(seen)
+            elif seen.state == m.BLOCKADE:
+                seen = self.press()      # neither side can move again: a press ends the game drawn
             else:
                 raise DemoStuck(f"the players do not know what to do in {seen.state}")
         if seen.state == m.MATCH_OVER and ended < games_left:
@@ -506,6 +515,8 @@ def run_campaign(settings: SoakSettings, progress: Callable[[Figures], None] | N
                 figures.wall_s = time.monotonic() - started
                 if progress is not None:
                     progress(figures)
+    except KeyboardInterrupt:
+        figures.interrupted = True    # Ctrl-C (SIGINT): the figures of the matches played so far
     finally:
         shutil.rmtree(folder, ignore_errors=True)
     figures.wall_s = time.monotonic() - started

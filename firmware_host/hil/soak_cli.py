@@ -23,7 +23,8 @@ def register(hil_subparsers) -> None:
     parser.add_argument("--variants", metavar="LIST",
                         help="comma-separated games to play in turn (default: every variant)")
     parser.add_argument("--json", type=Path, metavar="FILE", help="also write the figures to FILE as JSON")
-    parser.add_argument("--progress", action="store_true", help="a line on stderr after every match")
+    parser.add_argument("--progress", action="store_true", help="a line on stderr after every match; Ctrl-C "
+                        "stops the campaign and prints the figures of the matches played so far")
     parser.set_defaults(handler=run_soak)
 
 
@@ -40,10 +41,9 @@ def run_soak(args) -> int:
         raise UsageError(str(error)) from None
 
     def progress(figures) -> None:
-        print(f"soak: {figures.games} games, {figures.false_verdicts} false verdicts, {figures.crashes} crashes, "
-              f"{figures.plays_lost} plays lost, {figures.wall_s:.0f} s", file=sys.stderr, flush=True)
+        print(f"soak: {figures.summary()}", file=sys.stderr, flush=True)
     figures = run_campaign(settings, progress if args.progress else None)
     print(figures.report())
     if args.json:
         args.json.write_text(json.dumps(figures.to_json(), indent=2) + "\n")
-    return 0 if not (figures.false_verdicts or figures.crashes or figures.plays_lost) else 1
+    return 0 if not (figures.false_verdicts or figures.crashes or figures.plays_lost or figures.interrupted) else 1
