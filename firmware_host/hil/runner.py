@@ -1,7 +1,7 @@
 """Running scenarios on the rig: the actions, the expectations, the failure report and JUnit XML."""
 from __future__ import annotations
 
-import random
+import logging
 import shutil
 import sys
 import tempfile
@@ -16,7 +16,7 @@ from firmware_host.controller.orientation import laid_out
 from firmware_host.hil.player import PlayerStuck, SeededPlayer
 from firmware_host.hil.rig import Rig
 from firmware_host.hil.scenario import COLOURS, DARK, Action, Scenario, ScenarioError, Step, load_scenario
-from firmware_host.hw.dice import DiceExhausted, ScriptedDice
+from firmware_host.hw.dice import DiceExhausted, DiceSource, ScriptedDice
 from firmware_host.journal.store import JournalReader
 from firmware_host.leds.render import OFF, Renderer
 from firmware_host.leds.terminal import render_board
@@ -66,12 +66,13 @@ def _plain(value: Any) -> str:
 
 
 class ScenarioRun:
-    def __init__(self, scenario: Scenario, rig: Rig, frames_shown: int):
+    def __init__(self, scenario: Scenario, rig: Rig, frames_shown: int, log: LogCapture):
         self.scenario = scenario
+        self.log = log
         self.rig = rig
         self.renderer = Renderer.from_config(rig.config.leds)
         self.frames_shown = frames_shown
-        self.player = SeededPlayer(rig, scenario.seed)
+        self.player = SeededPlayer(rig, scenario.seed or 0)
 
     def run(self) -> tuple[int, str | None, str]:
         """(steps run, the failure in one line or None, the report)."""
@@ -84,13 +85,16 @@ class ScenarioRun:
                     if index:
                         rig.advance(PAUSE_S)
                     self.perform(action)
-            except (ActionFailed, BoardError, DiceExhausted, PlayerStuck) as error:
+                if step.settle:
+                    rig.settle()
+                if rig.dice.ran_out:
+                    raise ActionFailed(f"{rig.dice.ran_out}; add dice to [dice] values, or a seed")
+            except (ActionFailed, BoardError, PlayerStuck) as error:
                 line = f"step {step.number} ({step.text}): the action failed: {error}"
                 return step.number, line, self.report(step, [line])
-            if step.settle:
-                rig.settle()
-            else:
-                rig.advance(0.0)
+            if self.log.errors:
+                line = f"step {step.number} ({step.text}): the application logged an error: {self.log.errors[0]}"
+                return step.number, line, self.report(step, [line])
             mismatches = self.check(step, seq_before)
             if mismatches:
                 line = f"step {step.number} ({step.text}): " + "; ".join(map(str, mismatches))
@@ -241,6 +245,9 @@ class ScenarioRun:
         lines += ["    " + line for line in render_board(layout, dark, rig.board.reading()).splitlines()
                   if line.strip() and "turn" not in line and "dice" not in line]
         shown = self.shown()
+        if self.log.lines:
+            lines.append("  the application logged:")
+            lines += ["    " + line for line in self.log.lines[-10:]]
         lines.append("  the LEDs show: " + (" ".join(f"{group}={name}" for group, name in shown.items()) or "nothing"))
         frames = list(rig.frames)[-self.frames_shown:] if self.frames_shown else []
         if frames:
@@ -282,14 +289,67 @@ def _record_text(record) -> str:
     return record.kind.value + (f" ({reason})" if isinstance(reason, str) else "")
 
 
+class LogCapture(logging.Handler):
+    """The application's warnings and errors during a run: shown in the report, not on stderr; an
+    error (a handler that raised, a failed journal write) fails the step it happened in."""
+
+    def __init__(self) -> None:
+        super().__init__(logging.WARNING)
+        self.lines: list[str] = []
+        self.errors: list[str] = []
+
+    def emit(self, record: logging.LogRecord) -> None:
+        text = record.getMessage()
+        if record.exc_info and record.exc_info[1] is not None:
+            text += f": {record.exc_info[0].__name__}: {record.exc_info[1]}"
+        self.lines.append(f"{record.levelname.lower()} {record.name}: {text}")
+        if record.levelno >= logging.ERROR:
+            self.errors.append(text)
+
+    def __enter__(self) -> LogCapture:
+        root = logging.getLogger()
+        self._level = root.level
+        root.addHandler(self)
+        root.setLevel(min(root.level, logging.WARNING) if root.level else logging.WARNING)
+        return self
+
+    def __exit__(self, *exc_info) -> None:
+        root = logging.getLogger()
+        root.removeHandler(self)
+        root.setLevel(self._level)
+
+
+class ScenarioDice(DiceSource):
+    """The scenario's exact dice in order, then (with a seed) seeded dice; without one, running out
+    of the exact dice is an error (`DiceExhausted`)."""
+
+    def __init__(self, values: tuple[int, ...], seed: int | None):
+        self._scripted = ScriptedDice(values)
+        self._left = len(values)
+        self._seeded = SeededDice(seed) if seed is not None else None
+        # The controller's loop logs and drops an event whose handling raised: the run checks this.
+        self.ran_out: str | None = None
+
+    def roll_die(self) -> int:
+        if self._left or self._seeded is None:
+            self._left = max(self._left - 1, 0)
+            try:
+                return self._scripted.roll_die()
+            except DiceExhausted as error:
+                self.ran_out = str(error)
+                raise
+        return self._seeded.roll_die()
+
+
 def run_scenario(scenario: Scenario, *, realtime: bool = False, frames_shown: int = 5) -> Outcome:
     started = time.monotonic()
     folder = Path(tempfile.mkdtemp(prefix="tavli-hil-"))
-    dice = ScriptedDice(scenario.dice) if scenario.dice is not None else SeededDice(scenario.seed)
+    dice = ScenarioDice(scenario.dice or (), scenario.seed)
     first = Position.start(scenario.config.match_rules.sequence[0])
     try:
-        with Rig(scenario.config, dice, folder, laid_out(first, scenario.orientation), realtime=realtime) as rig:
-            steps, failure, report = ScenarioRun(scenario, rig, frames_shown).run()
+        with LogCapture() as log, \
+                Rig(scenario.config, dice, folder, laid_out(first, scenario.orientation), realtime=realtime) as rig:
+            steps, failure, report = ScenarioRun(scenario, rig, frames_shown, log).run()
             virtual = rig.clock.monotonic() if not realtime else time.monotonic() - started
     finally:
         shutil.rmtree(folder, ignore_errors=True)
@@ -320,9 +380,10 @@ def junit_xml(outcomes: Iterable[Outcome], name: str = "hil") -> ET.ElementTree:
 
 
 def run_files(paths: Iterable[Path], *, junit: Path | None = None, realtime: bool = False, port: str | None = None,
-              frames: int = 5, out: TextIO = sys.stdout) -> int:
+              frames: int = 5, out: TextIO | None = None) -> int:
     """Run every scenario file; print a line each (and the report of a failure); 0 all passed, 1 one
     failed, 2 one could not be read (the others still run)."""
+    out = out or sys.stdout
     outcomes, unreadable = [], False
     for path in paths:
         try:

@@ -109,7 +109,7 @@ class Scenario:
     title: str
     config: Config
     dice: tuple[int, ...] | None                 # exact dice, in the order rolled
-    seed: int                                    # seeded dice when `dice` is None; the player's choices
+    seed: int | None                             # seeded dice (after `dice`, if both); the player's choices
     orientation: Orientation
     steps: tuple[Step, ...]
 
@@ -172,17 +172,17 @@ def _config(document: dict[str, Any], problems: list[str]) -> Config | None:
     return dataclasses.replace(config, source="scenario")
 
 
-def _dice(table: Any, problems: list[str]) -> tuple[tuple[int, ...] | None, int]:
+def _dice(table: Any, problems: list[str]) -> tuple[tuple[int, ...] | None, int | None]:
     if not isinstance(table, dict):
-        problems.append("[dice] must be a table: values = [6, 5, ...] or seed = N")
-        return None, 0
+        problems.append("[dice] must be a table: values = [6, 5, ...] and/or seed = N")
+        return None, None
     for key in table:
         if key not in ("values", "seed"):
             problems.append(f"[dice]: unknown key {key!r}; allowed: values, seed")
-    seed = table.get("seed", 0)
-    if isinstance(seed, bool) or not isinstance(seed, int):
+    seed = table.get("seed")
+    if seed is not None and (isinstance(seed, bool) or not isinstance(seed, int)):
         problems.append(f"[dice] seed: {seed!r} is not an integer")
-        seed = 0
+        seed = None
     values = table.get("values")
     if values is None:
         return None, seed
