@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
-# Debian packages some tests use: gnubg (imports the exported match files) and graphviz (renders
-# the state diagram). Without them those tests skip with a reason; CI installs them so they run.
+# Debian packages some tests use: gnubg (imports the exported match files), graphviz (renders
+# the state diagram) and systemd (systemd-analyze verifies the unit and scores its hardening).
+# Without them those tests skip with a reason; CI installs them so they run.
 set -euo pipefail
-wanted=(gnubg graphviz)
+wanted=(gnubg graphviz systemd)
 missing=()
 for package in "${wanted[@]}"; do
   dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q "install ok installed" || missing+=("$package")

@@ -287,7 +287,9 @@ class Referee:
     def _play(self, found: _Found, state: TreeState) -> Play:
         after = self.frame.to_position(state.node, played_turn=True)
         result = state.result or self.frame.result(state.node, self.turn.start, end_of_turn=True)
-        return Play(self.frame.moves(found.before + state.moves), after, result)
+        # gulbara_remainder = opponent_plays: the dice left unplayed go to the opponent.
+        owed = state.remaining + found.later if result is None and self.turn.owes_remainder else ()
+        return Play(self.frame.moves(found.before + state.moves), after, result, owed)
 
     def _destinations(self, found: _Found, states: list[TreeState]) -> dict[str, tuple[str, ...]]:
         """For each point a checker could move from next, where it may end up: one die, or

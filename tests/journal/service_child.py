@@ -7,13 +7,14 @@ The service is `Service.open` + `Service.run`, as `tavli-board run` opens and ru
 demo's fast timings, seeded dice and the simulated board laid out as FOLDER/board.json says (what
 the real board would still show after a power cut). The players are the demo's (`Players` on a
 `Demo`); `ServiceRig` gives them the service's hardware and loop instead of a demo's own, and
-`ResumingPlayers` first takes back a turn the last process left half played (a person does the
-same: the journal knows the turn's start, not where each checker went).
+`ResumingPlayers` first takes back a turn the last process left half played (a scripted turn is
+planned from the turn's start).
 
 Prints `ready` once the service told systemd so, `committed SEQ` once a play's record is in the
-journal (the press was handled), `shown after the journal` as each roll to play is first shown
-(see `check_rolls_are_journaled_before_shown`), and `match over` at each match's end. Plays matches one after
-another, or (`--one-match`) plays the journal's match to its end and exits 0.
+journal (the press was handled), `took back a half-played turn` when the service went on in a turn
+the last process left half played, `shown after the journal` as each roll to play is first shown
+(see `check_rolls_are_journaled_before_shown`), and `match over` at each match's end. Plays
+matches one after another, or (`--one-match`) plays the journal's match to its end and exits 0.
 """
 import dataclasses
 import os
@@ -55,6 +56,7 @@ class ResumingPlayers(Players):
     def play_turn(self, seen: Seen) -> Seen:
         start = laid_out(seen.position, seen.orientation)
         if self.demo.board.reading() != start:   # a turn the killed process left half played
+            print("took back a half-played turn", flush=True)
             self.demo.board.set_reading(start)
             seen = self.demo.settled_view()
         return super().play_turn(seen)
