@@ -245,8 +245,10 @@ class Host:
         wall_clock = time.time if realtime else (lambda: VIRTUAL_EPOCH + clock.monotonic())
         self.journal = Journal.open(config.journal_path, wall_clock=wall_clock)
         hardware = SimpleNamespace(strip=self.strip, button=self.button)
+        # As the service starts: an unfinished match in the journal (a power cut) is taken up again.
         self.loop = EventLoop.from_config(config, self.journal, hardware, events=self.events, dice=dice,
-                                          clock=clock, judge_in_background=realtime, observers=[self._observe])
+                                          clock=clock, judge_in_background=realtime, observers=[self._observe],
+                                          resume=self.journal.resume())
         self.view = View.of(self.loop.controller)
         self._thread: threading.Thread | None = None
         if realtime:
@@ -353,12 +355,15 @@ class Rig:
             self.host.loop.turn()
 
     def settle(self) -> bool:
-        """Let time pass until the controller has read the board as it lies (stable, settled, judged)
-        and the button is idle; at most SETTLE_LIMIT_S. Returns whether it did."""
+        """Let time pass (the quiet time at least) until the controller has read the board as it lies
+        (stable, settled, judged) and the button is idle; at most SETTLE_LIMIT_S. Returns whether it did."""
         waited = 0.0
         step = TICK_S if not self.realtime else 0.02
+        # What the actions did reaches the controller through the sensors' quiet time at the soonest:
+        # until then the board it last read may still look like the truth (a sensor stuck just now).
+        at_least = self.config.sensing.sensors.quiet_ms / 1000 + 2 * self.mcu.node.scan_period_ms / 1000
         while True:
-            if self.host is not None and self._settled():
+            if waited >= at_least and self.host is not None and self._settled():
                 return True
             if waited >= SETTLE_LIMIT_S:
                 return False
