@@ -105,3 +105,10 @@ def test_running_out_of_exact_dice_is_named(tmp_path, capsys):
     scenario.write_text(FIRST_TURN.replace("values = [6, 5, 6, 5]", "values = [6, 5, 6]"))
     assert main(["hil", "run", str(scenario)]) == 1
     assert "the dice script ran out" in capsys.readouterr().out
+
+
+def test_a_scenario_runs_in_real_time_on_the_service_threads(tmp_path, capsys):
+    """--realtime: the MCU, the sensor link and the event loop (with its judging thread) on their threads."""
+    scenario = tmp_path / "realtime.toml"
+    scenario.write_text(FIRST_TURN.replace('"9" = "legal-destination"', '"8" = "legal-destination"'))
+    assert main(["hil", "run", "--realtime", str(scenario)]) == 0, capsys.readouterr().out
