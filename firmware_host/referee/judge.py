@@ -8,8 +8,11 @@ everything the lights and the journal need. Pure: no clock, no I/O.
 from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
+from heapq import heappop, heappush
+from itertools import count
 from typing import Any, Mapping
 
+from firmware_host.referee.reach import checkers_to_move, may_reach
 from firmware_host.referee.steps import (Step, counts_of, differing_locations, position_counts,
                                          steps_between)
 from firmware_host.referee.tree import Seen, StageTree, TreeState
@@ -152,8 +155,8 @@ class _Found:
     also: tuple = ()        # other stage paths on which the board lies on the way (bearing off)
 
 
-# Cascades: how many stage trees one reading may search, and how many are kept between readings.
-# Trees close to the reading are tried first, so a legal reading is found long before the budget.
+# Cascades: how many stage trees one reading may search (a safety bound: the bounds of `reach`
+# keep searches far below it), and how many are kept between readings.
 CASCADE_SEARCH_BUDGET = 2000
 CASCADE_TREE_CACHE = 64
 
@@ -168,6 +171,9 @@ class Referee:
         self.frame = self.turn.frame
         self.variant = position.variant
         self._trees: dict[tuple[Node, int], StageTree] = {}
+        stages = self.turn.stages
+        # Per stage: the dice of the cascade's stages after it.
+        self._later = [tuple(d for s in stages[i + 1:] for d in s) for i in range(len(stages))]
         self.root_tree = self._tree(self.turn.start, 0)
 
     # -- trees -------------------------------------------------------------------------------
@@ -184,26 +190,23 @@ class Referee:
             self._trees[key] = tree
         return tree
 
-    def _locate(self, board: Seen) -> tuple[_Found | None, list[StageTree]]:
-        """The tree states showing `board`, and the trees searched to find them.
+    def _locate(self, board: Seen) -> _Found | None:
+        """The tree states showing `board`, if it lies on the way to a legal play.
 
-        A cascade is searched depth first through the stage ends from which `board` can still be
-        reached (checkers never move backwards and nothing is hit), the ends closest to `board`
-        first, each stage end once, within CASCADE_SEARCH_BUDGET trees.
+        A cascade is searched depth first through the stage ends from which `board` may still be
+        reached (`may_reach`: forward moves with the dice to come), the ends already most like
+        `board` first, each stage end once.
         """
-        stages = self.turn.stages
-        explored: list[StageTree] = []
+        me, opp = board
         tried: set[tuple[Node, int]] = set()
         # Bearing off, a larger die can waste pips: one board may end the turn on one path and be
         # on the way on another. Then the search goes on for a path that ends the turn there.
-        bearing_off = not any(board[0][:19])
+        bearing_off = not any(me[:19])
         on_the_way: list[_Found] = []
 
         def search(root: Node, stage: int, before: tuple) -> _Found | None:
             tree = self._tree(root, stage)
-            if len(explored) < CASCADE_TREE_CACHE:
-                explored.append(tree)
-            later = tuple(d for s in stages[stage + 1:] for d in s)
+            later = self._later[stage]
             states = tree.match(board)
             if states:
                 found = _Found(tree, states, stage, later, before)
@@ -212,15 +215,18 @@ class Referee:
                 on_the_way.append(found)
             if not later:
                 return None
-            ends = {state.node: state for state in tree.states.values()
-                    if state.complete and not state.remaining and state.result is None
-                    and (state.node, stage + 1) not in tried and _may_lead_to(state.node, board)}
+            ends = [state for node, state in tree.ends.items() if (node, stage + 1) not in tried
+                    and node.opp == opp and not checkers_to_move(node.me, me)]
             # Stage ends all moved the same pips; the ones already most like `board` go first.
-            for node in sorted(ends, key=lambda n: sum(map(_difference, n.me, board[0]))):
+            for end in sorted(ends, key=lambda e: _unlike(e.node.me, me)):
                 if len(tried) >= CASCADE_SEARCH_BUDGET:
                     return None
-                tried.add((node, stage + 1))
-                found = search(node, stage + 1, before + ends[node].moves)
+                if (end.node, stage + 1) in tried:
+                    continue
+                tried.add((end.node, stage + 1))
+                if not may_reach(end.node.me, me, later):
+                    continue
+                found = search(end.node, stage + 1, before + end.moves)
                 if found is not None:
                     return found
             return None
@@ -228,7 +234,50 @@ class Referee:
         found = search(self.turn.start, 0, ())
         if found is None and on_the_way:
             found = replace(on_the_way[0], also=tuple(on_the_way[1:]))
-        return found, explored
+        return found
+
+    def _nearest(self, board: Seen) -> TreeState:
+        """The legal state that takes the fewest checker moves to show as `board`.
+
+        Best first over the stage trees of the roll: a stage end is searched only while a lower
+        bound of the moves to any board on its ways (`checkers_to_move`, one more where `may_reach`
+        rules out `board` itself) is below the best found, each stage end once. Ties: spare the
+        mover's checkers (he placed them on purpose, the opponent's only move to the bar when
+        hit), move them the shortest way, then the most progress.
+        """
+        me, opp = board
+        best, best_key = None, None
+        # (bound, order, stage, stage root, whether `may_reach` is still to be asked)
+        queue = [(0, 0, 0, self.turn.start, False)]
+        queued = {(self.turn.start, 0)}
+        order = count(1)
+        searched = 0
+        while queue and (best_key is None or queue[0][0] < best_key[0]) \
+                and searched < CASCADE_SEARCH_BUDGET:
+            bound, _, stage, root, ask = heappop(queue)
+            if ask and not may_reach(root.me, me, self._later[stage - 1]):
+                # `board` itself is not on its ways: at least one checker must move.
+                if 1 < best_key[0]:
+                    heappush(queue, (1, next(order), stage, root, False))
+                continue
+            tree = self._tree(root, stage)
+            searched += 1
+            for state in tree.states.values():
+                node = state.node
+                mover_steps = _frame_distance(me, node.me)
+                key = (mover_steps + _frame_distance(opp, node.opp), mover_steps,
+                       _travel(me, node.me), -stage, -len(state.moves), not state.complete)
+                if best_key is None or key < best_key:
+                    best, best_key = state, key
+            later = self._later[stage]
+            for node in tree.ends if later else ():
+                if (node, stage + 1) in queued:
+                    continue
+                queued.add((node, stage + 1))
+                bound = _frame_distance(opp, node.opp) + checkers_to_move(node.me, me)
+                if bound < best_key[0]:
+                    heappush(queue, (bound, next(order), stage + 1, node, bound == 0))
+        return best
 
     # -- judging -----------------------------------------------------------------------------
 
@@ -246,9 +295,9 @@ class Referee:
         lifted = {c: CHECKERS - reading.total(c) for c in (WHITE, BLACK)}
         if any(lifted.values()):
             return self._in_hand(reading, board, lifted)
-        found, explored = self._locate(board)
+        found = self._locate(board)
         if found is None:
-            return self._illegal(reading, board, explored)
+            return self._illegal(reading, board)
         return self._legal(found, board)
 
     def _legal(self, found: _Found, board: Seen) -> Verdict:
@@ -353,7 +402,7 @@ class Referee:
         else:
             (white if color is WHITE else black)[int(location) - 1] -= 1
         fewer = Reading(reading.variant, tuple(white), tuple(black), tuple(bar), tuple(off))
-        return self._locate(self._seen(fewer))[0] is not None
+        return self._locate(self._seen(fewer)) is not None
 
     def _seen(self, reading: Reading) -> Seen:
         route, mover = self.frame.route, self.frame.mover
@@ -399,25 +448,13 @@ class Referee:
                        opponent_destinations=opponent_places)
 
     def _depth_with(self, me: tuple[int, ...], opp: tuple[int, ...]) -> int | None:
-        found, _ = self._locate((me, opp))
+        found = self._locate((me, opp))
         if found is None:
             return None
         return min(len(s.moves) for s in found.states) + (0 if found.tree is self.root_tree else 100)
 
-    def _illegal(self, reading: Reading, board: Seen, explored: list[StageTree]) -> Verdict:
-        me, opp = board
-        best, best_key = None, None
-        for tree in explored:
-            for state in tree.states.values():
-                node = state.node
-                mover_steps = _frame_distance(me, node.me)
-                # Fewest checkers to move; then spare the mover's checkers (he placed them on
-                # purpose, the opponent's only move to the bar when hit) and move them the
-                # shortest way; then the most progress.
-                key = (mover_steps + _frame_distance(opp, node.opp), mover_steps,
-                       _travel(me, node.me), -len(state.moves), not state.complete)
-                if best_key is None or key < best_key:
-                    best, best_key = state, key
+    def _illegal(self, reading: Reading, board: Seen) -> Verdict:
+        best = self._nearest(board)
         target = self._position(best.node)
         reading_counts, target_counts = reading.counts(), position_counts(target)
         return Verdict("illegal", position=None, target=target,
@@ -435,8 +472,8 @@ def _frame_distance(have: tuple[int, ...], want: tuple[int, ...]) -> int:
     return sum(h - w for h, w in zip(have, want) if h > w)
 
 
-def _difference(a: int, b: int) -> int:
-    return abs(a - b)
+def _unlike(have: tuple[int, ...], want: tuple[int, ...]) -> int:
+    return sum(abs(h - w) for h, w in zip(have, want))
 
 
 def _travel(have: tuple[int, ...], want: tuple[int, ...]) -> int:
@@ -446,19 +483,6 @@ def _travel(have: tuple[int, ...], want: tuple[int, ...]) -> int:
         behind += h - w
         total += abs(behind)
     return total
-
-
-def _may_lead_to(node: Node, board: Seen) -> bool:
-    """Whether checkers moving only forward, with no hits, can turn `node` into `board`."""
-    if node.opp != board[1]:
-        return False
-    behind_node = behind_board = 0
-    for have, want in zip(node.me, board[0]):
-        behind_node += have
-        behind_board += want
-        if behind_board > behind_node:
-            return False
-    return True
 
 
 def restore(target: Position, reading: Reading | Mapping[str, Any]) -> tuple[Step, ...]:

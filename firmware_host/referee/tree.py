@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from collections import defaultdict
 from dataclasses import dataclass
+from functools import cached_property
 
 from firmware_host.rules.plays import FrameMove, Node, Turn
 
@@ -63,6 +64,13 @@ class StageTree:
         for state in self.states.values():
             self.by_seen[seen(state.node)].append(state)
         self.root_key = (root, tuple(sorted(dice)))
+
+    @cached_property
+    def ends(self) -> dict[Node, TreeState]:
+        """The states where the stage's dice are all played and the game goes on: the roots of
+        the next stage of a cascade."""
+        return {state.node: state for state in self.states.values()
+                if state.complete and not state.remaining and state.result is None}
 
     def match(self, board: Seen) -> list[TreeState]:
         return self.by_seen.get(board, [])

@@ -116,9 +116,6 @@ def test_guidance_in_a_cascade_reaches_a_legal_board_within_the_announced_steps(
             assert final.legal and followed <= len(verdict.steps), "\n".join(trail)
 
 
-@pytest.mark.xfail(strict=True, reason="open referee defect (issue 3): for an illegal cascade reading the "
-                   "nearest legal board is sought only among the stage trees the search visited, "
-                   "which can miss a nearer one")
 def test_guidance_in_a_cascade_leads_to_the_nearest_legal_board():
     """3-3 cascade for checkers on 10 and 8 (13 off): 10/7/4/1 8/5 with the threes, then 5/1 and
     1/off with the fours leave W{1:1} with 14 off, a legal reading on the way. Move that checker
@@ -181,8 +178,6 @@ def test_a_whole_cascade_played_move_by_move(low, seed):
     assert verdict.play.position.board_key() == play.position.board_key()
 
 
-@pytest.mark.xfail(strict=True, reason="open referee defect (issue 3): a deep low cascade can need more stage "
-                   "trees than CASCADE_SEARCH_BUDGET before its final is found")
 def test_the_final_of_a_long_low_cascade_is_complete():
     """An open middle game, Black to move with 1-1 from the fourth turn: a legal play chosen stage
     by stage by the engine itself (Turn.pick_play) uses all 24 dice. Its final board is the final
