@@ -22,7 +22,7 @@ refused, and what the board means (complete, illegal, legal again) is decided wh
 from __future__ import annotations
 
 import logging
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, Callable
 
 from firmware_host.controller import machine as m
@@ -35,7 +35,8 @@ from firmware_host.hw.events import DiceButtonFreed, DiceButtonStuck, DiceHeld, 
 from firmware_host.journal.events import Kind, PlayRecord, ResumeState
 from firmware_host.leds.scene import LOCATIONS, DiceSignal, Mark, Scene, Score
 from firmware_host.referee import Reading, Referee, Step, Verdict, restore
-from firmware_host.rules import BLACK, CHECKERS, WHITE, Color, GameResult, Play, Position, Rules, blocked_for_good
+from firmware_host.rules import (BLACK, CHECKERS, WHITE, Color, GameResult, Owed, Play, Position, Rules,
+                                 blocked_for_good)
 from firmware_host.rules.match import Match, MatchRules, opening_roll
 from firmware_host.rules.plays import TooManyPlays
 from firmware_host.sensing.events import (BoardChanging, BoardSettled, BoardStable, LinkLost, LinkSilent,
@@ -78,7 +79,7 @@ class LastPlay:
 
     before: Position
     mover: Color
-    dice: tuple[int, int]
+    dice: tuple[int, ...]      # the roll, or `Owed` dice
     play: Play
 
 
@@ -116,7 +117,7 @@ class Controller:
         self.rules = rules_for(self.variant)
         self.starter: Color | None = None
         self.position = Position.start(self.variant)       # the start of the turn; .turn moves
-        self.dice: tuple[int, int] | None = None
+        self.dice: tuple[int, ...] | None = None           # the roll being played, or `Owed` dice
         self.opening_dice: tuple[int, int] | None = None   # (white, black) of the last opening roll
         self.kept_die: int | None = None                   # keep_own_die: the starter's opening die
         self.referee: Referee | None = None
@@ -166,13 +167,13 @@ class Controller:
             self.orientation = Orientation(game.orientation)
         else:   # a journal from before orientations were journaled: found from the board
             self.orientation_journaled = False
-        last = game.last_play
+        last, owed = game.last_play, ()
         if last is not None and last.position == game.position:   # not undone by a referee restore
-            self.last_play = LastPlay(_position_before(self.journal, resume.match_id, last), last.side, last.dice,
-                                      Play(last.moves, last.position))
-        if game.pending_roll is not None:
+            before, owed = _journaled_play(self.journal, resume.match_id, last)
+            self.last_play = LastPlay(before, last.side, _dice(last.dice), Play(last.moves, last.position))
+        if game.pending_roll is not None or owed:
             self.resume_target = m.MOVING
-            self._start_turn(game.side_to_move, game.pending_roll)
+            self._start_turn(game.side_to_move, _dice(game.pending_roll) if game.pending_roll else Owed(owed))
         elif game.starter is None and game.first_mover is None:
             self.resume_target = m.OPENING_ROLL
         else:
@@ -317,7 +318,7 @@ class Controller:
         self.awaiting_verdict = None
         return verdict
 
-    def _start_turn(self, mover: Color, dice: tuple[int, int]) -> None:
+    def _start_turn(self, mover: Color, dice: tuple[int, ...]) -> None:
         self.position = self.position.with_turn(mover)
         self.dice = dice
         self.referee = Referee(self.position, dice, self.rules)
@@ -350,6 +351,9 @@ class Controller:
 
     def play_ends_game(self) -> bool:
         return self.verdict.play.result is not None
+
+    def play_leaves_a_remainder(self) -> bool:
+        return bool(self.verdict.play.remainder)
 
     def play_blocks_for_good(self) -> bool:
         """After this play neither side can ever move (dossier A20); with the `mutual_no_move_draw`
@@ -449,6 +453,10 @@ class Controller:
     def commit_play(self) -> None:
         """The press committed the play on the board: journaled (durable) before anything else."""
         play, mover = self.verdict.play, self.position.turn
+        if isinstance(self.dice, Owed):
+            # Owed dice are played before the side's own roll: it is still that side's turn, and
+            # not one of its turns played (gulbara's protected turns count them).
+            play = Play(play.moves, replace(play.position, turn=mover, rolls=self.position.rolls), play.result)
         self.journal.record_play(mover, self.dice, play)
         self.last_play = LastPlay(self.position, mover, self.dice, play)
         self.position = play.position
@@ -456,6 +464,12 @@ class Controller:
             self.result_play = play
             self.match = self.match.record(play.result, self.starter, mover)
             self.referee, self.dice = None, None
+
+    def hand_over_remainder(self) -> None:
+        """gulbara_remainder = opponent_plays: the opponent plays the dice the play left, then rolls."""
+        self._start_turn(self.position.turn, Owed(self.last_play.play.remainder))
+        log.info("%s plays the dice %s left: %s", self.position.turn.value, self.last_play.mover.value,
+                 self.dice)
 
     def refuse_press(self) -> None:
         reason = self._refusal_reason()
@@ -604,12 +618,12 @@ class Controller:
 
     def _turn_scene(self, marks: dict[str, Mark]) -> Scene:
         signal = DiceSignal.NO_LEGAL_MOVE if self.no_legal_move else None
-        return Scene(marks, self.dice, signal, self.position.turn.value, self._score())
+        return Scene(marks, _faces(self.dice), signal, self.position.turn.value, self._score())
 
     def _scene_resuming(self) -> Scene:
         """The journaled score, whose turn and dice, waiting for the board to be read."""
         turn = self.position.turn.value if self.resume_target != m.OPENING_ROLL else None
-        return Scene({}, self.dice, DiceSignal.WAITING if self.dice is None else None, turn, self._score())
+        return Scene({}, _faces(self.dice), DiceSignal.WAITING if self.dice is None else None, turn, self._score())
 
     def _scene_setup(self) -> Scene:
         marks: dict[str, Mark] = {}
@@ -658,18 +672,18 @@ class Controller:
             move = last.play.moves[page.index]
             marks = move_marks(self.orientation, [move], last.mover, Mark.LAST_PLAY_ORIGIN,
                                Mark.LAST_PLAY_DESTINATION)
-            return Scene(marks, last.dice, None, last.mover.value, self._score())
+            return Scene(marks, _faces(last.dice), None, last.mover.value, self._score())
         if page.kind == "legal_play":
             play = self.legal_plays[page.index]
             marks = move_marks(self.orientation, play.moves, self.position.turn, Mark.LIFTED_ORIGIN,
                                Mark.LEGAL_DESTINATION)
-            return Scene(marks, self.dice, None, self.position.turn.value, self._score())
+            return Scene(marks, _faces(self.dice), None, self.position.turn.value, self._score())
         marks = {}
         if self.sensed is not None:
             steps = restore(self.last_play.before, self._reading())
             if steps:
                 marks = step_marks(self.orientation, steps[0])
-        return Scene(marks, self.last_play.dice, None, self.last_play.mover.value, self._score())
+        return Scene(marks, _faces(self.last_play.dice), None, self.last_play.mover.value, self._score())
 
     def _scene_blockade(self) -> Scene:
         return Scene({}, None, DiceSignal.BLOCKADE, None, self._score())
@@ -687,11 +701,12 @@ class Controller:
         return Scene({}, None, None, self.match.winner.value, self._score())
 
     def _scene_link_lost(self) -> Scene:
-        return Scene(dict.fromkeys(LOCATIONS, Mark.SENSOR_FAULT), self.dice, None, self._turn_side(), self._score())
+        return Scene(dict.fromkeys(LOCATIONS, Mark.SENSOR_FAULT), _faces(self.dice), None, self._turn_side(),
+                     self._score())
 
     def _scene_sensor_fault(self) -> Scene:
         marks = {led: Mark.SENSOR_FAULT for fault in self.sensor_faults.values() for led in fault_leds(fault.location)}
-        return Scene(marks, self.dice, None, self._turn_side(), self._score())
+        return Scene(marks, _faces(self.dice), None, self._turn_side(), self._score())
 
     def _turn_side(self) -> str | None:
         return self.position.turn.value if self.referee is not None else None
@@ -718,14 +733,26 @@ class Controller:
                      for s in steps)
 
 
-def _position_before(journal: Any, match_id: int, last: PlayRecord) -> Position:
-    """The position `last` was played from: the one the journal held before it (a play's, a
-    referee's, or the game's start), with its side to move."""
-    for event in reversed(journal.match_events(match_id)):
+def _journaled_play(journal: Any, match_id: int, last: PlayRecord) -> tuple[Position, tuple[int, ...]]:
+    """From the journal: the position `last` was played from (the one held before it: a play's, a
+    referee's or the game's start, with its side to move), and the dice it left the opponent."""
+    events = journal.match_events(match_id)
+    owed = next(tuple(event.data.get("remainder", ())) for event in events if event.seq == last.seq)
+    for event in reversed(events):
         if event.seq < last.seq and "position" in event.data and \
                 event.kind in (Kind.PLAY, Kind.REFEREE, Kind.GAME_STARTED):
-            return Position.from_json(event.data["position"]).with_turn(last.side)
+            return Position.from_json(event.data["position"]).with_turn(last.side), owed
     raise LookupError(f"the journal of match {match_id} holds no position before its play {last.seq}")
+
+
+def _dice(journaled: tuple[int, ...]) -> tuple[int, ...]:
+    """Journaled dice: a roll of two, or more (or one) dice that were owed."""
+    return journaled if len(journaled) == 2 else Owed(journaled)
+
+
+def _faces(dice: tuple[int, ...] | None) -> tuple[int, int] | None:
+    """What the two dice faces show: the roll, or the first two owed dice (one owed die on both)."""
+    return None if dice is None else (dice[0], dice[1] if len(dice) > 1 else dice[0])
 
 
 def _physical(orientation: Orientation, location: str) -> str:

@@ -88,6 +88,8 @@ TRANSITIONS: list[dict[str, Any]] = [
        before="commit_play"),
     _t("press", MOVING, BLOCKADE, conditions=["board_shows_complete_play", "play_blocks_for_good"],
        before=["commit_play", "note_blockade"]),
+    _t("press", MOVING, None, conditions=["board_shows_complete_play", "play_leaves_a_remainder"],
+       after=["commit_play", "hand_over_remainder"]),
     _t("press", MOVING, None, conditions="board_shows_complete_play", after=["commit_play", "roll_for_mover"]),
     _t("press", MOVING, None, after="refuse_press"),
     _t("board_settled", MOVING, CORRECTING, conditions="board_illegal", before="remember_correction_return"),

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from functools import lru_cache
+from itertools import groupby
 from operator import itemgetter
 from typing import Any, Callable, Iterable, Iterator, Mapping, NamedTuple
 
@@ -210,14 +211,40 @@ def _check_dice(dice: Iterable[int]) -> tuple[int, ...]:
     return values
 
 
+class Owed(tuple):
+    """Dice owed by the opponent's turn (`Play.remainder`, gulbara_remainder = opponent_plays), given
+    to `Turn` instead of a roll: the side to move plays them before its own roll, stage by stage as
+    they were owed (the rest of a roll or of a cascade stage, then the later stages). What cannot be
+    played of them is lost, not handed back (dossier T49 leaves the procedure open)."""
+
+    def __new__(cls, dice: Iterable[int]) -> "Owed":
+        values = tuple(dice)
+        if not values:
+            raise RulesError("owed dice: at least one die")
+        for d in values:
+            if isinstance(d, bool) or not isinstance(d, int) or not 1 <= d <= 6:
+                raise RulesError(f"a die shows 1 to 6, got {d!r}")
+        return super().__new__(cls, values)
+
+    @property
+    def stages(self) -> tuple[tuple[int, ...], ...]:
+        if len(self) == 2 and self[0] != self[1]:
+            return (tuple(self),)   # a whole roll of two different dice: played in either order
+        return tuple(tuple(run) for _, run in groupby(self))
+
+
 class Turn:
-    """One side's turn: the position, the roll and the rules; its plays, and the search behind them."""
+    """One side's turn: the position, the roll (or `Owed` dice) and the rules; its plays, and the
+    search behind them."""
 
     def __init__(self, position: Position, dice: Iterable[int],
                  rules: Rules | Mapping[str, Any] | None = None):
         self.position = position
         self.rules = as_rules(position, rules)
-        self.dice = _check_dice(dice)
+        self.dice = dice if isinstance(dice, Owed) else _check_dice(dice)
+        # Owed dice are never owed back.
+        self.owes_remainder = self.rules.options.get("gulbara_remainder") == "opponent_plays" and \
+            not isinstance(dice, Owed)
         for color in (WHITE, BLACK):
             if position.off[color.index] == CHECKERS:
                 raise RulesError(f"the game is over: {color} has borne off all {CHECKERS} checkers")
@@ -229,6 +256,8 @@ class Turn:
     # -- the roll ------------------------------------------------------------------------------
 
     def _stages(self) -> tuple[tuple[int, ...], ...]:
+        if isinstance(self.dice, Owed):
+            return self.dice.stages
         a, b = self.dice
         if a != b:
             return ((a, b),)
@@ -272,13 +301,11 @@ class Turn:
                 owed = end.remaining + tuple(d for s in self.stages[index + 1:] for d in s)
                 break
         result = visit.result or self.frame.result(visit.node, self.start, end_of_turn=True)
-        remainder_owed = self.rules.gulbara_remainder == "opponent_plays"
         return Play._found(self.frame, visit.moves, visit.node, result,
-                           owed if remainder_owed else ())
+                           owed if self.owes_remainder else ())
 
     def final_visits(self, limit: int | None = None) -> list[tuple[_Visit, tuple[int, ...]]]:
         """The end of every distinct legal play, with the dice the opponent is owed (if any)."""
-        remainder_owed = self.rules.options.get("gulbara_remainder") == "opponent_plays"
         whole_cascade = len(self.stages) > 1 and self.rules.gulbara_cascade_maximize == "whole_cascade"
         branches = [(_Visit(self.start, (), ()), 0)]  # (visit, dice played so far)
         finished: dict[tuple, tuple[_Visit, int, tuple[int, ...]]] = {}
@@ -293,7 +320,7 @@ class Turn:
                         next_branches.setdefault(end.node, (whole, used + played))
                         grown = next_branches
                     else:
-                        owed = stage[played:] + later if end.result is None and remainder_owed else ()
+                        owed = end.remaining + later if end.result is None and self.owes_remainder else ()
                         finished.setdefault((end.node.board(), owed), (whole, used + played, owed))
                         grown = finished
                     if limit is not None and len(grown) > limit:
@@ -409,7 +436,7 @@ class Frame:
         self.head_limit = 0
         if start_rule == "head_rule":
             first_roll = position.rolls[mover.index] == 0
-            doubles = dice is not None and dice[0] == dice[1]
+            doubles = dice is not None and len(dice) == 2 and dice[0] == dice[1]
             two_off = first_roll and doubles and dice[0] in opts["head_rule_first_roll_doubles"]
             self.head_limit = 2 if two_off else 1
         self.release_from = 13 if opts.get("first_checker_release_at") == "start_quarter" else 14
