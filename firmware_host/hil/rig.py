@@ -14,6 +14,7 @@ turn. With `realtime` the MCU, the link and the loop run freely on their threads
 from __future__ import annotations
 
 import dataclasses
+import os
 from collections import deque
 import queue
 import select
@@ -35,7 +36,8 @@ from firmware_host.hw.button import DiceButton
 from firmware_host.hw.dice import DiceSource
 from firmware_host.journal import Journal
 from firmware_host.leds.render import Frame
-from firmware_host.leds.strips import CapturingStrip
+from firmware_host.leds.layout import LedConfig
+from firmware_host.leds.strips import CapturingStrip, NeoPixelStrip, Strip
 from firmware_host.referee import Step
 from firmware_host.rules import Color, Position
 from firmware_host.sensing.clock import Clock, ManualClock, MonotonicClock
@@ -98,6 +100,28 @@ class TimedStrip(CapturingStrip):
     def show(self, frame: Frame) -> None:
         super().show(frame)   # checks the frame's length
         self.log.append((self.clock.monotonic(), self.frames.pop()))   # kept once, in the log
+
+
+def wire_strip(leds: LedConfig, clock: Clock, log: deque[tuple[float, Frame]]) -> Strip:
+    """The strip as the service drives it: `NeoPixelStrip` over Adafruit's `NeoPixel` class, on
+    Blinka's OS-agnostic board, with the final write (the bytes for the data line) captured and read
+    back into a frame in `log`. Where those libraries are not installed, a `TimedStrip`."""
+    os.environ.setdefault("BLINKA_OS_AGNOSTIC", "1")   # the rig has no LEDs: only the bytes are wanted
+    try:
+        import board
+        import neopixel
+    except (ImportError, NotImplementedError):
+        return TimedStrip(leds.layout, clock, log)
+    order = leds.pixel_order
+
+    class CapturedNeoPixel(neopixel.NeoPixel):
+        def _transmit(self, buffer: bytearray) -> None:
+            wire = bytes(buffer)
+            log.append((clock.monotonic(), tuple(
+                tuple(wire[start + order.index(channel)] for channel in "RGB")
+                for start in range(0, len(wire), len(order)))))
+
+    return NeoPixelStrip(CapturedNeoPixel(board.NEOPIXEL, leds.layout.count, pixel_order=order, auto_write=False))
 
 
 # -- lockstep between the rig and the link thread (virtual time) ------------------------------------
@@ -241,7 +265,7 @@ class Host:
         self.sensor = BoardSensor(config.sensing, self.events.put, clock, opener=opener)
         self.pins = MockFactory()
         self.button = DiceButton(config.pins.button, self.events.put, clock.monotonic, pin_factory=self.pins)
-        self.strip = TimedStrip(config.leds.layout, clock, frames)
+        self.strip = wire_strip(config.leds, clock, frames)
         wall_clock = time.time if realtime else (lambda: VIRTUAL_EPOCH + clock.monotonic())
         self.journal = Journal.open(config.journal_path, wall_clock=wall_clock)
         hardware = SimpleNamespace(strip=self.strip, button=self.button)
@@ -263,12 +287,14 @@ class Host:
             self._thread.start()
 
     def stop(self) -> None:
-        """The application goes away: a power cut writes nothing more (the journal is already durable)."""
+        """The application goes away: a power cut writes nothing more (the journal is already durable)
+        and the LEDs go dark."""
         self.loop.stop()
         if self._thread is not None:
             self._thread.join(5.0)
         self.sensor.stop()
         self.button.close()
+        self.strip.close()
         self.journal.close()
 
 
