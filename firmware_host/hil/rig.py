@@ -32,10 +32,11 @@ from firmware_host.config import Config
 from firmware_host.controller import Controller
 from firmware_host.controller import machine as m
 from firmware_host.controller.orientation import Orientation
+from firmware_host.hil.scenario import EXPECT_KEYS
 from firmware_host.hw.button import DiceButton
 from firmware_host.hw.dice import DiceSource
 from firmware_host.journal import Journal
-from firmware_host.leds.render import Frame
+from firmware_host.leds.render import Frame, Renderer
 from firmware_host.leds.layout import LedConfig
 from firmware_host.leds.strips import CapturingStrip, NeoPixelStrip, Strip
 from firmware_host.referee import Step
@@ -299,6 +300,8 @@ class Host:
 
 
 class Rig:
+    checkable = EXPECT_KEYS   # every expectation can be checked here (not so on a real Pi)
+
     def __init__(self, config: Config, dice: DiceSource, folder: Path, first_board: BoardReading, *,
                  realtime: bool = False):
         self.realtime = realtime
@@ -353,6 +356,15 @@ class Rig:
 
     def last_frame(self) -> tuple[float, Frame] | None:
         return self.frames[-1] if self.frames else None
+
+    def shown(self, renderer: Renderer) -> dict[str, str]:
+        """What the LEDs show now: the last frame sent to the strip, decoded."""
+        last = self.last_frame()
+        return renderer.decode(last[1], last[0]) if last else {}
+
+    def shown_history(self, renderer: Renderer, count: int) -> list[tuple[float, dict[str, str]]]:
+        """The last `count` frames, decoded, with their times."""
+        return [(at, renderer.decode(frame, at)) for at, frame in list(self.frames)[-count:]] if count else []
 
     # -- hands ----------------------------------------------------------------------------------------
 

@@ -14,7 +14,8 @@ from typing import Any, Iterable, TextIO
 from firmware_host.controller.demo import SeededDice
 from firmware_host.controller.orientation import laid_out
 from firmware_host.hil.player import PlayerStuck, SeededPlayer
-from firmware_host.hil.rig import Rig
+from firmware_host.hil.remote import RemoteUnsupported
+from firmware_host.hil.rig import Rig, View
 from firmware_host.hil.scenario import COLOURS, DARK, Action, Scenario, ScenarioError, Step, load_scenario
 from firmware_host.hw.dice import DiceExhausted, DiceSource, ScriptedDice
 from firmware_host.journal.store import JournalReader
@@ -89,7 +90,7 @@ class ScenarioRun:
                     rig.settle()
                 if rig.dice.ran_out:
                     raise ActionFailed(f"{rig.dice.ran_out}; add dice to [dice] values, or a seed")
-            except (ActionFailed, BoardError, PlayerStuck) as error:
+            except (ActionFailed, BoardError, PlayerStuck, RemoteUnsupported) as error:
                 line = f"step {step.number} ({step.text}): the action failed: {error}"
                 return step.number, line, self.report(step, [line])
             if self.log.errors:
@@ -119,6 +120,8 @@ class ScenarioRun:
         elif name == "wait":
             rig.advance(int(args[0]) / 1000)
         elif name == "play-on":
+            if not isinstance(rig.view, View):
+                raise ActionFailed("play-on follows the controller's guidance, which only the local rig sees")
             self.player.play_on(args[0])
         elif name == "drop-bytes":
             mcu.drop_bytes(int(args[0]) if args else 1)
@@ -157,6 +160,8 @@ class ScenarioRun:
         rig, board = self.rig, self.rig.board
         words = list(args)
         mover = rig.view.turn
+        if mover is None and words[-1] not in COLOURS:
+            raise ActionFailed("say whose checker it is (white or black): the side to move is not known here")
         colour = words.pop() if words[-1] in COLOURS else (
             ("black" if mover == "white" else "white") if name == "hit" else mover)
         places = [_board_location(word) for word in words]
@@ -189,25 +194,20 @@ class ScenarioRun:
     def check(self, step: Step, seq_before: int) -> list[Mismatch]:
         view, expect = self.rig.view, step.expect
         found: list[Mismatch] = []
-        simple = {"state": view.state, "verdict": view.verdict or "none", "turn": view.turn,
-                  "game": view.game, "variant": view.variant,
-                  "dice": list(view.dice) if view.dice else "none", "score": list(view.score)}
-        for key, got in simple.items():
-            if key in expect and expect[key] != got:
-                found.append(Mismatch(key, expect[key], got))
+        for key, read in _VIEW_KEYS.items():
+            if key in expect and key in self.rig.checkable and expect[key] != read(view):
+                found.append(Mismatch(key, expect[key], read(view)))
         if "leds" in expect:
             shown = self.shown()
             for group, element in expect["leds"].items():
                 if shown.get(group, DARK) != element:
                     found.append(Mismatch(f"LED {group}", element, shown.get(group, DARK)))
-        if "journal" in expect:
+        if "journal" in expect and "journal" in self.rig.checkable:
             found.extend(self._check_journal(expect["journal"], seq_before))
         return found
 
     def shown(self) -> dict[str, str]:
-        """What the LEDs show now, decoded from the last frame sent to the strip."""
-        last = self.rig.last_frame()
-        return self.renderer.decode(last[1], last[0]) if last else {}
+        return self.rig.shown(self.renderer)
 
     def _records(self, after_seq: int) -> list:
         with JournalReader.open(self.rig.config.journal_path) as reader:
@@ -235,10 +235,13 @@ class ScenarioRun:
         lines = [f"{self.scenario.source}: {self.scenario.title}",
                  f"  failed at step {step.number} of {len(self.scenario.steps)}: {step.text}"]
         lines += [f"    {problem}" for problem in problems]
-        dice = "-".join(map(str, view.dice)) if view.dice else "none"
-        lines.append(f"  the controller: {view.state}; game {view.game} ({view.variant}); {view.turn} to move, "
-                     f"dice {dice}; verdict {view.verdict or 'none'}; score white {view.score[0]} - black "
-                     f"{view.score[1]}; at {rig.clock.monotonic():.3f} s")
+        if isinstance(view, View):
+            dice = "-".join(map(str, view.dice)) if view.dice else "none"
+            lines.append(f"  the controller: {view.state}; game {view.game} ({view.variant}); {view.turn} to move, "
+                         f"dice {dice}; verdict {view.verdict or 'none'}; score white {view.score[0]} - black "
+                         f"{view.score[1]}; at {rig.clock.monotonic():.3f} s")
+        else:
+            lines.append(f"  the Pi reports: {view.state or 'nothing yet'}; verdict {view.verdict or 'none'}")
         layout = rig.config.leds.layout
         lines.append("  the board as it lies:")
         dark = (OFF,) * layout.count   # the checkers only: the LEDs are listed by name below
@@ -249,14 +252,25 @@ class ScenarioRun:
             lines.append("  the application logged:")
             lines += ["    " + line for line in self.log.lines[-10:]]
         lines.append("  the LEDs show: " + (" ".join(f"{group}={name}" for group, name in shown.items()) or "nothing"))
-        frames = list(rig.frames)[-self.frames_shown:] if self.frames_shown else []
+        frames = rig.shown_history(self.renderer, self.frames_shown)
         if frames:
             lines.append(f"  the last {len(frames)} frames, decoded:")
-            for at, frame in frames:
-                names = self.renderer.decode(frame, at)
+            for at, names in frames:
                 lines.append(f"    {at:9.3f} s  " + (" ".join(f"{group}={name}" for group, name in names.items())
                                                       or "dark"))
         return "\n".join(lines)
+
+
+# The expectations read from the controller's view, as the scenario writes them.
+_VIEW_KEYS = {
+    "state": lambda view: view.state,
+    "verdict": lambda view: view.verdict or "none",
+    "turn": lambda view: view.turn,
+    "game": lambda view: view.game,
+    "variant": lambda view: view.variant,
+    "dice": lambda view: list(view.dice) if view.dice else "none",
+    "score": lambda view: list(view.score),
+}
 
 
 def _board_location(word: str) -> str | int:
@@ -342,17 +356,23 @@ class ScenarioDice(DiceSource):
 
 
 def run_scenario(scenario: Scenario, *, realtime: bool = False, frames_shown: int = 5) -> Outcome:
-    started = time.monotonic()
+    """Run `scenario` on the simulated board and MCU against the application on this machine."""
     folder = Path(tempfile.mkdtemp(prefix="tavli-hil-"))
-    dice = ScenarioDice(scenario.dice or (), scenario.seed)
-    first = Position.start(scenario.config.match_rules.sequence[0])
+    first = laid_out(Position.start(scenario.config.match_rules.sequence[0]), scenario.orientation)
     try:
-        with LogCapture() as log, \
-                Rig(scenario.config, dice, folder, laid_out(first, scenario.orientation), realtime=realtime) as rig:
-            steps, failure, report = ScenarioRun(scenario, rig, frames_shown, log).run()
-            virtual = rig.clock.monotonic() if not realtime else time.monotonic() - started
+        return run_with_rig(scenario, lambda dice: Rig(scenario.config, dice, folder, first, realtime=realtime),
+                            frames_shown=frames_shown)
     finally:
         shutil.rmtree(folder, ignore_errors=True)
+
+
+def run_with_rig(scenario: Scenario, make_rig, *, frames_shown: int = 5) -> Outcome:
+    """Run `scenario` on the rig `make_rig(dice)` builds (a `Rig`, or a `remote.RemoteRig`)."""
+    started = time.monotonic()
+    dice = ScenarioDice(scenario.dice or (), scenario.seed)
+    with LogCapture() as log, make_rig(dice) as rig:
+        steps, failure, report = ScenarioRun(scenario, rig, frames_shown, log).run()
+        virtual = time.monotonic() - started if rig.realtime else rig.clock.monotonic()
     return Outcome(scenario.source, scenario.title, failure is None, time.monotonic() - started, virtual, steps,
                    failure, report)
 
