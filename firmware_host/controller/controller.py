@@ -595,8 +595,10 @@ class Controller:
         self.result_play = Play((), self.position, result)
         self.match = self.match.record(result, self.starter or last_mover, last_mover)
 
-    def on_enter_correcting(self) -> None:
-        self._update_correction()   # back from referee mode: the board may have changed meanwhile
+    def update_correction(self) -> None:
+        """Back from referee mode: the board may have changed meanwhile. (Not back from an overlay:
+        the last reading may be the faulty one; the next reading updates the steps.)"""
+        self._update_correction()
 
     def on_enter_game_over(self) -> None:
         self.deadline = self.now + self.timings.game_over_s

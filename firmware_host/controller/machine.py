@@ -102,7 +102,7 @@ TRANSITIONS: list[dict[str, Any]] = [
     _t("hold", list(REFEREE_FROM), REFEREE, conditions="referee_has_pages", before="enter_referee"),
     _t("press", REFEREE, None, after="next_referee_page"),
     _t("board_stable", REFEREE, MOVING, conditions="board_restored", before="restore_last_play"),
-    *_returns("hold", REFEREE, REFEREE_FROM, before="leave_referee"),
+    *_returns("hold", REFEREE, REFEREE_FROM, before="leave_referee", after="update_correction"),
     # -- between games -------------------------------------------------------------------------------
     *[_t(trigger, GAME_OVER, MATCH_OVER, conditions="match_won") for trigger in ("timeout", "press")],
     *[_t(trigger, GAME_OVER, SETUP, before="prepare_next_game") for trigger in ("timeout", "press")],

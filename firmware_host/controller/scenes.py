@@ -39,12 +39,15 @@ def fault_leds(location: str | None) -> tuple[str, ...]:
 
 
 def step_marks(orientation: Orientation, step: Step) -> dict[str, Mark]:
-    """One guidance step: take a checker from here, put it there (a checker in hand: put only)."""
+    """One guidance step: take a checker from here, put it there (a checker in hand: put only; a
+    checker too many: take only, into the hand)."""
     marks = {}
     origin = led(orientation, step.origin, step.color)
     if origin is not None:
         marks[origin] = Mark.TAKE_FROM
-    marks[led(orientation, step.destination, step.color)] = Mark.PUT_ON
+    destination = led(orientation, step.destination, step.color)
+    if destination is not None:
+        marks[destination] = Mark.PUT_ON
     return marks
 
 

@@ -10,8 +10,13 @@ from firmware_host.journal import Kind
 from firmware_host.leds.scene import LOCATIONS, DiceSignal, Mark
 from firmware_host.rules import Position
 from firmware_host.rules.match import MatchRules
-from firmware_host.sensing.events import (FaultKind, LinkLost, LinkSilent, LinkUp, McuReset, SensorFault,
-                                          SensorFaultCleared)
+from firmware_host.sensing.events import (BoardStable, FaultKind, LinkLost, LinkSilent, LinkUp, McuReset,
+                                          SensorFault, SensorFaultCleared)
+
+from firmware_host.controller.scenes import step_marks
+from firmware_host.referee import Step
+from firmware_host.referee.steps import HAND
+from firmware_host.rules import WHITE
 
 from controller_kit import Board, Rig, play_whole_match
 
@@ -478,3 +483,24 @@ def test_a_verdict_on_a_board_that_has_moved_on_or_on_an_earlier_roll_changes_no
     board = Orientation.AS_WIRED.reading(rig.board.sensed(), "portes")
     rig.send(Judged(old_referee, board, old_referee.judge(board)))   # White's referee: "complete"
     assert rig.controller.verdict.kind == "unchanged"
+
+
+def test_a_checker_too_many_is_guided_off_the_board_with_a_take_from_only():
+    assert step_marks(Orientation.AS_WIRED, Step(WHITE, "5", HAND)) == {"5": Mark.TAKE_FROM}
+    assert step_marks(Orientation.ROTATED, Step(WHITE, HAND, "5")) == {"17": Mark.PUT_ON}
+
+
+def test_a_sensor_fault_cleared_during_a_correction_keeps_the_guidance_until_the_next_reading(rig):
+    rig.to_moving()
+    rig.show(rig.board.move("13", "12", "white"), settle=True)
+    assert rig.state == "correcting"
+    faulty = Board.of(PORTES)
+    faulty.points = {colour: list(points) for colour, points in rig.board.points.items()}
+    faulty.points["white"][4] += 3
+    rig.send(SensorFault("point:5", FaultKind.TOO_MANY, "three too many"))
+    rig.send(BoardStable(faulty.sensed()))
+    rig.send(SensorFaultCleared("point:5", FaultKind.TOO_MANY))
+    assert rig.state == "correcting"
+    assert rig.marked(Mark.TAKE_FROM) == {"12"} and rig.marked(Mark.PUT_ON) == {"13"}
+    rig.show(rig.board.move("12", "13", "white"))
+    assert rig.state == "moving"

@@ -10,11 +10,7 @@ from firmware_host.cli import main
 SCENARIOS = sorted((Path(__file__).parent / "scenarios").glob("*.toml"))
 
 # Scenarios that show a defect of the application, kept failing on purpose until it is mended.
-KNOWN_DEFECTS: dict[str, str] = {
-    "fault_stick_while_correcting.toml":
-        "controller: when a sensor fault clears during a correction, the correction steps are computed from the "
-        "faulty reading; a step into the hand has no LED and building the scene raises (the event is lost)",
-}
+KNOWN_DEFECTS: dict[str, str] = {}
 
 
 def _params():
