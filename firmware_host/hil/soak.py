@@ -174,11 +174,12 @@ class SoakMatch:
     settled_view = Demo.settled_view     # waits through `table`, which steps the rig
 
     def __init__(self, config: Config, match: MatchRules, seed: int, fault_rate: float, figures: Figures,
-                 folder: Path, *, trace: bool = False, observers: tuple = ()) -> None:
+                 folder: Path, *, trace: bool = False, observers: tuple = (), fault_kinds: tuple = FAULTS) -> None:
         """`trace`: record a trace of the match in `self.trace`, as the service does; `observers`: more
-        observers of the loop."""
+        observers of the loop; `fault_kinds`: the faults to draw from (FAULTS)."""
         self.random = random.Random(seed)
         self.fault_rate = fault_rate
+        self.fault_kinds = fault_kinds
         self.figures = figures
         self.config = dataclasses.replace(config, match_rules=match)
         self.settings = SimpleNamespace(boards="none")
@@ -247,7 +248,7 @@ class SoakMatch:
     def maybe_fault(self) -> None:
         if self.heals or self.random.random() >= self.fault_rate:
             return   # one fault at a time: a second while the first lasts tests nothing new
-        kind = self.random.choice(FAULTS)
+        kind = self.random.choice(self.fault_kinds)
         self.figures.faults[kind] += 1
         mcu, later = self.mcu, self.clock.monotonic() + self.random.uniform(0.1, 2.5)
         if kind == "drop_bytes":

@@ -26,18 +26,20 @@ def register(hil_subparsers) -> None:
 
 
 def _replayed(path: Path):
+    """The trace and its replay; a bad trace is a usage error."""
     from firmware_host.cli import UsageError
     from firmware_host.hil.replay import replay
     from firmware_host.hil.trace import TraceError, load_trace
 
     try:
-        return replay(load_trace(path))
+        trace = load_trace(path)
+        return trace, replay(trace)
     except TraceError as error:
         raise UsageError(str(error)) from None
 
 
 def run_replay(args) -> int:
-    result = _replayed(args.trace)
+    _, result = _replayed(args.trace)
     for line in result.lines:
         print(line)
     return 1 if result.errors else 0
@@ -46,7 +48,7 @@ def run_replay(args) -> int:
 def run_to_scenario(args) -> int:
     from firmware_host.hil.trace_scenario import scenario_text
 
-    text = scenario_text(_replayed(args.trace), title=args.title or f"from the trace {args.trace.name}")
+    text = scenario_text(*_replayed(args.trace), title=args.title or f"from the trace {args.trace.name}")
     if args.output:
         args.output.write_text(text)
     else:

@@ -7,19 +7,23 @@ import pytest
 
 from firmware_host.cli import main
 from firmware_host.hil.replay import Shown, replay
-from firmware_host.hil.soak import Figures, SoakMatch, SoakPlayers, match_rules_for, soak_config
+from firmware_host.hil.soak import FAULTS, Figures, SoakMatch, SoakPlayers, match_rules_for, soak_config
 from firmware_host.hil.trace import TraceError, TraceRecorder, load_trace, parse_trace, settings_of
+from firmware_host.hil.scenario import load_scenario, parse_scenario
+from firmware_host.hil.trace_scenario import Hands
 from firmware_host.hw.dice import ScriptedDice
+from firmware_host.sensing.reading import BoardReading, SideReading
 
 
-def record_match(tmp_path, *, seed: int, games: int = 1, variants=("portes",), fault_rate: float = 0.0):
+def record_match(tmp_path, *, seed: int, games: int = 1, variants=("portes",), fault_rate: float = 0.0,
+                 fault_kinds=FAULTS):
     """Play `games` with the soak's players (and faults) while recording a trace; returns the trace
     file and what the controller showed after every event, as the replay observes it."""
     shown = []
     figures = Figures()
     match = SoakMatch(soak_config(), match_rules_for(0, variants), seed, fault_rate, figures, tmp_path, trace=True,
-                      observers=[lambda controller, event: shown.append(
-                          (type(event).__name__, Shown.of(controller)))])
+                      observers=[lambda controller, event: shown.append((type(event).__name__, Shown.of(controller)))],
+                      fault_kinds=fault_kinds)
     try:
         SoakPlayers(match, seed).play_games(games)
     finally:
@@ -118,3 +122,55 @@ def test_the_command_names_the_bad_trace(tmp_path, capsys):
     (tmp_path / "bad.jsonl").write_text("{oops\n")
     assert main(["hil", "replay", str(tmp_path / "bad.jsonl")]) == 2
     assert "bad.jsonl, line 1: not JSON" in capsys.readouterr().err
+
+
+# -- to-scenario ------------------------------------------------------------------------------------
+
+LINK_FAULTS = ("drop_bytes", "corrupt_crc", "garbage", "reset", "unplug", "hang")
+
+
+def test_a_recorded_game_becomes_a_scenario_that_passes(tmp_path, capsys):
+    """The round trip: record a trace (a whole fevga game with link faults, stunts and the referee),
+    convert it, run the scenario on the scenario rig: it passes."""
+    path, _, figures = record_match(tmp_path, seed=14, variants=("fevga",), fault_rate=0.1, fault_kinds=LINK_FAULTS)
+    assert figures.faults_injected > 0
+    scenario = tmp_path / "from-trace.toml"
+    assert main(["hil", "to-scenario", str(path), "-o", str(scenario), "--title", "a fevga game"]) == 0
+    loaded = load_scenario(scenario)
+    actions = {action.name for step in loaded.steps for action in step.actions}
+    assert actions >= {"press", "slide", "lift", "place", "wait", "unplug", "replug"}
+    assert loaded.dice == tuple(load_trace(path).dice)
+    assert sum(bool(step.expect) for step in loaded.steps) > len(loaded.steps) / 3
+    assert main(["hil", "run", str(scenario)]) == 0, capsys.readouterr().out
+
+
+def test_to_scenario_writes_toml_to_standard_output(faulty_game, capsys):
+    assert main(["hil", "to-scenario", str(faulty_game[0])]) == 0
+    assert parse_scenario(capsys.readouterr().out, "out.toml").title == "from the trace trace.jsonl"
+
+
+def reading(white: dict, black: dict, bar=(0, 0)) -> BoardReading:
+    def side(points, on_bar):
+        counts = [0] * 24
+        for point, count in points.items():
+            counts[point - 1] = count
+        return SideReading(tuple(counts), on_bar, 0)
+    return BoardReading(side(white, bar[0]), side(black, bar[1]))
+
+
+def test_the_hands_behind_each_reading():
+    hands = Hands(reading({1: 2, 12: 5}, {24: 2, 13: 5}))
+    # A checker moved in one reading slid; one gone lifted; one come from the hand placed.
+    assert hands.actions(reading({1: 1, 3: 1, 12: 5}, {24: 2, 13: 5})) == ["slide 1 3 white"]
+    assert hands.actions(reading({3: 1, 12: 5}, {24: 2, 13: 5})) == ["lift 1 white"]
+    assert hands.actions(reading({3: 1, 5: 1, 12: 5}, {24: 2, 13: 5})) == ["place 5 white"]
+    # A hit: the opposing checker slides to its bar, the hitter comes down.
+    assert hands.actions(reading({3: 1, 5: 1, 12: 5}, {24: 1, 13: 5}, bar=(0, 1))) == ["slide 24 bar black"]
+
+
+def test_a_checker_from_nowhere_is_a_stuck_sensor_until_it_reads_true():
+    start = reading({1: 2}, {24: 2})
+    hands = Hands(start)
+    assert hands.actions(reading({1: 2, 7: 1}, {24: 2})) == ["stick 7 1 0"]
+    assert hands.actions(reading({1: 2, 7: 2}, {24: 2})) == ["stick 7 2 0"]
+    assert hands.actions(start) == ["unstick 7"]
