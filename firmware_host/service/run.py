@@ -27,8 +27,8 @@ from firmware_host.controller import machine as m
 from firmware_host.hil.trace import TraceRecorder
 from firmware_host.hw.dice import DiceSource, SecretsDice
 from firmware_host.journal import Journal, ResumeState
-from firmware_host.sensing.events import LinkUp
 from firmware_host.rules.position import Color
+from firmware_host.sensing.events import LinkUp
 from firmware_host.sensing.reading import BoardReading
 from firmware_host.service.hardware import Hardware
 from firmware_host.service.notify import SystemdNotifier
