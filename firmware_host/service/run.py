@@ -101,7 +101,11 @@ class Service:
 
     def _observe(self, controller: Controller, event: object) -> None:
         """READY once the link is up or lost (a silent MCU is lost too); then STATUS= on every change."""
-        status = status_line(controller)
+        try:
+            status = status_line(controller)
+        except Exception:   # observers run unguarded on the loop's thread: a status line must not end it
+            log.exception("the status line of state %s failed", controller.state)
+            status = f"in state {controller.state}"
         if not self.ready:
             if isinstance(event, LinkUp) or controller.state == m.LINK_LOST:
                 self.ready, self.status = True, status

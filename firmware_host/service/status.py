@@ -19,6 +19,8 @@ def status_line(controller: Controller) -> str:
     if state == m.SENSOR_FAULT:
         faults = "; ".join(fault.reason for fault in controller.sensor_faults.values())
         return f"sensor fault ({faults}); {_game_line(controller, controller.overlay_return)}"
+    if state == m.BUTTON_STUCK:
+        return f"dice button stuck down; {_game_line(controller, controller.overlay_return)}"
     return _game_line(controller, state)
 
 
@@ -39,9 +41,10 @@ def _game_line(controller: Controller, state: str) -> str:
         m.OPENING_ROLL: "opening roll",
         m.AWAITING_ROLL: f"{turn} to roll",
         m.MOVING: f"{turn} to move" + ("" if controller.dice is None else " {}-{}".format(*controller.dice)),
+        m.BLOCKADE: "blockade, neither side can ever move: a press ends the game drawn",
         m.CORRECTING: "illegal board, guiding it back",
         m.REFEREE: f"referee mode ({turn} to move)",
-    }[state]
+    }.get(state, f"in state {state}")   # a state added later still gives a line, never an error
     return (f"game {len(match.games) + 1} of {_match_name(match.rules.sequence)} ({controller.variant}): "
             f"{doing}; {points}")
 

@@ -35,6 +35,8 @@ def controller(state: str, match: Match, *, turn=WHITE, dice=None, overlay_retur
     (m.OPENING_ROLL, WHITE, None, "game 2 of tavli (plakoto): opening roll; white 2, black 0 (to 5)"),
     (m.AWAITING_ROLL, BLACK, None, "game 2 of tavli (plakoto): black to roll; white 2, black 0 (to 5)"),
     (m.MOVING, WHITE, (6, 5), "game 2 of tavli (plakoto): white to move 6-5; white 2, black 0 (to 5)"),
+    (m.BLOCKADE, BLACK, None, "game 2 of tavli (plakoto): blockade, neither side can ever move: a press ends the "
+                              "game drawn; white 2, black 0 (to 5)"),
     (m.CORRECTING, WHITE, (6, 5), "game 2 of tavli (plakoto): illegal board, guiding it back; white 2, black 0 (to 5)"),
     (m.REFEREE, BLACK, (1, 1), "game 2 of tavli (plakoto): referee mode (black to move); white 2, black 0 (to 5)"),
 ])
@@ -61,3 +63,16 @@ def test_an_overlay_says_what_is_wrong_and_what_it_keeps():
     fault = SensorFault("point:7", FaultKind.FLICKER, "point:7 flickers")
     assert status_line(controller(m.SENSOR_FAULT, match, overlay_return=m.OPENING_ROLL, faults=[fault])) == \
         "sensor fault (point:7 flickers); game 2 of tavli (plakoto): opening roll; white 2, black 0 (to 5)"
+    assert status_line(controller(m.BUTTON_STUCK, match, overlay_return=m.AWAITING_ROLL)) == \
+        "dice button stuck down; game 2 of tavli (plakoto): white to roll; white 2, black 0 (to 5)"
+
+
+@pytest.mark.parametrize("state", m.STATES)
+def test_every_state_of_the_controller_has_a_line_of_its_own(state):
+    line = status_line(controller(state, match_after(WHITE), dice=(2, 1), overlay_return=m.MOVING))
+    assert "in state" not in line and line.endswith("white 2, black 0 (to 5)"), line
+
+
+def test_a_state_added_later_still_gives_a_line():
+    assert status_line(controller("pondering", match_after())) == \
+        "game 1 of tavli (portes): in state pondering; white 0, black 0 (to 5)"
