@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import json
+import signal
 import sys
 from pathlib import Path
 
@@ -23,8 +24,8 @@ def register(hil_subparsers) -> None:
     parser.add_argument("--variants", metavar="LIST",
                         help="comma-separated games to play in turn (default: every variant)")
     parser.add_argument("--json", type=Path, metavar="FILE", help="also write the figures to FILE as JSON")
-    parser.add_argument("--progress", action="store_true", help="a line on stderr after every match; Ctrl-C "
-                        "stops the campaign and prints the figures of the matches played so far")
+    parser.add_argument("--progress", action="store_true", help="a line on stderr after every match, and each problem as it is found; "
+                        "Ctrl-C or SIGTERM stops the campaign and prints the figures of the matches played so far")
     parser.set_defaults(handler=run_soak)
 
 
@@ -40,9 +41,22 @@ def run_soak(args) -> int:
     except ValueError as error:
         raise UsageError(str(error)) from None
 
+    told = 0
+
     def progress(figures) -> None:
+        nonlocal told
+        for problem in figures.problems[told:]:
+            print(f"soak: problem: {problem}", file=sys.stderr, flush=True)
+        told = len(figures.problems)
         print(f"soak: {figures.summary()}", file=sys.stderr, flush=True)
-    figures = run_campaign(settings, progress if args.progress else None)
+    # Ctrl-C, or SIGTERM (a campaign in the background, where SIGINT is ignored), ends the campaign
+    # with the figures so far.
+    before = {number: signal.signal(number, signal.default_int_handler) for number in (signal.SIGINT, signal.SIGTERM)}
+    try:
+        figures = run_campaign(settings, progress if args.progress else None)
+    finally:
+        for number, handler in before.items():
+            signal.signal(number, handler)
     print(figures.report())
     if args.json:
         args.json.write_text(json.dumps(figures.to_json(), indent=2) + "\n")
