@@ -174,3 +174,44 @@ def test_a_checker_from_nowhere_is_a_stuck_sensor_until_it_reads_true():
     assert hands.actions(reading({1: 2, 7: 1}, {24: 2})) == ["stick 7 1 0"]
     assert hands.actions(reading({1: 2, 7: 2}, {24: 2})) == ["stick 7 2 0"]
     assert hands.actions(start) == ["unstick 7"]
+
+
+# -- the service's trace --------------------------------------------------------------------------
+
+
+def test_the_service_saves_its_trace_on_sigusr1_and_it_replays(tmp_path):
+    """`tavli-board run` on the simulated board (the MCU on a pty, real threads): SIGUSR1 writes the
+    ring into raw_frames_dir; the trace replays to the board being read and the game being set up."""
+    import os
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    config = tmp_path / "config.toml"
+    config.write_text(f'hardware = "simulated"\n[journal]\npath = "{tmp_path / "journal.sqlite3"}"\n'
+                      f'[logging]\nfile = "{tmp_path / "tavli-board.log"}"\nraw_frames_dir = "{tmp_path / "raw"}"\n')
+    child = subprocess.Popen([sys.executable, "-m", "firmware_host", "run", "--config", str(config)],
+                             env={key: value for key, value in os.environ.items() if key != "NOTIFY_SOCKET"})
+    log = tmp_path / "tavli-board.log"
+    try:
+        deadline = time.monotonic() + 30
+        # Ready (logged once the link is up) comes after the signal handlers are set.
+        while not (log.exists() and "ready" in log.read_text()) and time.monotonic() < deadline:
+            time.sleep(0.1)
+        traces = []
+        while not traces and time.monotonic() < deadline:
+            time.sleep(0.5)
+            child.send_signal(signal.SIGUSR1)
+            time.sleep(0.3)
+            traces = sorted((tmp_path / "raw").glob("trace-*.jsonl"))
+    finally:
+        child.terminate()
+        assert child.wait(10) == 0
+    assert traces, "no trace was saved"
+    trace = load_trace(traces[-1])
+    assert trace.header["complete"] and not trace.header["resumed"]
+    assert {"open", "rx", "tx"} <= {record.kind for record in trace.records}
+    lines = replay(trace).lines
+    assert any("> LinkUp" in line for line in lines)
+    assert any(" opening_roll " in line for line in lines), lines   # the simulated board starts set up
