@@ -503,73 +503,64 @@ class Frame:
 
     def steps(self, node: Node, die: int) -> list[tuple[Node, FrameMove]]:
         """Every legal move of one checker by `die` from `node`."""
-        me, found, step_from = node.me, [], self._step_from
+        me, opp, my_pins, opp_pins, frozen, head = node
+        found: list[tuple[Node, FrameMove]] = []
         if me[BAR]:
-            step_from(node, BAR, die, False, found)
-            return found
-        bearing_off = self._may_bear_off(node)
-        # Unless bearing off, a checker fewer than `die` points from the end cannot move.
-        for source in range(1, OFF if bearing_off else OFF - die):
-            if me[source]:
-                step_from(node, source, die, bearing_off, found)
-        return found
-
-    def _may_bear_off(self, node: Node) -> bool:
-        return not any(node.me[:19]) and not (node.my_pins and self.pinned_blocks_bearoff)
-
-    def _step_from(self, node: Node, source: int, die: int, bearing_off: bool,
-                   found: list[tuple[Node, FrameMove]]) -> None:
-        """Append to `found` the moves of one checker from `source` by `die`."""
-        me, my_pins, frozen = node.me, node.my_pins, node.frozen
-        movable = me[source] - (my_pins >> source & 1)
-        if frozen:
-            movable -= frozen.count(source)
-        if movable <= 0:
-            return
-        head = node.head
-        if source == START:
-            if self.first_checker and me[START] != CHECKERS and not (
-                    self.released_at_start or self.release_mid_turn and self._released(node)):
-                return  # no second checker leaves the start before the first has passed
-            if self.head_limit:
-                if head >= self.head_limit:
-                    return
-                head += 1
-        target = source + die
-        if target >= OFF:
-            if not bearing_off:
-                return
-            if target > OFF and any(me[19:source]):
-                return  # a larger die bears off only from the highest occupied point
-            landings: tuple[tuple[bool, bool], ...] = _PLAIN
-            target = OFF
-        elif node.opp[target]:
-            landings = self._landings(node, source, target)
-            if not landings:
-                return
+            sources: Iterable[int] = (BAR,)  # a checker on the bar enters first
         else:
-            landings = _PLAIN
-        moved = list(me)
-        moved[source] -= 1
-        moved[target] += 1
-        me_t = tuple(moved)
-        opp_pins = node.opp_pins
-        if opp_pins and source != BAR and not moved[source] and opp_pins >> source & 1:
-            opp_pins &= ~(1 << source)  # the pinned checker is free once all pinners have left
-        for hit, pin in landings:
-            opp, child_opp_pins, child_frozen = node.opp, opp_pins, frozen
-            if hit:
-                hit_opp = list(opp)
-                hit_opp[target] -= 1
-                hit_opp[BAR] += 1
-                opp = tuple(hit_opp)
-                if self.hit_and_run_frozen and target in HOME:
-                    child_frozen = tuple(sorted(frozen + (target,)))
-            elif pin:
-                child_opp_pins |= 1 << target
-            child = _new_node(Node, (me_t, opp, my_pins, child_opp_pins, child_frozen, head))
-            if not (self.table_every_move and self._holds_table(child)):
-                found.append((child, (source, target, die, hit, pin)))
+            bearing_off = not any(me[:19]) and not (my_pins and self.pinned_blocks_bearoff)
+            # Unless bearing off, a checker fewer than `die` points from the end cannot move.
+            sources = range(1, OFF if bearing_off else OFF - die)
+        for source in sources:
+            movable = me[source] - (my_pins >> source & 1)
+            if frozen:
+                movable -= frozen.count(source)
+            if movable <= 0:
+                continue
+            moved_head = head
+            if source == START:
+                if self.first_checker and me[START] != CHECKERS and not (
+                        self.released_at_start or self.release_mid_turn and self._released(node)):
+                    continue  # no second checker leaves the start before the first has passed
+                if self.head_limit:
+                    if head >= self.head_limit:
+                        continue
+                    moved_head = head + 1
+            target = source + die
+            if target >= OFF:
+                if target > OFF and any(me[19:source]):
+                    continue  # a larger die bears off only from the highest occupied point
+                landings: tuple[tuple[bool, bool], ...] = _PLAIN
+                target = OFF
+            elif opp[target]:
+                landings = self._landings(node, source, target)
+                if not landings:
+                    continue
+            else:
+                landings = _PLAIN
+            moved = list(me)
+            moved[source] -= 1
+            moved[target] += 1
+            me_t = tuple(moved)
+            left_pins = opp_pins
+            if opp_pins and source != BAR and not moved[source] and opp_pins >> source & 1:
+                left_pins &= ~(1 << source)  # the pinned checker is free once all pinners have left
+            for hit, pin in landings:
+                child_opp, child_opp_pins, child_frozen = opp, left_pins, frozen
+                if hit:
+                    hit_opp = list(opp)
+                    hit_opp[target] -= 1
+                    hit_opp[BAR] += 1
+                    child_opp = tuple(hit_opp)
+                    if self.hit_and_run_frozen and target in HOME:
+                        child_frozen = tuple(sorted(frozen + (target,)))
+                elif pin:
+                    child_opp_pins |= 1 << target
+                child = _new_node(Node, (me_t, child_opp, my_pins, child_opp_pins, child_frozen,
+                                         moved_head))
+                if not (self.table_every_move and self._holds_table(child)):
+                    found.append((child, (source, target, die, hit, pin)))
+        return found
 
     def _landings(self, node: Node, source: int, target: int) -> tuple[tuple[bool, bool], ...]:
         """(hit, pin) for each way the checker may land on a `target` the opponent occupies;
