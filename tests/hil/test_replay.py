@@ -2,17 +2,26 @@
 from __future__ import annotations
 
 import json
+import os
+import signal
+import subprocess
+import sys
+import time
 
 import pytest
+from hypothesis import given, settings, strategies as st
 
 from firmware_host.cli import main
+from firmware_host.controller.orientation import Orientation, laid_out
 from firmware_host.hil.replay import Shown, replay
-from firmware_host.hil.soak import FAULTS, Figures, SoakMatch, SoakPlayers, match_rules_for, soak_config
-from firmware_host.hil.trace import TraceError, TraceRecorder, load_trace, parse_trace, settings_of
 from firmware_host.hil.scenario import load_scenario, parse_scenario
+from firmware_host.hil.soak import FAULTS, Figures, SoakMatch, SoakPlayers, match_rules_for, soak_config
+from firmware_host.hil.trace import BUTTON_EVENTS, TraceError, TraceRecorder, load_trace, parse_trace, settings_of
 from firmware_host.hil.trace_scenario import Hands
 from firmware_host.hw.dice import ScriptedDice
+from firmware_host.rules import Position
 from firmware_host.sensing.reading import BoardReading, SideReading
+from firmware_host.sim.board import BoardError, SimBoard
 
 
 def record_match(tmp_path, *, seed: int, games: int = 1, variants=("portes",), fault_rate: float = 0.0,
@@ -182,12 +191,6 @@ def test_a_checker_from_nowhere_is_a_stuck_sensor_until_it_reads_true():
 def test_the_service_saves_its_trace_on_sigusr1_and_it_replays(tmp_path):
     """`tavli-board run` on the simulated board (the MCU on a pty, real threads): SIGUSR1 writes the
     ring into raw_frames_dir; the trace replays to the board being read and the game being set up."""
-    import os
-    import signal
-    import subprocess
-    import sys
-    import time
-
     config = tmp_path / "config.toml"
     config.write_text(f'hardware = "simulated"\n[journal]\npath = "{tmp_path / "journal.sqlite3"}"\n'
                       f'[logging]\nfile = "{tmp_path / "tavli-board.log"}"\nraw_frames_dir = "{tmp_path / "raw"}"\n')
@@ -215,3 +218,63 @@ def test_the_service_saves_its_trace_on_sigusr1_and_it_replays(tmp_path):
     lines = replay(trace).lines
     assert any("> LinkUp" in line for line in lines)
     assert any(" opening_roll " in line for line in lines), lines   # the simulated board starts set up
+
+
+# -- invariants ---------------------------------------------------------------------------------------
+
+HANDLING = st.lists(st.tuples(st.sampled_from(["lift", "place", "slide"]), st.sampled_from(["white", "black"]),
+                              st.integers(1, 24), st.integers(1, 24)), max_size=30)
+
+
+@settings(max_examples=60, deadline=None)
+@given(HANDLING, st.sets(st.integers(0, 29), max_size=10))
+def test_the_hands_found_for_each_reading_make_the_board_read_so(handling, read_after):
+    """Whatever hands do between two readings, the actions found for the second reading, done on a
+    board that read as the first, make it read as the second (no sensor is stuck here)."""
+    start = laid_out(Position.start("portes"), Orientation.AS_WIRED)
+    hands, truth, replayed = Hands(start), SimBoard(start), SimBoard(start)
+    for index, (kind, colour, origin, destination) in enumerate(handling):
+        try:
+            if kind == "lift":
+                truth.lift(origin, colour)
+            elif kind == "place":
+                truth.place(destination, colour)
+            else:
+                truth.slide(origin, destination, colour)
+        except BoardError:
+            continue   # nothing there, or nothing in the hand: hands cannot do that
+        if index in read_after or index == len(handling) - 1:
+            for action in hands.actions(truth.reading()):
+                name, *args = action.split()
+                if name == "slide":
+                    replayed.slide(int(args[0]) if args[0].isdigit() else args[0],
+                                   int(args[1]) if args[1].isdigit() else args[1], args[2])
+                else:
+                    getattr(replayed, name)(int(args[0]) if args[0].isdigit() else args[0], args[1])
+            assert replayed.reading() == truth.reading()
+            assert hands.stuck == {}
+
+
+RECORDS = st.lists(st.one_of(
+    st.tuples(st.just("rx"), st.binary(min_size=1, max_size=40)),
+    st.tuples(st.just("tx"), st.binary(min_size=1, max_size=40)),
+    st.tuples(st.just("die"), st.integers(1, 6)),
+    st.tuples(st.just("lost"), st.text(max_size=30)),
+    st.tuples(st.just("open"), st.text(min_size=1, max_size=30)),
+    st.tuples(st.just("button"), st.sampled_from(["DicePressed", "DiceHeld"]))), max_size=40)
+
+
+@settings(max_examples=60, deadline=None)
+@given(RECORDS, st.lists(st.floats(0, 5), min_size=40, max_size=40))
+def test_a_trace_reads_back_as_recorded(records, gaps):
+    now = [0.0]
+    recorder = TraceRecorder(settings_of(soak_config()), clock=lambda: now[0])
+    for (kind, value), gap in zip(records, gaps):
+        now[0] += gap
+        if kind == "button":
+            recorder.posting(lambda event: None)(BUTTON_EVENTS[value](now[0]))
+        else:
+            recorder.record(kind, value)
+    trace = parse_trace(list(recorder.lines()))
+    assert [(record.kind, record.value) for record in trace.records] == records
+    assert trace.dice == [value for kind, value in records if kind == "die"]
