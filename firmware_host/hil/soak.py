@@ -371,8 +371,9 @@ class SoakPlayers(Players):
             demo.maybe_fault()
             self.move(seen, move, mover)
             if index + 1 < len(play.moves) and (look or (early and index == 0)):
-                self.check_verdict(seen, finals, "partial")
-                if early and index == 0:
+                called = self.check_verdict(seen, finals, "partial")
+                # (A prefix of the play may end another play: 3/off of 6-2 is also 3/1 1/off.)
+                if early and index == 0 and called == "partial" and finals is not None:
                     self.early_roll()
         self.check_verdict(seen, finals, "complete")
         return self.commit(seen, play)
@@ -384,8 +385,9 @@ class SoakPlayers(Players):
         self.figures.stunts[stunt] += 1
         return True
 
-    def check_verdict(self, seen: Seen, finals: set[Reading] | None, expected: str) -> None:
-        """The board the players made, once settled, gets the verdict they know it deserves."""
+    def check_verdict(self, seen: Seen, finals: set[Reading] | None, expected: str) -> str:
+        """The board the players made, once settled, gets the verdict they know it deserves
+        (returned)."""
         demo = self.demo
         after = demo.settled_view()
         reading = seen.orientation.reading(demo.board.reading(), seen.variant)
@@ -400,6 +402,7 @@ class SoakPlayers(Players):
             self.figures.false_verdicts += 1
             self.figures.problem(f"{seen.variant} {seen.dice} from {seen.position.to_json()}: the board "
                                  f"{reading.to_json()} was called {after.verdict}, expected {expected}")
+        return expected
 
     def commit(self, seen: Seen, play: Play) -> Seen:
         """Press until the play is committed. A press on a board called complete that commits nothing
