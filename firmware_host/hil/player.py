@@ -17,7 +17,6 @@ from firmware_host.rules import Turn
 # A player that has acted this many times without the match moving on is stuck, and says so.
 MOST_ACTIONS_PER_TURN = 40
 WAIT_S = 0.25    # how long it waits before looking again at a board it cannot act on (a fault, a timer)
-PRESS_S = 0.08
 
 
 class PlayerStuck(RuntimeError):
@@ -57,11 +56,11 @@ class SeededPlayer:
                                 physical(Orientation.AS_WIRED, step.destination), step.color.value)
                 rig.advance(0.1)
         elif view.state in (m.OPENING_ROLL, m.AWAITING_ROLL):
-            self.press()
+            rig.press()
         elif view.state == m.MOVING and view.dice is not None:
             self.play_turn(view)
         elif view.state == m.REFEREE:
-            self.hold()
+            rig.hold()
         else:   # game over (a timer), link lost, a sensor fault, resuming: wait for the controller
             rig.advance(WAIT_S)
 
@@ -84,14 +83,4 @@ class SeededPlayer:
         rig.settle()
         if rig.view.verdict not in ("complete", None) and play.moves:
             raise PlayerStuck(f"the board after {play} reads {rig.view.verdict}, not a complete play")
-        self.press()
-
-    def press(self) -> None:
-        self.rig.button(True)
-        self.rig.advance(PRESS_S)
-        self.rig.button(False)
-
-    def hold(self) -> None:
-        self.rig.button(True)
-        self.rig.advance(self.rig.config.pins.button.hold_s + 0.2)
-        self.rig.button(False)
+        rig.press()

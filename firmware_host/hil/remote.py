@@ -29,6 +29,7 @@ from firmware_host.sensing.sensor import BoardSensor
 from firmware_host.sim.board import SimBoard
 from firmware_host.sim.mcu import SimulatedMcu
 from firmware_host.sim.transport import SerialDeviceTransport
+from firmware_host.hil.rig import hold, press
 from firmware_host.hil.scenario import LED_GROUPS, VERDICTS
 
 LED_STATUS = 0x60
@@ -232,6 +233,12 @@ class RemoteRig:
 
     def button(self, down: bool) -> None:
         self.link.button(down)
+
+    def press(self) -> None:
+        press(self)
+
+    def hold(self, seconds: float | None = None) -> None:
+        hold(self, seconds)
 
     def advance(self, seconds: float) -> None:
         time.sleep(seconds)

@@ -53,6 +53,8 @@ from firmware_host.sim.transport import PtyTransport
 TICK_S = 0.01            # virtual time advances in steps this long
 SETTLE_LIMIT_S = 10.0    # settling gives up after this long (a board that never reads as it lies)
 SYNC_TIMEOUT_S = 2.0     # real seconds to wait for bytes the pty must deliver (a loaded machine)
+PRESS_S = 0.08           # a finger on the button for a press
+HOLD_EXTRA_S = 0.2       # a hold lasts the hold time and this much more
 FRAMES_KEPT = 200        # frames the rig remembers for failure reports
 VIRTUAL_EPOCH = 1.7e9    # the journal's wall clock in virtual time: a fixed date, so runs are alike
 
@@ -123,6 +125,18 @@ def wire_strip(leds: LedConfig, clock: Clock, log: deque[tuple[float, Frame]]) -
                 for start in range(0, len(wire), len(order)))))
 
     return NeoPixelStrip(CapturedNeoPixel(board.NEOPIXEL, leds.layout.count, pixel_order=order, auto_write=False))
+
+
+def press(rig) -> None:
+    rig.button(True)
+    rig.advance(PRESS_S)
+    rig.button(False)
+
+
+def hold(rig, seconds: float | None = None) -> None:
+    rig.button(True)
+    rig.advance(rig.config.pins.button.hold_s + HOLD_EXTRA_S if seconds is None else seconds)
+    rig.button(False)
 
 
 # -- lockstep between the rig and the link thread (virtual time) ------------------------------------
@@ -371,6 +385,14 @@ class Rig:
     def button(self, down: bool) -> None:
         pin = self.host.pins.pin(self.config.pins.button.pin)
         pin.drive_low() if down else pin.drive_high()
+
+    def press(self) -> None:
+        """A finger on the button long enough for a press, then off it."""
+        press(self)
+
+    def hold(self, seconds: float | None = None) -> None:
+        """The button down `seconds` (default: the hold time and a little more), then up."""
+        hold(self, seconds)
 
     # -- time -----------------------------------------------------------------------------------------
 

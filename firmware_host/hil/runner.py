@@ -7,7 +7,7 @@ import sys
 import tempfile
 import time
 import xml.etree.ElementTree as ET
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Iterable, TextIO
 
@@ -27,8 +27,6 @@ from firmware_host.sim.board import BoardError
 PAUSE_S = 0.1          # between the actions of a step, and a checker's stop on each touch-down of a slide
 AIR_S = 0.2            # a lifted checker's time in the air in `move`
 BUMP_S = 0.06          # a bumped checker off its sensor
-PRESS_S = 0.08         # a finger on the button for a press
-HOLD_EXTRA_S = 0.2     # a hold lasts the hold time and this much more
 
 
 class ActionFailed(RuntimeError):
@@ -110,13 +108,9 @@ class ScenarioRun:
         if name in ("lift", "place", "move", "slide", "hit", "bear-off", "bump"):
             self._hands(name, args)
         elif name == "press":
-            rig.button(True)
-            rig.advance(PRESS_S)
-            rig.button(False)
+            rig.press()
         elif name == "hold":
-            rig.button(True)
-            rig.advance(int(args[0]) / 1000 if args else rig.config.pins.button.hold_s + HOLD_EXTRA_S)
-            rig.button(False)
+            rig.hold(int(args[0]) / 1000 if args else None)
         elif name == "wait":
             rig.advance(int(args[0]) / 1000)
         elif name == "play-on":
