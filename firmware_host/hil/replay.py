@@ -19,13 +19,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from firmware_host.config import HouseRules, load_config
-from firmware_host.controller import machine as m
 from firmware_host.controller.controller import Controller, Judged
 from firmware_host.hil.trace import BUTTON_EVENTS, Trace, TraceError
+from firmware_host.hil.rig import View
 from firmware_host.hil.trace_rig import Cable, CableEnd, LoggedErrors, VirtualRig
 from firmware_host.hw.dice import ScriptedDice
 from firmware_host.leds.scene import Scene
-from firmware_host.rules import Color
 from firmware_host.rules.match import MatchRules
 from firmware_host.rules.variants import RulesError
 from firmware_host.sensing.channels import ChannelMap, ChannelMapError
@@ -38,30 +37,20 @@ TAIL_S = 1.0
 
 @dataclass(frozen=True)
 class Shown:
-    """What the controller showed after an event: its state, verdict, dice and scene."""
+    """What the controller knew after an event (the scenario rig's `View`) and what the LEDs showed."""
 
-    state: str
-    verdict: str | None
-    dice: tuple[int, int] | None
-    game: int
-    variant: str
-    score: tuple[int, int]
-    orientation: str
+    view: View
     scene: Scene
 
     @classmethod
     def of(cls, controller: Controller) -> Shown:
-        score = controller.match.score
-        return cls(controller.state, controller.verdict.kind if controller.verdict else None, controller.dice,
-                   len(controller.match.games) + (controller.state not in (m.GAME_OVER, m.MATCH_OVER)),
-                   controller.variant, (score[Color.WHITE], score[Color.BLACK]), controller.orientation.value,
-                   controller.scene)
+        return cls(View.of(controller), controller.scene)
 
     def describe(self) -> str:
-        scene = self.scene
-        parts = [self.state]
-        if self.verdict:
-            parts.append(f"verdict={self.verdict}")
+        view, scene = self.view, self.scene
+        parts = [view.state]
+        if view.verdict:
+            parts.append(f"verdict={view.verdict}")
         if scene.dice:
             parts.append(f"dice={scene.dice[0]}-{scene.dice[1]}")
         if scene.dice_signal:

@@ -189,13 +189,17 @@ class SoakMatch:
         self.cable = Cable()
         self.mcu = SimulatedMcu(self.board, self.config.sensing.sensors.channels, self.cable, clock=self.clock)
         self.heals: list[tuple[float, Callable[[], None]]] = []
-        self.table = VirtualTable(self.step, lambda: self.clock.monotonic())
+        self.table = VirtualTable(self.step, self.clock.monotonic)
         self.commits: list = []
+        self.games_ended = 0
+        self._state: str | None = None
         open_port, dice, post_filter = self.cable.open_host, SeededDice(seed), None
         self.trace = TraceRecorder.for_config(self.config, clock=self.clock.monotonic) if trace else None
         if self.trace is not None:
             traced_open = self.trace.wrap_opener(lambda url, settings: self.cable.open_host())
-            open_port = lambda: traced_open(self.cable.port, self.config.sensing.serial)   # noqa: E731
+
+            def open_port():
+                return traced_open(self.cable.port, self.config.sensing.serial)
             dice, post_filter = self.trace.dice(dice), self.trace.posting
         self.rig = VirtualRig(self.config, dice, CableEnd(self._mcu_step, open_port), folder, clock=self.clock,
                               pins=MockFactory(), observers=[self.table.observe, self._commit_seen, *observers],
@@ -280,6 +284,9 @@ class SoakMatch:
     # -- checks -------------------------------------------------------------------------------------
 
     def _commit_seen(self, controller: Controller, event: object) -> None:
+        if controller.state == m.GAME_OVER and self._state != m.GAME_OVER:
+            self.games_ended += 1   # counted here: the players may not see a game over that a fault hid
+        self._state = controller.state
         last = controller.last_play
         if last is None or (self.commits and self.commits[-1] is last):
             return
@@ -313,38 +320,27 @@ def legal_finals(position: Position, dice: tuple[int, int], rules) -> set[Readin
 class SoakPlayers(Players):
     """The demo's players with random stunts and independent checks of what the controller says."""
 
+    # What the players do in each state (the methods are the demo's but for play_turn and roll).
+    ACTS = {m.SETUP: "set_up", m.OPENING_ROLL: "roll", m.AWAITING_ROLL: "roll", m.MOVING: "play_turn",
+            m.CORRECTING: "correct", m.BLOCKADE: "end_blockade"}
+
     def __init__(self, match: SoakMatch, seed: int) -> None:
         super().__init__(match, seed)
         self.stunts = set()        # the demo's once-a-match stunts: here each turn draws its own
         self.figures = match.figures
 
-    def play_games(self, games_left: int) -> int:
-        """Play until the match is over or `games_left` games have ended; returns the games ended."""
-        ended = 0
-        seen = self.demo.table.wait(lambda s: True, "the controller")
-        while seen.state != m.MATCH_OVER and ended < games_left:
+    def play_games(self, games_left: int) -> None:
+        """Play until the match is over or `games_left` games have ended (`SoakMatch.games_ended`)."""
+        demo = self.demo
+        seen = demo.table.wait(lambda s: True, "the controller")
+        while seen.state != m.MATCH_OVER and demo.games_ended < games_left:
             if seen.state == m.GAME_OVER:
-                ended += 1
-                self.figures.games += 1
-                if ended >= games_left:
-                    break
-                seen = self.demo.table.wait(lambda s: s.state != m.GAME_OVER, "the next game")
-            elif seen.state == m.SETUP:
-                seen = self.set_up(seen)
-            elif seen.state in (m.OPENING_ROLL, m.AWAITING_ROLL):
-                seen = self.roll(seen)
-            elif seen.state == m.MOVING:
-                seen = self.play_turn(seen)
-            elif seen.state == m.CORRECTING:
-                seen = self.correct(seen)
-            elif seen.state == m.BLOCKADE:
-                seen = self.press()      # neither side can move again: a press ends the game drawn
-            else:
+                seen = demo.table.wait(lambda s: s.state != m.GAME_OVER, "the next game")
+                continue
+            act = self.ACTS.get(seen.state)
+            if act is None:
                 raise DemoStuck(f"the players do not know what to do in {seen.state}")
-        if seen.state == m.MATCH_OVER and ended < games_left:
-            ended += 1
-            self.figures.games += 1
-        return ended
+            seen = getattr(self, act)(seen)
 
     # -- a turn ---------------------------------------------------------------------------------------
 
@@ -423,6 +419,10 @@ class SoakPlayers(Players):
             self.figures.plays_lost += 1
         raise DemoStuck(f"{COMMIT_TRIES} presses did not commit {play} of {seen.dice} ({seen.variant}); "
                         f"the board is called {called}")
+
+    def end_blockade(self, seen: Seen) -> Seen:
+        """Neither side can move again: a press ends the game drawn."""
+        return self.press()
 
     def roll(self, seen: Seen) -> Seen:
         """A press once the board is read (refused while a fault lasts: the players just go on)."""
@@ -534,8 +534,7 @@ def play_match(config: Config, settings: SoakSettings, seed: int, figures: Figur
     match = SoakMatch(config, match_rules_for(figures.games, settings.variants), seed, settings.fault_rate,
                       figures, match_folder)
     try:
-        if not SoakPlayers(match, seed).play_games(settings.games - figures.games):
-            raise DemoStuck("a match ended without a game")
+        SoakPlayers(match, seed).play_games(settings.games - figures.games)
         lost = len(match.commits) - match.journal_plays()
         if lost:
             figures.plays_lost += lost
@@ -547,10 +546,11 @@ def play_match(config: Config, settings: SoakSettings, seed: int, figures: Figur
         figures.problem(f"match seed {seed}: stuck: {error}")
     except Exception as error:   # a crash of the application under test: counted, the campaign goes on
         figures.crashes += 1
-        figures.games += 1
+        figures.games += 1   # the game that crashed
         where = traceback.extract_tb(error.__traceback__)[-1]
         figures.problem(f"match seed {seed}: {type(error).__name__}: {error} ({Path(where.filename).name}:{where.lineno})")
     finally:
+        figures.games += match.games_ended
         figures.virtual_s += match.clock.monotonic()
         match.close()
         shutil.rmtree(match_folder, ignore_errors=True)

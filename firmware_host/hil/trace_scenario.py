@@ -112,8 +112,8 @@ def _in_hand(reading: BoardReading) -> bool:
 def _orientation(moments: list[Moment]) -> Orientation:
     """How the board lay: as the controller found it when the first game began."""
     for moment in moments:
-        if moment.shown.state not in (m.SETUP, m.RESUMING, *m.OVERLAYS):
-            return Orientation(moment.shown.orientation)
+        if moment.shown.view.state not in (m.SETUP, m.RESUMING, *m.OVERLAYS):
+            return moment.shown.view.orientation
     return Orientation.AS_WIRED
 
 
@@ -159,11 +159,12 @@ def _shown_at(moments: list[Moment], t: float) -> Shown | None:
 
 
 def _fields(shown: Shown) -> dict[str, Any]:
+    view = shown.view
     return {
-        "state": shown.state,
-        "verdict": shown.verdict or "none",
-        "dice": list(shown.dice) if shown.dice else "none",
-        "score": list(shown.score),
+        "state": view.state,
+        "verdict": view.verdict or "none",
+        "dice": list(view.dice) if view.dice else "none",
+        "score": list(view.score),
         "leds": {location: mark.value for location, mark in sorted(shown.scene.marks.items())},
     }
 
@@ -175,7 +176,7 @@ def _expectations(moments: list[Moment], since: float, t: float) -> dict[str, An
     down, or when it went or came back since `since` or in the last LINK_SETTLE_S (when a link
     reconnects, and so when the board is read again, is the rig's own timing)."""
     now, before = _shown_at(moments, t), _shown_at(moments, t - SENSE_DELAY_S - STEADY_S)
-    if now is None or before is None or m.LINK_LOST in (now.state, before.state) or any(
+    if now is None or before is None or m.LINK_LOST in (now.view.state, before.view.state) or any(
             min(since, t - LINK_SETTLE_S) <= moment.t < t and isinstance(moment.event, LINK_EVENTS)
             for moment in moments):
         return {}

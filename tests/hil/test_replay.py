@@ -35,6 +35,7 @@ def record_match(tmp_path, *, seed: int, games: int = 1, variants=("portes",), f
                       fault_kinds=fault_kinds)
     try:
         SoakPlayers(match, seed).play_games(games)
+        figures.games = match.games_ended
     finally:
         match.close()
     assert (figures.false_verdicts, figures.crashes, figures.plays_lost) == (0, 0, 0), figures.problems
@@ -54,7 +55,7 @@ def test_a_replay_shows_what_the_recorded_run_showed_after_every_event(faulty_ga
     replayed = [(type(moment.event).__name__, moment.shown) for moment in result.moments]
     assert result.errors == []
     assert replayed[:len(shown)] == shown
-    assert shown[-1][1].state == "game_over"
+    assert shown[-1][1].view.state == "game_over"
 
 
 def test_the_same_trace_replays_to_the_same_output(faulty_game, capsys):
