@@ -174,6 +174,10 @@ class Referee:
         stages = self.turn.stages
         # Per stage: the dice of the cascade's stages after it.
         self._later = [tuple(d for s in stages[i + 1:] for d in s) for i in range(len(stages))]
+        # The points the mover cannot land on while the opponent's checkers stand still (all
+        # through a cascade: nothing is hit in the games that have them).
+        opp, lone_closes = self.turn.start.opp, self.frame.capture is Capture.NONE
+        self._closed = frozenset(p for p in range(1, OFF) if opp[p] >= (1 if lone_closes else 2))
         self.root_tree = self._tree(self.turn.start, 0)
 
     # -- trees -------------------------------------------------------------------------------
@@ -224,7 +228,7 @@ class Referee:
                 if (end.node, stage + 1) in tried:
                     continue
                 tried.add((end.node, stage + 1))
-                if not may_reach(end.node.me, me, later):
+                if not may_reach(end.node.me, me, later, self._closed):
                     continue
                 found = search(end.node, stage + 1, before + end.moves)
                 if found is not None:
@@ -255,7 +259,7 @@ class Referee:
         while queue and (best_key is None or queue[0][0] < best_key[0]) \
                 and searched < CASCADE_SEARCH_BUDGET:
             bound, _, stage, root, ask = heappop(queue)
-            if ask and not may_reach(root.me, me, self._later[stage - 1]):
+            if ask and not may_reach(root.me, me, self._later[stage - 1], self._closed):
                 # `board` itself is not on its ways: at least one checker must move.
                 if 1 < best_key[0]:
                     heappush(queue, (1, next(order), stage, root, False))

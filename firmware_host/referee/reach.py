@@ -27,73 +27,95 @@ def checkers_to_move(start: tuple[int, ...], board: tuple[int, ...]) -> int:
     return sum(board) - covered
 
 
-def may_reach(start: tuple[int, ...], board: tuple[int, ...], dice: tuple[int, ...]) -> bool:
+def may_reach(start: tuple[int, ...], board: tuple[int, ...], dice: tuple[int, ...],
+              closed: frozenset[int] = frozenset()) -> bool:
     """Whether forward moves of the mover's checkers with the first k of `dice` (in order, for
-    some k) can turn `start` into `board`, ignoring closed points and the order of moves: a
-    necessary condition for `board` to lie on a legal way from `start`."""
+    some k), never landing on a `closed` point, can turn `start` into `board`, in some order of
+    the moves: a necessary condition for `board` to lie on a legal way from `start`."""
     if checkers_to_move(start, board):
         return False
     gained = sum(i * (want - have) for i, (have, want) in enumerate(zip(start, board)))
     borne_off = board[OFF] - start[OFF]
     for k, pips in enumerate(accumulate(dice, initial=0)):
         # A die larger than needed to bear off wastes at most 5 pips.
-        if gained <= pips <= gained + 5 * borne_off and forward_fit(start, board, dice[:k]):
+        if gained <= pips <= gained + 5 * borne_off and forward_fit(start, board, dice[:k], closed):
             return True
     return False
 
 
-def forward_fit(start: tuple[int, ...], board: tuple[int, ...], dice: tuple[int, ...]) -> bool:
+def forward_fit(start: tuple[int, ...], board: tuple[int, ...], dice: tuple[int, ...],
+                closed: frozenset[int] = frozenset()) -> bool:
     """Whether `start` may become `board` by moving checkers forward, each of `dice` used once by
-    one checker (a checker may use several), in any order, a move past the end bearing off.
+    one checker, never landing on a `closed` point, a move past the end bearing off.
 
-    Scans the route from the back: at each location the checkers that must leave it (those there
-    and arriving, less those that stay) take some of the dice left; memoised on (location, dice
-    left, arrivals ahead). A search longer than FIT_STATES answers True: this is a filter that
-    must never rule out a board that can be reached, and the stage trees decide."""
+    The dice are a cascade's, lowest first, so a checker that plays several plays them in that
+    order, lower dice first; the order between checkers is free. Scans the route from the back:
+    at each location the checkers that must leave it (those there and arriving, less those that
+    stay) take some of the dice left, each at least the die it arrived with; memoised on
+    (location, dice left, arrivals ahead). A search longer than FIT_STATES answers True: this is a
+    filter that must never rule out a board that can be reached, and the stage trees decide."""
     values = tuple(sorted(set(dice)))
     memo: dict[tuple, bool] = {}
-    # Pips still to gain from location p on (before the arrivals), and what bearing off with a
-    # larger die may waste on top.
-    to_gain = list(accumulate((i * (board[i] - start[i]) for i in range(OFF, -1, -1))))[::-1]
+    diff = [want - have for have, want in zip(start, board)]
+    # Checkers `board` has more than `start` up to each location, and the most of that from a
+    # location on: nothing comes from behind the scan, so a stretch can gain only what arrives.
+    gain = list(accumulate(diff))
+    most_gain = list(accumulate(reversed(gain), max))[::-1]
+    # Pips still to gain from each location on (before the arrivals), and what bearing off with
+    # a larger die may waste on top.
+    to_gain = list(accumulate(i * diff[i] for i in range(OFF, -1, -1)))[::-1]
     waste = 5 * (board[OFF] - start[OFF])
+    # The dice a checker may leave each location with (those that land on an open point).
+    usable = [tuple(p + v >= OFF or p + v not in closed for v in values) for p in range(OFF)]
 
-    def go(p: int, left: tuple[int, ...], arriving: tuple[int, ...]) -> bool:
+    def possible(p: int, pips_left: int, arriving: tuple[tuple[int, ...], ...]) -> bool:
+        counts = [len(slot) for slot in arriving]
+        spare = pips_left - to_gain[p] + sum((p + i) * n for i, n in enumerate(counts) if n)
+        if not 0 <= spare <= waste:
+            return False
+        before, arrived = gain[p - 1] if p else 0, 0
+        for i in range(min(6, OFF + 1 - p)):
+            arrived += counts[i]
+            if gain[p + i] - before > arrived:
+                return False
+        return p + 6 > OFF or most_gain[p + 6] - before <= arrived
+
+    def go(p: int, left: tuple[int, ...], pips_left: int,
+           arriving: tuple[tuple[int, ...], ...]) -> bool:
+        """`arriving[i]`: the dice that brought each checker arriving at p + i, ascending."""
         if p == OFF:
-            return not any(left) and start[OFF] + arriving[0] == board[OFF]
+            return not any(left) and start[OFF] + len(arriving[0]) == board[OFF]
         key = (p, left, arriving)
         known = memo.get(key)
         if known is not None:
             return known
         if len(memo) >= FIT_STATES:
             raise _Undecided
-        memo[key] = fits = _possible(p, left, arriving) and any(
-            go(p + 1, tuple(l - u for l, u in zip(left, used)), _arrivals(p, arriving, used))
-            for used in _splits(start[p] + arriving[0] - board[p], left))
+        fits = False
+        if possible(p, pips_left, arriving):
+            # Those that leave are the ones that came with the lowest dice (0: there at the start):
+            # the others may stay as well, and these may take any die they can.
+            leavers = ((0,) * start[p] + arriving[0])[:start[p] + len(arriving[0]) - board[p]]
+            limits = tuple(n if ok else 0 for n, ok in zip(left, usable[p]))
+            for used in _splits(len(leavers), limits):
+                taken = [v for v, n in zip(values, used) for _ in range(n)]
+                if any(die < came for die, came in zip(taken, leavers)):
+                    continue
+                ahead = [list(slot) for slot in arriving[1:]] + [[]]
+                pips = pips_left
+                for value, n in zip(values, used):
+                    if n:
+                        ahead[min(p + value, OFF) - p - 1] += [value] * n
+                        pips -= value * n
+                if go(p + 1, tuple(l - u for l, u in zip(left, used)), pips,
+                      tuple(tuple(sorted(slot)) for slot in ahead)):
+                    fits = True
+                    break
+        memo[key] = fits
         return fits
 
-    def _possible(p: int, left: tuple[int, ...], arriving: tuple[int, ...]) -> bool:
-        """The pips left match the pips to gain, and no stretch ahead must hold more checkers
-        than stand or arrive in it (nothing comes from behind any more)."""
-        spare = sum(v * n for v, n in zip(values, left)) \
-            - to_gain[p] + sum((p + i) * n for i, n in enumerate(arriving))
-        if not 0 <= spare <= waste:
-            return False
-        short = 0
-        for i in range(p, OFF + 1):
-            short += board[i] - start[i] - (arriving[i - p] if i - p < 6 else 0)
-            if short > 0:
-                return False
-        return True
-
-    def _arrivals(p: int, arriving: tuple[int, ...], used: tuple[int, ...]) -> tuple[int, ...]:
-        ahead = list(arriving[1:]) + [0]
-        for value, n in zip(values, used):
-            if n:
-                ahead[min(p + value, OFF) - p - 1] += n
-        return tuple(ahead)
-
     try:
-        return go(0, tuple(dice.count(v) for v in values), (0,) * 6)
+        return go(0, tuple(dice.count(v) for v in values), sum(dice), ((),) * 6)
     except _Undecided:
         return True
 
