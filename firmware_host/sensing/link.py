@@ -92,7 +92,10 @@ class SerialLink:
         self._stopping.set()
         port = self._port
         if port is not None and hasattr(port, "cancel_read"):
-            port.cancel_read()
+            try:
+                port.cancel_read()
+            except OSError:
+                pass   # the link thread saw the stop and closed the port in between: nothing to wake
         if self._thread is not None:
             self._thread.join(timeout_s)
 

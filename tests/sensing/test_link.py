@@ -90,3 +90,30 @@ def test_a_bug_above_the_port_is_reported_and_the_link_reopens(caplog):
         sensor.stop()
     assert events[0] == LinkLost("internal error: ZeroDivisionError('division by zero')")
     assert "unexpected error" in caplog.text
+
+
+def test_stopping_while_the_link_thread_closes_its_port_is_quiet():
+    """The link thread may see the stop and close the port between `stop` reading it and waking it:
+    pyserial's cancel_read then writes to a closed pipe (EBADF), which must not escape `stop`."""
+    opened = threading.Event()
+
+    class ClosedUnderfoot:
+        def __init__(self, port):
+            self.port = port
+
+        def __getattr__(self, name):
+            return getattr(self.port, name)
+
+        def cancel_read(self):
+            raise OSError(9, "Bad file descriptor")
+
+    def opener(url, settings):
+        opened.set()
+        return ClosedUnderfoot(open_port("loop://", settings))
+
+    settings = dataclasses.replace(CONFIG.serial, port="loop://")
+    sensor = BoardSensor(dataclasses.replace(CONFIG, serial=settings), lambda event: None, opener=opener)
+    sensor.start()
+    assert opened.wait(5)
+    sensor.stop()
+    assert not sensor.link._thread.is_alive()
