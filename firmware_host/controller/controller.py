@@ -163,6 +163,7 @@ class Controller:
             log.info("match %d resumed between games, score %s", self.match_id, self._score())
             return m.SETUP
         self.variant, self.rules, self.starter, self.position = game.variant, game.rules, game.starter, game.position
+        self.kept_die = game.kept_die
         if game.orientation is not None:
             self.orientation = Orientation(game.orientation)
         else:   # a journal from before orientations were journaled: found from the board

@@ -92,6 +92,7 @@ class GameState:
     pending_roll: tuple[int, int] | None  # rolled by position.turn and not yet committed by a play
     first_mover: Color | None = None     # who played the first turn, for a game begun without an opening roll
     orientation: str | None = None       # how the board lies (controller.Orientation value); None: not journaled
+    kept_die: int | None = None          # keep_own_die: the starter's opening die, the first of his first roll
 
     @property
     def side_to_move(self) -> Color:
@@ -145,9 +146,9 @@ class MatchProgress:
                 starter = Color(data["starter"])
                 first = data.get("first_dice")
                 self.game = replace(self.game, starter=starter, position=self.game.position.with_turn(starter),
-                                    pending_roll=None if first is None else tuple(first))
+                                    pending_roll=None if first is None else tuple(first), kept_die=data.get("kept_die"))
         elif event.kind is Kind.ROLL:
-            self.game = replace(self.game, pending_roll=tuple(data["dice"]))
+            self.game = replace(self.game, pending_roll=tuple(data["dice"]), kept_die=None)
         elif event.kind is Kind.PLAY:
             side = Color(data["side"])
             result = None if data.get("result") is None else result_from_json(data["result"])

@@ -13,7 +13,7 @@ from firmware_host.hw import Beep, ScriptedDice
 from firmware_host.journal import Journal, Kind
 from firmware_host.leds.scene import DiceSignal, Mark
 from firmware_host.rules import BLACK, WHITE, GameResult, Position, Turn
-from firmware_host.rules.match import opening_roll
+from firmware_host.rules.match import MatchRules, opening_roll
 from firmware_host.referee import Step
 from firmware_host.sensing.clock import ManualClock
 from firmware_host.sensing.events import BoardChanging, BoardStable, LinkLost, LinkUp
@@ -243,3 +243,16 @@ def test_the_event_loop_resumes_from_the_config_and_a_journal(tmp_path):
     loop.post(BoardStable(reading))
     loop.turn()
     assert (loop.controller.state, loop.controller.dice) == ("moving", (6, 5))
+
+
+def test_the_kept_opening_die_survives_a_restart_before_the_starters_first_roll(tmp_path):
+    rig = Rig(tmp_path, (6, 2), match=MatchRules(sequence=("portes",), target=3, opening_roll="keep_own_die"))
+    rig.start_game()
+    rig.press()                       # White 6, Black 2: White starts and keeps the 6
+    assert rig.state == "awaiting_roll"
+    rig.restart(dice=(4,))
+    rig.show()
+    assert rig.state == "awaiting_roll"
+    rig.press()
+    assert (rig.state, rig.scene.dice) == ("moving", (6, 4))
+    assert rig.records(Kind.ROLL) == [{"side": "white", "dice": [6, 4]}]
