@@ -177,6 +177,8 @@ class Controller:
             self._start_turn(game.side_to_move, _dice(game.pending_roll) if game.pending_roll else Owed(owed))
         elif game.starter is None and game.first_mover is None:
             self.resume_target = m.OPENING_ROLL
+        elif blocked_for_good(game.position, self.rules):
+            self.resume_target = m.BLOCKADE
         else:
             self.resume_target = m.AWAITING_ROLL
         return m.RESUMING

@@ -42,7 +42,7 @@ OVERLAYS = (LINK_LOST, SENSOR_FAULT, BUTTON_STUCK)
 # The states an overlay returns to when its fault is over: every state but the overlays.
 RESUMABLE = tuple(state for state in STATES if state not in OVERLAYS)
 # The states that correcting returns to once the board is legal again.
-CORRECTABLE = (OPENING_ROLL, AWAITING_ROLL, MOVING)
+CORRECTABLE = (OPENING_ROLL, AWAITING_ROLL, MOVING, BLOCKADE)
 # The states a resumed game goes on in: the journal says which (`Controller.resume_target`).
 RESUMED = CORRECTABLE
 # The states a long press enters referee mode from (when there is something to show), and returns to.

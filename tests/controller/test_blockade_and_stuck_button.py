@@ -133,3 +133,14 @@ def test_a_button_stuck_during_setup_returns_to_setup(tmp_path):
     assert rig.state == "button_stuck" and rig.scene.dice_signal is DiceSignal.BUTTON_STUCK
     rig.send(DiceButtonFreed(1.0))
     assert rig.state == "setup"
+
+
+def test_a_restart_in_a_blockade_goes_on_in_the_blockade_and_a_disturbed_board_is_guided_back(tmp_path):
+    rig = blockade_rig(tmp_path)
+    rig.restart()
+    rig.show(rig.board.move("1", "2", "white"))
+    assert rig.state == "correcting"
+    rig.show(rig.board.move("2", "1", "white"))
+    assert rig.state == "blockade" and rig.scene.dice_signal is DiceSignal.BLOCKADE
+    rig.press()
+    assert rig.state == "game_over" and rig.records(Kind.GAME_ENDED)[-1]["reason"] == "blocked_for_good"
