@@ -10,7 +10,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field, replace
 from heapq import heappop, heappush
 from itertools import count
-from typing import Any, Mapping
+from operator import sub
+from typing import Any, Iterator, Mapping
 
 from firmware_host.referee.reach import checkers_to_move, may_reach
 from firmware_host.referee.steps import (Step, counts_of, differing_locations, position_counts,
@@ -266,13 +267,21 @@ class Referee:
                 continue
             tree = self._tree(root, stage)
             searched += 1
-            for state in tree.states.values():
-                node = state.node
-                mover_steps = _frame_distance(me, node.me)
-                key = (mover_steps + _frame_distance(opp, node.opp), mover_steps,
-                       _travel(me, node.me), -stage, -len(state.moves), not state.complete)
-                if best_key is None or key < best_key:
-                    best, best_key = state, key
+            # Most wrong boards are one checker away from a legal one: look those up first.
+            near = [seen for seen in _within_one_step(board, tree.opp_boards) if seen in tree.by_seen]
+            for node_me, node_opp in near or tree.by_seen:
+                states = tree.by_seen[node_me, node_opp]
+                mover_steps = _frame_distance(me, node_me)
+                if best_key is not None and mover_steps > best_key[0]:
+                    continue
+                steps = mover_steps + _frame_distance(opp, node_opp)
+                if best_key is not None and steps > best_key[0]:
+                    continue
+                travel = _travel(me, node_me)
+                for state in states:
+                    key = (steps, mover_steps, travel, -stage, -len(state.moves), not state.complete)
+                    if best_key is None or key < best_key:
+                        best, best_key = state, key
             later = self._later[stage]
             for node in tree.ends if later else ():
                 if (node, stage + 1) in queued:
@@ -466,6 +475,26 @@ class Referee:
                        steps=steps_between(self.variant, reading_counts, target_counts))
 
 
+def _within_one_step(board: Seen, opp_boards: frozenset[tuple[int, ...]]) -> Iterator[Seen]:
+    """`board` and the boards one checker move away from it (of either colour, from any location
+    to any other), with the opponent's checkers as in one of `opp_boards`."""
+    me, opp = board
+    if opp in opp_boards:
+        yield board
+        for origin, n in enumerate(me):
+            if n:
+                lifted = list(me)
+                lifted[origin] -= 1
+                for target in range(OFF + 1):
+                    if target != origin:
+                        lifted[target] += 1
+                        yield tuple(lifted), opp
+                        lifted[target] -= 1
+    for other in opp_boards:
+        if _frame_distance(opp, other) == 1:
+            yield me, other
+
+
 def _added(counts: tuple[int, ...], index: int) -> tuple[int, ...]:
     changed = list(counts)
     changed[index] += 1
@@ -473,7 +502,11 @@ def _added(counts: tuple[int, ...], index: int) -> tuple[int, ...]:
 
 
 def _frame_distance(have: tuple[int, ...], want: tuple[int, ...]) -> int:
-    return sum(h - w for h, w in zip(have, want) if h > w)
+    """Checkers too many in `have` (the surplus over `want`, location by location)."""
+    return sum(map(max, map(sub, have, want), _ZEROS))
+
+
+_ZEROS = (0,) * (OFF + 1)
 
 
 def _unlike(have: tuple[int, ...], want: tuple[int, ...]) -> int:

@@ -7,8 +7,8 @@ in the mover's frame (pins are inferred, never sensed).
 from __future__ import annotations
 
 from collections import defaultdict
-from dataclasses import dataclass
 from functools import cached_property
+from typing import NamedTuple
 
 from firmware_host.rules.plays import FrameMove, Node, Turn
 
@@ -16,12 +16,7 @@ from firmware_host.rules.plays import FrameMove, Node, Turn
 Seen = tuple[tuple[int, ...], tuple[int, ...]]
 
 
-def seen(node: Node) -> Seen:
-    return node.me, node.opp
-
-
-@dataclass(frozen=True)
-class TreeState:
+class TreeState(NamedTuple):
     key: tuple                    # (node, dice still to play) in the search
     moves: tuple[FrameMove, ...]  # one way of reaching it from the root
     complete: bool                # a legal play of the stage ends here
@@ -43,26 +38,21 @@ class StageTree:
         self.dice = dice
         edges: dict[tuple, list[tuple[FrameMove, tuple]]] = {}
         visits = list(turn.search(root, dice, edges))
-        ends = turn.select_ends(root, dice, visits)
-        by_key = {(v.node, v.remaining): v for v in visits}
-        complete = {(v.node, v.remaining) for v in ends}
-        parents: dict[tuple, list[tuple]] = defaultdict(list)
-        for parent, children in edges.items():
-            for _, child in children:
-                parents[child].append(parent)
-        alive = set(complete)  # states from which a legal play is still reachable
-        frontier = list(complete)
-        while frontier:
-            for parent in parents[frontier.pop()]:
-                if parent not in alive:
-                    alive.add(parent)
-                    frontier.append(parent)
-        self.edges = {k: [(m, c) for m, c in edges.get(k, ()) if c in alive] for k in alive}
-        self.states: dict[tuple, TreeState] = {
-            k: TreeState(k, by_key[k].moves, k in complete, by_key[k].result) for k in alive}
+        complete = {(v.node, v.remaining) for v in turn.select_ends(root, dice, visits)}
+        # The states from which a legal play is still reachable, with the moves that keep it so.
+        # The search reports a level after the one before it, so in reverse order every state
+        # comes after its children.
+        self.edges: dict[tuple, list[tuple[FrameMove, tuple]]] = {}
+        self.states: dict[tuple, TreeState] = {}
         self.by_seen: dict[Seen, list[TreeState]] = defaultdict(list)
-        for state in self.states.values():
-            self.by_seen[seen(state.node)].append(state)
+        for visit in reversed(visits):
+            key = (visit.node, visit.remaining)
+            ending = key in complete
+            onward = [(m, c) for m, c in edges.get(key, ()) if c in self.states]
+            if ending or onward:
+                self.edges[key] = onward
+                state = self.states[key] = TreeState(key, visit.moves, ending, visit.result)
+                self.by_seen[visit.node.me, visit.node.opp].append(state)
         self.root_key = (root, tuple(sorted(dice)))
 
     @cached_property
@@ -71,6 +61,11 @@ class StageTree:
         the next stage of a cascade."""
         return {state.node: state for state in self.states.values()
                 if state.complete and not state.remaining and state.result is None}
+
+    @cached_property
+    def opp_boards(self) -> frozenset[tuple[int, ...]]:
+        """The opponent's checkers as they stand in some state (the start's, or after hits)."""
+        return frozenset(opp for _, opp in self.by_seen)
 
     def match(self, board: Seen) -> list[TreeState]:
         return self.by_seen.get(board, [])
