@@ -145,6 +145,7 @@ class Controller:
         self.overlay_return = m.SETUP
         self.correction_return = m.MOVING
         self.refused_until = float("-inf")
+        self.link_lost_at: float | None = None             # when the link went down, while it is
         self.deadline: float | None = None                 # game over: when the next game's setup begins
         # Resuming: the state the journaled game goes on in, once the board shows it.
         self.resume_target: str | None = None
@@ -201,7 +202,7 @@ class Controller:
         elif isinstance(event, (LinkLost, LinkSilent)):
             self._link_lost(event)
         elif isinstance(event, LinkUp):
-            self._fire("link_up")
+            self._link_up()
         elif isinstance(event, Judged):
             self._judged(event)
         elif isinstance(event, McuReset):
@@ -289,9 +290,20 @@ class Controller:
             return
         reason = event.reason if isinstance(event, LinkLost) else f"no frame for {event.silent_for_s:.1f} s"
         self.journal.record_fault("link_lost", reason)
+        self.link_lost_at = self.now
         # Nothing the link said before it went down can be trusted to still hold.
         self.sensed, self.changing, self.verdict, self.awaiting_verdict = None, False, None, None
         self._fire("link_lost")
+
+    def _link_up(self) -> None:
+        """The link answers again: the reconnect is journaled as the end of the `link_lost` fault.
+        (The link's first hello at start, with nothing lost, is not a reconnect.)"""
+        if self.link_lost_at is None:
+            return
+        down_s = round(self.now - self.link_lost_at, 3)
+        self.link_lost_at = None
+        self.journal.record_fault_cleared("link_lost", f"the sensor link is back after {down_s:g} s", down_s=down_s)
+        self._fire("link_up")
 
     # == what the board shows =====================================================================
 
