@@ -178,6 +178,7 @@ class Referee:
         # The points the mover cannot land on while the opponent's checkers stand still (all
         # through a cascade: nothing is hit in the games that have them).
         opp, lone_closes = self.turn.start.opp, self.frame.capture is Capture.NONE
+        self._last_path: dict[int, Node] = {}  # the stage roots of the last board located
         self._closed = frozenset(p for p in range(1, OFF) if opp[p] >= (1 if lone_closes else 2))
         self.root_tree = self._tree(self.turn.start, 0)
 
@@ -199,8 +200,9 @@ class Referee:
         """The tree states showing `board`, if it lies on the way to a legal play.
 
         A cascade is searched depth first through the stage ends from which `board` may still be
-        reached (`may_reach`: forward moves with the dice to come), the ends already most like
-        `board` first, each stage end once.
+        reached (`may_reach`: forward moves with the dice to come), each stage end once. Where a
+        board lies on several stage paths, the verdict is the same on each (the same state, the
+        same dice to come); only a complete play's moves may name another order of the same play.
         """
         me, opp = board
         tried: set[tuple[Node, int]] = set()
@@ -208,6 +210,7 @@ class Referee:
         # on the way on another. Then the search goes on for a path that ends the turn there.
         bearing_off = not any(me[:19])
         on_the_way: list[_Found] = []
+        path: dict[int, Node] = {}  # stage -> the root of its tree, on the way to `board`
 
         def search(root: Node, stage: int, before: tuple) -> _Found | None:
             tree = self._tree(root, stage)
@@ -222,22 +225,28 @@ class Referee:
                 return None
             ends = [state for node, state in tree.ends.items() if (node, stage + 1) not in tried
                     and node.opp == opp and not checkers_to_move(node.me, me)]
-            # Stage ends all moved the same pips; the ones already most like `board` go first.
-            for end in sorted(ends, key=lambda e: _unlike(e.node.me, me)):
+            # The stage end on the way to the last board located goes first (readings come one
+            # move after another), then the ones already most like `board` (all moved the same
+            # pips).
+            last = self._last_path.get(stage + 1)
+            for end in sorted(ends, key=lambda e: (e.node != last, _unlike(e.node.me, me))):
                 if len(tried) >= CASCADE_SEARCH_BUDGET:
                     return None
                 if (end.node, stage + 1) in tried:
                     continue
                 tried.add((end.node, stage + 1))
-                if not may_reach(end.node.me, me, later, self._closed):
+                if end.node != last and not may_reach(end.node.me, me, later, self._closed):
                     continue
                 found = search(end.node, stage + 1, before + end.moves)
                 if found is not None:
+                    path[stage + 1] = end.node
                     return found
             return None
 
         found = search(self.turn.start, 0, ())
-        if found is None and on_the_way:
+        if found is not None:
+            self._last_path = path
+        elif on_the_way:
             found = replace(on_the_way[0], also=tuple(on_the_way[1:]))
         return found
 
