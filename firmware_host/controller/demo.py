@@ -38,7 +38,7 @@ from firmware_host.journal import Journal
 from firmware_host.leds.render import Renderer
 from firmware_host.leds.scene import Scene
 from firmware_host.leds.terminal import render_board
-from firmware_host.referee import Reading, Referee, Step
+from firmware_host.referee import Reading, Referee, Step, restore
 from firmware_host.rules import Color, Move, Play, Position, Turn
 from firmware_host.rules.plays import ROUTES
 from firmware_host.rules.match import MatchRules
@@ -302,8 +302,13 @@ class Players:
             self.stunts.discard("replay")
             seen = self.referee_replay(seen)
         if "illegal" in self.stunts and self.turns >= 3 and play.moves:
-            self.stunts.discard("illegal")
-            self.illegal_move(seen, play.moves[0])
+            plays = self.listed_plays(seen)   # None (a cascade): the stunt waits for a plainer roll
+            if plays is not None:
+                self.stunts.discard("illegal")
+                if self.illegal_move(seen, play.moves[0]):
+                    play = self.replan(seen, plays)
+                    self.finish(seen, play)
+                    return self.commit_play(seen, play)
         moves = list(play.moves)
         if "too_early" in self.stunts and len(moves) >= 2:
             self.stunts.discard("too_early")
@@ -314,6 +319,11 @@ class Players:
         lift_to_show = self.turns_in_game <= 2 and moves   # each side's first turn of a game
         for index, move in enumerate(moves):
             self.move(seen, move, mover, show_lift=lift_to_show and index == 0)
+        return self.commit_play(seen, play)
+
+    def commit_play(self, seen: Seen, play: Play) -> Seen:
+        """The board shows `play` complete: the press commits it (and rolls for the other side)."""
+        demo, mover, dice = self.demo, seen.position.turn, seen.dice
         after = demo.settled_view()
         if after.verdict != "complete":
             raise DemoStuck(f"the board after {play} reads {after.verdict}, not a complete play")
@@ -329,16 +339,49 @@ class Players:
     def choose(self, seen: Seen) -> Play:
         """A reasonable play: the one that wins, bears off most, or leaves the fewest pips to go;
         ties broken by the seeded random source."""
+        progress = self.progress(seen)
+        return self.rules_turn(seen).pick_play(lambda options: self._best(options, progress))
+
+    def rules_turn(self, seen: Seen) -> Turn:
+        return Turn(seen.position, seen.dice, self.demo.config.rules_for(seen.variant))
+
+    def progress(self, seen: Seen) -> Callable[[Play], tuple]:
+        """How good a play of the mover's is, higher better: it wins, bears off most, leaves the
+        fewest pips to go."""
         mover, rules = seen.position.turn, self.demo.config.rules_for(seen.variant)
         # Board point -> how far along the mover's route it is (ROUTES: frame position -> point).
         along = {point: frame for frame, point in enumerate(ROUTES[(rules.variant.family, mover)]) if frame}
 
-        def progress(play: Play) -> tuple:
+        def key(play: Play) -> tuple:
             after = play.position
             pips_to_go = after.bar[mover.index] * 25 + sum(
                 count * (25 - along[point]) for point, count in enumerate(after.checkers(mover), 1))
             return (play.result is not None, after.off[mover.index], -pips_to_go)
-        return Turn(seen.position, seen.dice, rules).pick_play(lambda options: self._best(options, progress))
+        return key
+
+    def listed_plays(self, seen: Seen) -> list[Play] | None:
+        """Every legal play of the roll; None for a roll played in stages (a cascade, owed dice),
+        whose plays can run into the hundreds of thousands."""
+        turn = self.rules_turn(seen)
+        return turn.plays() if len(turn.stages) == 1 else None
+
+    def replan(self, seen: Seen, plays: list[Play]) -> Play:
+        """The lights led the board to the nearest legal board, which may be a stage of some play
+        rather than the turn's start. As a player would, go on from the board as it lies: the plays
+        that need the fewest checkers moved from it, the best of those."""
+        reading = seen.orientation.reading(self.demo.board.reading(), seen.variant)
+        steps = {play: len(restore(play.position, reading)) for play in plays}
+        fewest = min(steps.values())
+        play = self._best([play for play in plays if steps[play] == fewest], self.progress(seen))
+        self.demo.say(f"{seen.position.turn} goes on from the board the lights led to: {play}")
+        return play
+
+    def finish(self, seen: Seen, play: Play) -> None:
+        """Move the checkers still out of place for `play`, one after the other."""
+        reading = seen.orientation.reading(self.demo.board.reading(), seen.variant)
+        for step in restore(play.position, reading):
+            self.demo.board.slide(physical(seen.orientation, step.origin), physical(seen.orientation, step.destination),
+                                  step.color.value)
 
     def _best(self, options: list, key: Callable) -> object:
         if options and isinstance(options[0], Play):
@@ -366,8 +409,9 @@ class Players:
 
     # -- the stunts -------------------------------------------------------------------------------
 
-    def illegal_move(self, seen: Seen, move: Move) -> None:
-        """Move a checker where no legal play goes, wait for the referee, follow the lights back."""
+    def illegal_move(self, seen: Seen, move: Move) -> bool:
+        """Move a checker where no legal play goes, wait for the referee, follow the lights back
+        (to the nearest legal board, not always the turn's start). False: no such move of it."""
         demo, board, mover = self.demo, self.demo.board, seen.position.turn
         referee = Referee(seen.position, seen.dice, demo.config.rules_for(seen.variant))
         origin = physical(seen.orientation, move.origin)
@@ -378,10 +422,11 @@ class Players:
                 break
             board.slide(seen.orientation.point(point), origin, mover.value)
         else:
-            return   # no single wrong move of this checker: nothing to show
+            return False   # no single wrong move of this checker: nothing to show
         demo.say(f"{mover} moves a checker from {move.origin} to {point}: no legal play does that")
         seen = demo.table.wait(lambda s: s.state == m.CORRECTING, "the illegal board to be called")
         self.correct(seen)
+        return True
 
     def correct(self, seen: Seen) -> Seen:
         demo = self.demo
