@@ -238,10 +238,14 @@ class Players:
         self.stunts = {"too_early", "illegal", "replay"}   # each done once, in the first game
 
     def play_match(self) -> Seen:
+        return self.play_until(lambda seen: seen.state == m.MATCH_OVER)
+
+    def play_until(self, done: Callable[[Seen], bool]) -> Seen:
+        """Play on until what the controller shows is `done`; returns what it showed."""
         demo = self.demo
         seen = demo.table.wait(lambda s: True, "the controller")
         last_game = 0
-        while seen.state != m.MATCH_OVER:
+        while not done(seen):
             if seen.game_number != last_game and seen.state in (m.OPENING_ROLL, m.AWAITING_ROLL):
                 last_game, self.turns_in_game = seen.game_number, 0
                 demo.show(f"game {seen.game_number}: {seen.variant}; the board lies {seen.orientation.value}", seen)
@@ -253,6 +257,8 @@ class Players:
                 seen = self.play_turn(seen)
             elif seen.state == m.CORRECTING:
                 seen = self.correct(seen)
+            elif seen.state == m.BLOCKADE:
+                seen = self.end_blockade(seen)
             elif seen.state == m.GAME_OVER:
                 demo.show(f"game over: {seen.variant}", seen)
                 seen = demo.table.wait(lambda s: s.state != m.GAME_OVER, "the next game")
@@ -289,6 +295,11 @@ class Players:
         before = self.demo.table.seen.presses
         self.demo.press()
         return self.demo.table.wait(lambda s: s.presses > before, "the press")
+
+    def end_blockade(self, seen: Seen) -> Seen:
+        """Neither side can ever move again (BLOCKADE on the dice): a press ends the game drawn."""
+        self.demo.show("a permanent blockade: no roll can change the board; a press ends the game drawn", seen)
+        return self.press()
 
     # -- a turn -----------------------------------------------------------------------------------
 

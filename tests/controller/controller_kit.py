@@ -17,6 +17,18 @@ from firmware_host.sensing.reading import BoardReading, SideReading
 
 STEP_S = 0.1   # virtual time between two events a test sends
 
+NEVERFINISHING = MatchRules(sequence=("neverfinishing",), target=3)
+# Both start points are pinned (White's last checker on 24, Black's on 1) and every other checker
+# stands on the far end with nowhere to go: Black's last free checker, on 23, moves 23/24 with the 1
+# (the 2 cannot be played: no bearing off while a checker of one's own is pinned), and after that
+# neither side can ever move again.
+BEFORE_THE_BLOCKADE = Position.from_json({
+    "variant": "neverfinishing", "turn": "black",
+    "white": {"points": {"1": 14, "24": 1}, "bar": 0, "off": 0},
+    "black": {"points": {"1": 1, "23": 1, "24": 13}, "bar": 0, "off": 0},
+    "pinned": {"1": "black", "24": "white"},
+})
+
 
 @dataclass
 class Board:

@@ -5,23 +5,10 @@ import pytest
 from firmware_host.hw import DiceButtonFreed, DiceButtonStuck
 from firmware_host.journal import Kind
 from firmware_host.leds.scene import DiceSignal, Mark
-from firmware_host.rules import Position, Rules
-from firmware_host.rules.match import MatchRules
+from firmware_host.rules import Rules
 from firmware_host.sensing.events import LinkLost, LinkUp, SensorFault, SensorFaultCleared, FaultKind
 
-from controller_kit import Rig, journal_game_at
-
-NEVERFINISHING = MatchRules(sequence=("neverfinishing",), target=3)
-# Both start points are pinned (White's last checker on 24, Black's on 1) and every other checker
-# stands on the far end with nowhere to go: Black's last free checker, on 23, moves 23/24 with the 1
-# (the 2 cannot be played: no bearing off while a checker of one's own is pinned), and after that
-# neither side can ever move again.
-BEFORE_THE_BLOCKADE = Position.from_json({
-    "variant": "neverfinishing", "turn": "black",
-    "white": {"points": {"1": 14, "24": 1}, "bar": 0, "off": 0},
-    "black": {"points": {"1": 1, "23": 1, "24": 13}, "bar": 0, "off": 0},
-    "pinned": {"1": "black", "24": "white"},
-})
+from controller_kit import BEFORE_THE_BLOCKADE, NEVERFINISHING, Rig, journal_game_at
 
 
 def blockade_rig(tmp_path, **rules) -> Rig:
