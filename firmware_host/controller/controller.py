@@ -48,6 +48,10 @@ log = logging.getLogger(__name__)
 # Referee mode lists the legal plays of the roll one press at a time; a low gulbara cascade can have
 # hundreds of thousands, which no one steps through: past this many the list is not offered.
 MOST_PLAYS_LISTED = 200
+# Owed dice (gulbara opponent_plays) can be one die or as many as fourteen, but the dice LEDs are two
+# faces: owed dice blink one at a time, each on both faces (as many blinks as dice owed), then a
+# pause, over and over; a roll is shown steady. (Seconds of the injected clock.)
+OWED_DIE_ON_S, OWED_DIE_OFF_S, OWED_PAUSE_S = 0.6, 0.3, 1.5
 
 
 @dataclass(frozen=True)
@@ -120,6 +124,8 @@ class Controller:
         self.dice: tuple[int, ...] | None = None           # the roll being played, or `Owed` dice
         self.opening_dice: tuple[int, int] | None = None   # (white, black) of the last opening roll
         self.kept_die: int | None = None                   # keep_own_die: the starter's opening die
+        self.dice_since = 0.0                              # when the dice were rolled (or handed over)
+        self.blinking_owed: tuple[int, ...] | None = None  # owed dice the scene blinks through
         self.referee: Referee | None = None
         self.no_legal_move = False
         self.last_play: LastPlay | None = None
@@ -230,6 +236,9 @@ class Controller:
     def next_deadline(self) -> float | None:
         """The clock time at which `tick` has something to do; None when nothing is pending."""
         pending = [t for t in (self.deadline, self.refused_until) if t is not None and t > self.now]
+        if self.blinking_owed is not None:
+            # (At least a millisecond on: a change a rounding error away must not be due at once.)
+            pending.append(self.now + max(_owed_blink(self.blinking_owed, self.now - self.dice_since)[1], 1e-3))
         return min(pending, default=None)
 
     def _fire(self, trigger: str) -> None:
@@ -335,7 +344,7 @@ class Controller:
 
     def _start_turn(self, mover: Color, dice: tuple[int, ...]) -> None:
         self.position = self.position.with_turn(mover)
-        self.dice = dice
+        self.dice, self.dice_since = dice, self.now
         self.referee = Referee(self.position, dice, self.rules)
         # The untouched board, judged here: cheap (the root of the play tree), it says whether the
         # roll can be played at all, and it is what the board usually shows when the dice come.
@@ -627,20 +636,30 @@ class Controller:
         score = self.match.score
         return Score(score[Color.WHITE], score[Color.BLACK], self.match.rules.target)
 
+    def _faces(self, dice: tuple[int, ...] | None) -> tuple[int, int] | None:
+        """What the two dice faces show now: the roll, or the owed die of this moment of their blinking
+        (None between blinks)."""
+        if not isinstance(dice, Owed):
+            return dice
+        self.blinking_owed = dice
+        return _owed_blink(dice, self.now - self.dice_since)[0]
+
     def _build_scene(self) -> Scene:
+        self.blinking_owed = None
         scene = getattr(self, f"_scene_{self.state}")()
         if self.now < self.refused_until and scene.dice_signal is not DiceSignal.NO_LEGAL_MOVE:
             return Scene(scene.marks, None, DiceSignal.ROLL_REFUSED, scene.turn, scene.score)
         return scene
 
     def _turn_scene(self, marks: dict[str, Mark]) -> Scene:
-        signal = DiceSignal.NO_LEGAL_MOVE if self.no_legal_move else None
-        return Scene(marks, _faces(self.dice), signal, self.position.turn.value, self._score())
+        faces = self._faces(self.dice)
+        signal = DiceSignal.NO_LEGAL_MOVE if self.no_legal_move and faces is not None else None
+        return Scene(marks, faces, signal, self.position.turn.value, self._score())
 
     def _scene_resuming(self) -> Scene:
         """The journaled score, whose turn and dice, waiting for the board to be read."""
         turn = self.position.turn.value if self.resume_target != m.OPENING_ROLL else None
-        return Scene({}, _faces(self.dice), DiceSignal.WAITING if self.dice is None else None, turn, self._score())
+        return Scene({}, self._faces(self.dice), DiceSignal.WAITING if self.dice is None else None, turn, self._score())
 
     def _scene_setup(self) -> Scene:
         marks: dict[str, Mark] = {}
@@ -689,18 +708,18 @@ class Controller:
             move = last.play.moves[page.index]
             marks = move_marks(self.orientation, [move], last.mover, Mark.LAST_PLAY_ORIGIN,
                                Mark.LAST_PLAY_DESTINATION)
-            return Scene(marks, _faces(last.dice), None, last.mover.value, self._score())
+            return Scene(marks, self._faces(last.dice), None, last.mover.value, self._score())
         if page.kind == "legal_play":
             play = self.legal_plays[page.index]
             marks = move_marks(self.orientation, play.moves, self.position.turn, Mark.LIFTED_ORIGIN,
                                Mark.LEGAL_DESTINATION)
-            return Scene(marks, _faces(self.dice), None, self.position.turn.value, self._score())
+            return Scene(marks, self._faces(self.dice), None, self.position.turn.value, self._score())
         marks = {}
         if self.sensed is not None:
             steps = restore(self.last_play.before, self._reading())
             if steps:
                 marks = step_marks(self.orientation, steps[0])
-        return Scene(marks, _faces(self.last_play.dice), None, self.last_play.mover.value, self._score())
+        return Scene(marks, self._faces(self.last_play.dice), None, self.last_play.mover.value, self._score())
 
     def _scene_blockade(self) -> Scene:
         return Scene({}, None, DiceSignal.BLOCKADE, None, self._score())
@@ -718,12 +737,12 @@ class Controller:
         return Scene({}, None, None, self.match.winner.value, self._score())
 
     def _scene_link_lost(self) -> Scene:
-        return Scene(dict.fromkeys(LOCATIONS, Mark.SENSOR_FAULT), _faces(self.dice), None, self._turn_side(),
+        return Scene(dict.fromkeys(LOCATIONS, Mark.SENSOR_FAULT), self._faces(self.dice), None, self._turn_side(),
                      self._score())
 
     def _scene_sensor_fault(self) -> Scene:
         marks = {led: Mark.SENSOR_FAULT for fault in self.sensor_faults.values() for led in fault_leds(fault.location)}
-        return Scene(marks, _faces(self.dice), None, self._turn_side(), self._score())
+        return Scene(marks, self._faces(self.dice), None, self._turn_side(), self._score())
 
     def _turn_side(self) -> str | None:
         return self.position.turn.value if self.referee is not None else None
@@ -767,9 +786,17 @@ def _dice(journaled: tuple[int, ...]) -> tuple[int, ...]:
     return journaled if len(journaled) == 2 else Owed(journaled)
 
 
-def _faces(dice: tuple[int, ...] | None) -> tuple[int, int] | None:
-    """What the two dice faces show: the roll, or the first two owed dice (one owed die on both)."""
-    return None if dice is None else (dice[0], dice[1] if len(dice) > 1 else dice[0])
+def _owed_blink(owed: tuple[int, ...], elapsed: float) -> tuple[tuple[int, int] | None, float]:
+    """Owed dice blinked one at a time (`OWED_DIE_ON_S`...), `elapsed` seconds since they were handed
+    over: the faces shown (None: dark), and the seconds until that changes."""
+    step = OWED_DIE_ON_S + OWED_DIE_OFF_S
+    into_cycle = elapsed % (len(owed) * step + OWED_PAUSE_S)
+    die, into_step = divmod(into_cycle, step)
+    if die >= len(owed):   # the pause after the last die
+        return None, len(owed) * step + OWED_PAUSE_S - into_cycle
+    if into_step < OWED_DIE_ON_S:
+        return (owed[int(die)],) * 2, OWED_DIE_ON_S - into_step
+    return None, step - into_step
 
 
 def _physical(orientation: Orientation, location: str) -> str:

@@ -75,3 +75,21 @@ def test_a_restart_between_the_owed_play_and_the_own_roll_awaits_that_roll(tmp_p
     assert (rig.state, rig.scene.turn) == ("awaiting_roll", "black")
     rig.press()
     assert (rig.state, rig.scene.turn, rig.scene.dice) == ("moving", "black", (6, 2))
+
+
+def test_owed_dice_blink_one_at_a_time_on_both_faces_then_pause_and_begin_again(tmp_path):
+    """Two faces cannot show ten owed dice: each blinks in turn (as many blinks as dice owed)."""
+    rig = white_plays_six_of_the_cascade(tmp_path, "opponent_plays")
+    shown = [rig.scene.dice]
+    while shown.count((4, 4)) < 3:   # the two 4s, then the first 4 of the next round
+        rig.wait(rig.controller.next_deadline() - rig.now)
+        if rig.scene.dice != shown[-1]:
+            shown.append(rig.scene.dice)
+    blinks = [(die, die) for die in LEFT_OVER]
+    assert shown == [faces for blink in blinks for faces in (blink, None)] + [(4, 4)]
+    assert rig.state == "moving" and rig.controller.dice == LEFT_OVER
+
+
+def test_a_roll_is_shown_steady(tmp_path):
+    rig = white_plays_six_of_the_cascade(tmp_path, "lost")
+    assert rig.scene.dice == (2, 1) and rig.controller.next_deadline() is None
