@@ -34,10 +34,11 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     demo.set_defaults(handler=run)
 
     diagram = subparsers.add_parser(
-        "state-diagram", help="draw the controller's state diagram (Graphviz source and SVG) from its declaration")
+        "state-diagram", help="draw the controller's state diagrams, the game's and the overlays' (Graphviz "
+        "source and SVG), from its declaration")
     diagram.add_argument("--output", type=Path, default=DOCS_DIR, help="folder (default: %(default)s)")
     diagram.add_argument("--check", action="store_true",
-                         help="write nothing; exit 1 if the committed source differs from the declaration")
+                         help="write nothing; exit 1 if a committed source differs from the declaration")
     diagram.set_defaults(handler=run_state_diagram)
 
 
@@ -58,14 +59,16 @@ def run(args: argparse.Namespace) -> int:
 
 
 def run_state_diagram(args: argparse.Namespace) -> int:
-    from firmware_host.controller.machine import DIAGRAM_NAME, diagram_source, write_diagram
+    from firmware_host.controller.machine import DIAGRAMS, write_diagram
 
     if args.check:
-        committed = args.output / f"{DIAGRAM_NAME}.gv"
-        if not committed.is_file() or committed.read_text() != diagram_source():
-            print(f"{committed} is out of date: run tavli-board state-diagram", file=sys.stderr)
-            return 1
-        return 0
+        stale = False
+        for name, source_of in DIAGRAMS.items():
+            committed = args.output / f"{name}.gv"
+            if not committed.is_file() or committed.read_text() != source_of():
+                print(f"{committed} is out of date: run tavli-board state-diagram", file=sys.stderr)
+                stale = True
+        return 1 if stale else 0
     written = write_diagram(args.output)
     for path in written:
         print(f"wrote {path}")

@@ -141,37 +141,87 @@ def build_machine(model: Any, initial: str = SETUP) -> Machine:
                    auto_transitions=False, queued=True)
 
 
-def diagram_source() -> str:
-    """The state diagram as Graphviz DOT source, from the same declaration as the running machine.
+# In the overlays' diagram: the whole game, any state an overlay interrupts and goes back to.
+GAME = "game"
+
+
+def _draw(states: list[str], transitions: list[dict[str, Any]], initial: str, title: str) -> str:
+    """Graphviz DOT source of a `GraphMachine` of `states` and `transitions`.
 
     Needs the `graphviz` Python package (the `test` extra), not the `dot` program."""
     from transitions.extensions import GraphMachine
 
     # A bare stand-in model: drawing never runs a callback, so the controller is not needed.
-    graph = GraphMachine(model=SimpleNamespace(), states=list(STATES), transitions=TRANSITIONS, initial=SETUP,
-                         auto_transitions=False, graph_engine="graphviz",
-                         title="tavli-board controller", show_conditions=True)
-    # Top to bottom reads as the course of a game; the overlays' many edges go to the side.
+    graph = GraphMachine(model=SimpleNamespace(), states=states, transitions=transitions, initial=initial,
+                         auto_transitions=False, graph_engine="graphviz", title=title, show_conditions=True)
+    # Top to bottom reads as the course of a game.
     graph.machine_attributes.update(rankdir="TB", nodesep="0.6", ranksep="0.9", fontsize="20")
     return graph.get_graph().source
 
 
+def _in_game(state: str) -> bool:
+    return state not in OVERLAYS
+
+
+def _sources(transition: dict[str, Any]) -> list[str]:
+    source = transition["source"]
+    return [source] if isinstance(source, str) else list(source)
+
+
+def _within_game(transition: dict[str, Any]) -> bool:
+    """Whether a transition neither leaves nor enters an overlay."""
+    dest = transition["dest"]
+    return all(map(_in_game, _sources(transition))) and (dest is None or _in_game(dest))
+
+
+def diagram_source() -> str:
+    """The game's states and transitions as DOT source; the overlays, which may interrupt any of
+    them, are drawn apart (`overlay_diagram_source`) rather than by an edge from every state."""
+    game = [transition for transition in TRANSITIONS if _within_game(transition)]
+    return _draw(list(RESUMABLE), game, SETUP, "tavli-board controller: the game (overlays apart)")
+
+
+def overlay_diagram_source() -> str:
+    """The overlays as DOT source, with the game as one state (`GAME`): what interrupts it, and how
+    it comes back to the state it was in (the `resumes_<state>` transitions, one edge)."""
+    drawn: list[dict[str, Any]] = []
+    for transition in TRANSITIONS:
+        if _within_game(transition):
+            continue
+        dest = transition["dest"]
+        collapsed = dict(transition, source=list(dict.fromkeys(GAME if _in_game(s) else s for s in _sources(transition))),
+                         dest=dest if dest is None or not _in_game(dest) else GAME,
+                         conditions=[c for c in _listed(transition.get("conditions")) if not c.startswith("resumes_")])
+        if collapsed not in drawn:
+            drawn.append(collapsed)
+    return _draw([GAME, *OVERLAYS], drawn, GAME, "tavli-board controller: the overlays over the game")
+
+
+def _listed(names: str | list[str] | None) -> list[str]:
+    return [] if names is None else [names] if isinstance(names, str) else list(names)
+
+
 DIAGRAM_NAME = "state-diagram"
+# The diagrams in docs/, by file name.
+DIAGRAMS = {DIAGRAM_NAME: diagram_source, f"{DIAGRAM_NAME}-overlays": overlay_diagram_source}
 
 
 def write_diagram(folder: Path) -> list[Path]:
-    """Write `state-diagram.gv` and, where Graphviz's `dot` program is installed, `state-diagram.svg`;
+    """Write each diagram's `.gv` source and, where Graphviz's `dot` program is installed, its `.svg`;
     returns the files written."""
     import graphviz
 
-    source = diagram_source()
-    dot_file = folder / f"{DIAGRAM_NAME}.gv"
-    dot_file.write_text(source)
-    written = [dot_file]
-    try:
-        svg = graphviz.Source(source).pipe(format="svg", encoding="utf-8")
-    except graphviz.ExecutableNotFound:
-        return written
-    svg_file = folder / f"{DIAGRAM_NAME}.svg"
-    svg_file.write_text(svg)
-    return written + [svg_file]
+    written = []
+    for name, source_of in DIAGRAMS.items():
+        source = source_of()
+        dot_file = folder / f"{name}.gv"
+        dot_file.write_text(source)
+        written.append(dot_file)
+        try:
+            svg = graphviz.Source(source).pipe(format="svg", encoding="utf-8")
+        except graphviz.ExecutableNotFound:
+            continue
+        svg_file = folder / f"{name}.svg"
+        svg_file.write_text(svg)
+        written.append(svg_file)
+    return written
