@@ -1,9 +1,9 @@
 """The controller's state machine, declared as data: states, triggers, conditions and callbacks.
 
 The running controller builds a plain `transitions.Machine` from `STATES` and `TRANSITIONS`; the
-state diagram in docs/ is drawn from a separate `GraphMachine` built from the same two tables
-(`diagram_source`), so the running machine never pays for graph updates and the picture cannot
-drift from the code (a test compares the committed source with `diagram_source()`).
+state diagrams in docs/ (the game's, and the overlays' over it) are drawn by separate `GraphMachine`s
+built from the same two tables (`DIAGRAMS`), so the running machine never pays for graph updates and
+the pictures cannot drift from the code (a test compares the committed sources with `DIAGRAMS`).
 
 Triggers are what happened, as the controller reads it from the events:
 `board_stable`, `board_settled` (the sensed board), `press`, `hold` (the dice
