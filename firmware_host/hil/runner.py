@@ -78,7 +78,7 @@ class ScenarioRun:
         rig = self.rig
         rig.settle()   # the board as laid out is read before the first step
         for step in self.scenario.steps:
-            seq_before = self._last_seq() if "journal" in step.expect else 0
+            seq_before = self._last_seq() if "journal" in step.expect and "journal" in rig.checkable else 0
             try:
                 for index, action in enumerate(step.actions):
                     if index:
@@ -103,7 +103,7 @@ class ScenarioRun:
     # -- actions ------------------------------------------------------------------------------------
 
     def perform(self, action: Action) -> None:
-        rig, board, mcu, args = self.rig, self.rig.board, self.rig.mcu, action.args
+        rig, mcu, args = self.rig, self.rig.mcu, action.args
         name = action.name
         if name in ("lift", "place", "move", "slide", "hit", "bear-off", "bump"):
             self._hands(name, args)
