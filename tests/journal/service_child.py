@@ -135,9 +135,6 @@ def main(folder: Path, seed: int, one_match: bool) -> int:
         rig.table.wait(lambda seen: seen.state != m.RESUMING and service.ready, "the service to take up the board")
         print("ready", flush=True)
         players = ResumingPlayers(rig, seed)
-        # The illegal-move stunt is followed back only to the nearest legal board, which may be part of
-        # a play rather than the turn's start; the scripted turn that goes on from there assumes the start.
-        players.stunts.discard("illegal")
         while True:
             players.play_match()
             print("match over", flush=True)
