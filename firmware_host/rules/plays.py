@@ -600,9 +600,14 @@ class Frame:
         if prime_rule == "opp_start_table_max4":
             return sum(1 for p in OPP_START_TABLE if node.me[p]) <= 4
         if prime_rule == "no_prime_without_opponent_ahead":
-            return not any(self._prime_without_opponent_ahead(node, first)
-                           and not all(turn_start.me[p] for p in self._prime(first))
-                           for first in range(0, 19))
+            # Walk the opponent's route; a prime is the six points up to where a run of held
+            # points reaches six or more.
+            me, run = node.me, 0
+            for last, p in enumerate(_OPPONENT_ROUTE):
+                run = run + 1 if me[p] else 0
+                if run >= 6 and self._prime_without_opponent_ahead(node, last - 5) \
+                        and not all(turn_start.me[q] for q in self._prime(last - 5)):
+                    return False
         return True
 
     @staticmethod
@@ -612,13 +617,12 @@ class Frame:
 
     def _prime(self, first: int) -> tuple[int, ...]:
         """The six frame positions from the opponent's route index `first` on."""
-        return tuple(self._opponent_route_position(i) for i in range(first, first + 6))
+        return _OPPONENT_ROUTE[first:first + 6]
 
     def _prime_without_opponent_ahead(self, node: Node, first: int) -> bool:
         if not all(node.me[p] for p in self._prime(first)):
             return False
-        ahead = (self._opponent_route_position(i) for i in range(first + 6, 24))
-        return not any(node.opp[p] for p in ahead)
+        return not any(node.opp[p] for p in _OPPONENT_ROUTE[first + 6:])
 
     def opening_duty(self, node: Node) -> _Duty | None:
         """The prime the mover must open this turn, if the prime rule demands one."""
@@ -682,6 +686,10 @@ class Frame:
         # The mover's own mother, if pinned, was judged when it was pinned: only the pinner's
         # turn can clear the pinner's start.
         return None
+
+
+# Parallel games: the opponent's route (index 0..23) as the mover's frame positions.
+_OPPONENT_ROUTE = tuple(Frame._opponent_route_position(i) for i in range(24))
 
 
 def side_can_move(position: Position, rules: Rules) -> bool:
