@@ -272,15 +272,24 @@ def load_config(path: Path | str | None = None) -> Config:
 
     Raises `ConfigError` listing every problem found, in this file or in the board file it names.
     """
-    source = BUILT_IN if path is None else str(path)
+    if path is None:
+        return parse_config({}, BUILT_IN)
+    try:
+        document = read_board_file(path)
+    except BoardFileError as error:
+        problems = _Collector(str(path))
+        problems.board_error(error)
+        raise ConfigError(problems.problems) from None
+    return parse_config(document, str(path), relative_to=path)
+
+
+def parse_config(document: dict[str, Any], source: str, relative_to: Path | str | None = None) -> Config:
+    """Check a config already parsed from TOML (`source` names it in problems; relative paths in it
+    are taken from the folder of `relative_to`, else from the working directory).
+
+    Raises `ConfigError` listing every problem found, in the document or in the board file it names.
+    """
     problems = _Collector(source)
-    document: dict[str, Any] = {}
-    if path is not None:
-        try:
-            document = read_board_file(path)
-        except BoardFileError as error:
-            problems.board_error(error)
-            raise ConfigError(problems.problems) from None
     for key in document:
         if key not in _TOP_LEVEL:
             problems.add(key, "unknown key", ", ".join(_TOP_LEVEL))
@@ -288,11 +297,11 @@ def load_config(path: Path | str | None = None) -> Config:
     hardware = document.get("hardware", "simulated")
     if hardware not in HARDWARE_MODES:
         problems.add("hardware", f"{hardware!r} is not valid", " or ".join(f'"{mode}"' for mode in HARDWARE_MODES))
-    board_file = _board_file(problems, document.get("board_file"), path)
+    board_file = _board_file(problems, document.get("board_file"), relative_to)
     match_rules = _match_rules(problems, problems.section(document, "match", _MATCH_KEYS))
     house_rules = _house_rules(problems, document.get("house_rules", {}))
-    journal_path = _journal_path(problems, problems.section(document, "journal", ("path",)), path)
-    log_settings = _log_settings(problems, problems.section(document, "logging", _LOGGING_KEYS), path)
+    journal_path = _journal_path(problems, problems.section(document, "journal", ("path",)), relative_to)
+    log_settings = _log_settings(problems, problems.section(document, "logging", _LOGGING_KEYS), relative_to)
     overrides = {}
     for name, keys in BOARD_OVERRIDES.items():
         table = problems.section(document, name, keys, "not settable here: hardware facts are set in the board file")

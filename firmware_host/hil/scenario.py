@@ -10,16 +10,13 @@ every problem at once, each with its step number.
 """
 from __future__ import annotations
 
-import dataclasses
-import tempfile
 import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Mapping
 
-import tomli_w
 
-from firmware_host.config import Config, ConfigError, load_config
+from firmware_host.config import Config, ConfigError, parse_config
 from firmware_host.controller import machine as m
 from firmware_host.controller.orientation import Orientation
 from firmware_host.journal.events import Kind
@@ -154,22 +151,13 @@ def parse_scenario(text: str, source: str = "<scenario>") -> Scenario:
 
 
 def _config(document: dict[str, Any], problems: list[str]) -> Config | None:
-    """The config tables, checked by the service's own loader (written to a file it can read)."""
+    """The config tables, checked by the service's own config checker."""
     tables = {name: document[name] for name in CONFIG_TABLES if name in document}
-    with tempfile.TemporaryDirectory(prefix="tavli-hil-") as folder:
-        path = Path(folder) / "config.toml"
-        try:
-            path.write_text(tomli_w.dumps(tables))
-        except (TypeError, ValueError) as error:
-            problems.append(f"config tables: {error}")
-            return None
-        try:
-            config = load_config(path)
-        except ConfigError as error:
-            problems.extend(str(problem).replace(str(path), "scenario") for problem in error.problems)
-            return None
-    # Paths the loader resolved next to the temporary file mean nothing: the rig sets its own.
-    return dataclasses.replace(config, source="scenario")
+    try:
+        return parse_config(tables, "scenario")
+    except ConfigError as error:
+        problems.extend(str(problem) for problem in error.problems)
+        return None
 
 
 def _dice(table: Any, problems: list[str]) -> tuple[tuple[int, ...] | None, int | None]:

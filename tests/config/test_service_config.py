@@ -4,7 +4,7 @@ from pathlib import Path
 import pytest
 
 from firmware_host.cli import main
-from firmware_host.config import BUILT_IN, ConfigError, load_config
+from firmware_host.config import BUILT_IN, ConfigError, load_config, parse_config
 from firmware_host.hw.boardfile import BoardFileError
 from firmware_host.hw.pinmap import load_pin_map, parse_pin_map
 from firmware_host.leds.layout import load_led_config, parse_led_config
@@ -181,6 +181,17 @@ def test_relative_paths_are_taken_from_the_config_files_folder(write_config, tmp
     config = load_config(write_config('[journal]\npath = "data/journal.sqlite3"\n[logging]\nfile = "log/t.log"\n'))
     assert config.journal_path == tmp_path / "data" / "journal.sqlite3"
     assert config.logging.file == tmp_path / "log" / "t.log"
+
+
+def test_a_parsed_document_is_checked_the_same_way_under_the_name_it_is_given(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    config = parse_config({"match": {"sequence": ["plakoto"], "target": 1}, "journal": {"path": "j.sqlite3"}},
+                          "scenario")
+    assert config.source == "scenario" and config.match_rules.sequence == ("plakoto",)
+    assert config.journal_path.resolve() == (tmp_path / "j.sqlite3").resolve()   # no file: from the working folder
+    with pytest.raises(ConfigError) as caught:
+        parse_config({"leds": {"brightness": 2}}, "scenario")
+    assert [str(problem).split(":")[0] for problem in caught.value.problems] == ["scenario"]
 
 
 def test_a_missing_or_unparsable_file_is_one_clear_problem(tmp_path, write_config):
