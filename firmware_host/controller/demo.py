@@ -53,6 +53,9 @@ PATIENCE_S = 30.0
 # The sensing config's bounds for the flicker window (ms).
 FLICKER_WINDOW_RANGE = (100, 60_000)
 PRESS_S = 0.03   # how long a finger keeps the button down for a press, and off it before the next
+# `--speed` shortens the hold time no further than this: on a busy machine the hand's thread can wake
+# late from a press's PRESS_S, and a late release must not make the press a hold (referee mode).
+SHORTEST_HOLD_S = 0.4
 
 
 class DemoStuck(RuntimeError):
@@ -141,7 +144,7 @@ def demo_config(speed: float, folder: Path) -> Config:
         # Faster hands change a location more often a second: the flicker check must keep up.
         flicker_window_ms=max(FLICKER_WINDOW_RANGE[0], round(sensors.flicker_window_ms / speed)),
         scan_hz=min(SCAN_HZ_RANGE[1], round(sensors.scan_hz * speed)))
-    button = dataclasses.replace(config.pins.button, hold_s=config.pins.button.hold_s / speed)
+    button = dataclasses.replace(config.pins.button, hold_s=max(config.pins.button.hold_s / speed, SHORTEST_HOLD_S))
     return dataclasses.replace(
         config, sensing=dataclasses.replace(config.sensing, sensors=sensors),
         pins=dataclasses.replace(config.pins, button=button),
