@@ -77,7 +77,7 @@ BOARD_OVERRIDES: Mapping[str, tuple[str, ...]] = MappingProxyType({
     "leds": ("driver", "pin", "count", "brightness", "palette"),
 })
 _MATCH_KEYS = ("sequence", "target", "opening_roll", "tie_advances_rotation", "tie_next_starter", "resign_points")
-_TOP_LEVEL = ("hardware", "board_file", "match", "house_rules", *BOARD_OVERRIDES, "journal", "logging")
+_TOP_LEVEL = ("hardware", "board_file", "match", "house_rules", *BOARD_OVERRIDES, "journal", "logging", "hil")
 
 
 def _state_home() -> Path:
@@ -165,6 +165,7 @@ class Config:
     journal_path: Path
     logging: LogSettings
     origins: Mapping[str, str]   # "section.key" -> the file it came from, for the keys set in a file
+    report_leds: bool = False    # [hil]: send the LED status over the sensor link, for a HIL rig (docs/hil.md)
 
     @property
     def simulated(self) -> bool:
@@ -211,6 +212,7 @@ class Config:
             ("logging.max_kb", self.logging.max_bytes // 1024, origin("logging.max_kb")),
             ("logging.backups", self.logging.backups, origin("logging.backups")),
             ("logging.raw_frames_dir", str(self.logging.raw_frames_dir), origin("logging.raw_frames_dir")),
+            ("hil.report_leds", self.report_leds, origin("hil.report_leds")),
         ]
         return [Setting(key, value, where) for key, value, where in values]
 
@@ -302,6 +304,8 @@ def parse_config(document: dict[str, Any], source: str, relative_to: Path | str 
     house_rules = _house_rules(problems, document.get("house_rules", {}))
     journal_path = _journal_path(problems, problems.section(document, "journal", ("path",)), relative_to)
     log_settings = _log_settings(problems, problems.section(document, "logging", _LOGGING_KEYS), relative_to)
+    hil = problems.section(document, "hil", ("report_leds",))
+    report_leds = bool(problems.read(hil.boolean, "report_leds", default=False)) if hil is not None else False
     overrides = {}
     for name, keys in BOARD_OVERRIDES.items():
         table = problems.section(document, name, keys, "not settable here: hardware facts are set in the board file")
@@ -313,7 +317,7 @@ def parse_config(document: dict[str, Any], source: str, relative_to: Path | str 
         raise ConfigError(problems.problems)
     sensing, pins, leds = hardware_parts
     return Config(source, hardware, board_file, sensing, pins, leds, match_rules, house_rules, journal_path,
-                  log_settings, MappingProxyType(_origins(document, source)))
+                  log_settings, MappingProxyType(_origins(document, source)), report_leds)
 
 
 def _origins(document: dict[str, Any], source: str) -> dict[str, str]:

@@ -72,6 +72,10 @@ class Service:
                                      resume=resumed)
         service = cls(config, journal, hardware, loop, notifier or SystemdNotifier(), resumed, trace)
         loop.observers.append(service._observe)
+        if config.report_leds:
+            from firmware_host.hil.remote import LedStatusReporter   # the HIL rig's side only: not loaded otherwise
+            loop.observers.append(LedStatusReporter(hardware.sensor, loop.renderer).observe)
+            log.info("reporting the LED status over the sensor link for a HIL rig ([hil] report_leds)")
         return service
 
     def stop(self) -> None:

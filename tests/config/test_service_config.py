@@ -210,3 +210,10 @@ def test_config_check_and_show(write_config, capsys):
     assert main(["config", "check", "--config", str(bad)]) == 2
     error = capsys.readouterr().err
     assert "nothing was started" in error and "leds.brightness: 2 is not valid" in error
+
+
+def test_the_hil_rig_report_is_off_unless_set_and_must_be_a_boolean(write_config):
+    assert load_config().report_leds is False
+    assert load_config(write_config("[hil]\nreport_leds = true\n")).report_leds is True
+    assert any("hil.report_leds" in problem for problem in problems_of(write_config('[hil]\nreport_leds = "yes"\n')))
+    assert any("hil.colour" in problem for problem in problems_of(write_config("[hil]\ncolour = 1\n")))

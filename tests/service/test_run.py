@@ -1,5 +1,6 @@
 """`tavli-board run`, the systemd service, on the simulated board: as a child process talking to a fake
 systemd, and in this process where its LEDs and journal can be looked at."""
+import dataclasses
 import logging
 import os
 import re
@@ -13,6 +14,8 @@ import pytest
 
 from firmware_host.cli import main
 from firmware_host.config import load_config
+from firmware_host.hil.remote import StatusTap
+from firmware_host.hil.trace import parse_trace
 from firmware_host.journal import Journal, JournalReader, Kind
 from firmware_host.leds.render import OFF
 from firmware_host.rules import WHITE
@@ -197,3 +200,20 @@ def test_a_corrupt_journal_is_moved_aside_and_the_service_starts_on_a_new_one(co
     with JournalReader.open(config.journal_path) as journal:
         assert [event.data["what"] for event in journal.tail(10) if event.kind is Kind.SERVICE] == \
             ["journal_opened", "journal_moved_aside", "started", "stopped"]
+
+
+@pytest.mark.parametrize("report_leds", [False, True])
+def test_the_led_status_goes_over_the_sensor_link_only_when_a_hil_rig_asks_for_it(config, systemd, report_leds):
+    config = dataclasses.replace(config, report_leds=report_leds)
+    service = Service.open(config, SystemdNotifier({"NOTIFY_SOCKET": str(systemd.path)}))
+    thread = run_until_ready(service)
+    try:
+        systemd.wait_for(f"STATUS={FIRST_GAME}: opening roll")
+        time.sleep(0.3)   # the reporter writes on the link's thread
+    finally:
+        service.stop()
+        thread.join(20)
+    tap = StatusTap()
+    tap.feed(b"".join(record.value for record in parse_trace(service.trace.lines()).records if record.kind == "tx"))
+    states = [status.state for _, status in tap.statuses]
+    assert ("opening_roll" in states) == report_leds and bool(states) == report_leds
