@@ -8,6 +8,7 @@ everything the lights and the journal need. Pure: no clock, no I/O.
 from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
+from functools import cache
 from heapq import heappop, heappush
 from itertools import count
 from operator import sub
@@ -211,6 +212,8 @@ class Referee:
         bearing_off = not any(me[:19])
         on_the_way: list[_Found] = []
         path: dict[int, Node] = {}  # stage -> the root of its tree, on the way to `board`
+        stops = cache(lambda: frozenset(die for die in range(1, 7)  # the dice that cannot move
+                                        if not self.frame.steps(Node(me, opp), die)))
 
         def search(root: Node, stage: int, before: tuple) -> _Found | None:
             tree = self._tree(root, stage)
@@ -235,7 +238,10 @@ class Referee:
                 if (end.node, stage + 1) in tried:
                     continue
                 tried.add((end.node, stage + 1))
-                if end.node != last and not may_reach(end.node.me, me, later, self._closed):
+                # Once `board` is known to be on the way, only a path where the turn ends there
+                # is sought.
+                stop = stops() if on_the_way else None
+                if end.node != last and not may_reach(end.node.me, me, later, self._closed, stop):
                     continue
                 found = search(end.node, stage + 1, before + end.moves)
                 if found is not None:

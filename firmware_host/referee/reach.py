@@ -28,10 +28,13 @@ def checkers_to_move(start: tuple[int, ...], board: tuple[int, ...]) -> int:
 
 
 def may_reach(start: tuple[int, ...], board: tuple[int, ...], dice: tuple[int, ...],
-              closed: frozenset[int] = frozenset()) -> bool:
+              closed: frozenset[int] = frozenset(), stop: frozenset[int] | None = None) -> bool:
     """Whether forward moves of the mover's checkers with the first k of `dice` (in order, for
     some k), never landing on a `closed` point, can turn `start` into `board`, in some order of
-    the moves: a necessary condition for `board` to lie on a legal way from `start`."""
+    the moves: a necessary condition for `board` to lie on a legal way from `start`.
+
+    With `stop` (the die values that cannot move at `board`), the turn must also be able to end
+    there: all the dice played, or the next one one of `stop`."""
     if checkers_to_move(start, board):
         return False
     gained = sum(i * (want - have) for i, (have, want) in enumerate(zip(start, board)))
@@ -40,6 +43,8 @@ def may_reach(start: tuple[int, ...], board: tuple[int, ...], dice: tuple[int, .
         # A die larger than needed to bear off wastes at most 5 pips. Bearing off, that leaves
         # the fit loose while the trees are small (few checkers, all in the home board): the pips
         # are enough then.
+        if stop is not None and k < len(dice) and dice[k] not in stop:
+            continue
         if gained <= pips <= gained + 5 * borne_off and (
                 borne_off or forward_fit(start, board, dice[:k], closed)):
             return True

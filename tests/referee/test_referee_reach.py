@@ -73,3 +73,15 @@ def test_a_checker_moved_back_or_by_a_sum_no_die_makes_is_ruled_out():
     seven = list(start)
     seven[10], seven[17] = 0, 1
     assert forward_fit(start, tuple(seven), (3, 4))
+
+
+def test_with_the_dice_that_cannot_move_the_turn_must_be_able_to_end_at_the_board():
+    """One checker from 10 to 13 with the first of four threes: on the way, but the turn ends
+    there only if a three cannot move at that board."""
+    start, board = [0] * 26, [0] * 26
+    start[10], board[13] = 1, 1
+    start[OFF] = board[OFF] = 14
+    start, board = tuple(start), tuple(board)
+    assert may_reach(start, board, (3,) * 4)
+    assert not may_reach(start, board, (3,) * 4, stop=frozenset())
+    assert may_reach(start, board, (3,) * 4, stop=frozenset({3}))
