@@ -179,8 +179,8 @@ class Referee:
         # The points the mover cannot land on while the opponent's checkers stand still (all
         # through a cascade: nothing is hit in the games that have them).
         opp, lone_closes = self.turn.start.opp, self.frame.capture is Capture.NONE
-        self._last_path: dict[int, Node] = {}  # the stage roots of the last board located
         self._closed = frozenset(p for p in range(1, OFF) if opp[p] >= (1 if lone_closes else 2))
+        self._last_path: dict[int, Node] = {}  # the stage roots of the last board located
         self.root_tree = self._tree(self.turn.start, 0)
 
     # -- trees -------------------------------------------------------------------------------
