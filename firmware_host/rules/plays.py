@@ -475,11 +475,11 @@ class Frame:
         pinned: tuple[Color | None, ...] = (None,) * 24
         if node.my_pins or node.opp_pins:
             pins: list[Color | None] = [None] * 24
-            for p in range(1, 25):
-                if node.my_pins >> p & 1:
-                    pins[self.route[p] - 1] = mover
-                elif node.opp_pins >> p & 1:
-                    pins[self.route[p] - 1] = mover.opponent
+            for bits, trapped in ((node.opp_pins, mover.opponent), (node.my_pins, mover)):
+                while bits:  # each set bit: a frame position with a pin
+                    lowest = bits & -bits
+                    pins[self.route[lowest.bit_length() - 1] - 1] = trapped
+                    bits ^= lowest
             pinned = tuple(pins)
         me, opp = node.me, node.opp
         if mover is WHITE:
