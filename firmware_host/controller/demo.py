@@ -39,7 +39,7 @@ from firmware_host.leds.render import Renderer
 from firmware_host.leds.scene import Scene
 from firmware_host.leds.terminal import render_board
 from firmware_host.referee import Reading, Referee, Step, restore
-from firmware_host.rules import Color, Move, Play, Position, Turn
+from firmware_host.rules import Color, Move, Play, Position, Turn, dice_text
 from firmware_host.rules.plays import ROUTES
 from firmware_host.rules.match import MatchRules
 from firmware_host.sensing.config import SCAN_HZ_RANGE
@@ -342,9 +342,9 @@ class Players:
         if after.verdict != "complete":
             raise DemoStuck(f"the board after {play} reads {after.verdict}, not a complete play")
         seen = self.press()
-        summary = f"{mover} {dice[0]}-{dice[1]}: {play}"
+        summary = f"{mover} {dice_text(dice)}: {play}"
         if seen.state == m.MOVING and seen.dice is not None:
-            summary += f"   -> {seen.position.turn} rolls {seen.dice[0]}-{seen.dice[1]}"
+            summary += f"   -> {seen.position.turn} rolls {dice_text(seen.dice)}"
         demo.say(summary)
         if demo.settings.boards == "every-turn":
             demo.show(summary, seen)

@@ -21,7 +21,7 @@ from firmware_host.hw.dice import DiceExhausted, DiceSource, ScriptedDice
 from firmware_host.journal.store import JournalReader
 from firmware_host.leds.render import OFF, Renderer
 from firmware_host.leds.terminal import render_board
-from firmware_host.rules import Position
+from firmware_host.rules import Position, dice_text
 from firmware_host.sim.board import BoardError
 
 PAUSE_S = 0.1          # between the actions of a step, and a checker's stop on each touch-down of a slide
@@ -230,7 +230,7 @@ class ScenarioRun:
                  f"  failed at step {step.number} of {len(self.scenario.steps)}: {step.text}"]
         lines += [f"    {problem}" for problem in problems]
         if isinstance(view, View):
-            dice = "-".join(map(str, view.dice)) if view.dice else "none"
+            dice = dice_text(view.dice) if view.dice else "none"
             lines.append(f"  the controller: {view.state}; game {view.game} ({view.variant}); {view.turn} to move, "
                          f"dice {dice}; verdict {view.verdict or 'none'}; score white {view.score[0]} - black "
                          f"{view.score[1]}; at {rig.clock.monotonic():.3f} s")

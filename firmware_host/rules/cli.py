@@ -11,7 +11,7 @@ from firmware_host.cli import UsageError
 from firmware_host.rules import (BLACK, VARIANTS, WHITE, GameResult, Position, PositionError,
                                  Rules, RulesError, Turn, blocked_for_good)
 from firmware_host.rules.match import Match, MatchRules, opening_roll
-from firmware_host.rules.plays import TooManyPlays
+from firmware_host.rules.plays import TooManyPlays, dice_text
 
 DEFAULT_MAX_PLAYS = 100_000
 
@@ -161,7 +161,7 @@ def play_random_game(variant: str, rng: random.Random, starter: str = "white",
         dice = (rng.randint(1, 6), rng.randint(1, 6))
         play = Turn(position, dice, rules).pick_play(rng.choice)
         if out:
-            print(f"{position.turn.value:>5} {dice[0]}-{dice[1]}: {play}", file=out)
+            print(f"{position.turn.value:>5} {dice_text(dice)}: {play}", file=out)
         position = play.position
         if play.result is not None:
             return position, play.result

@@ -206,9 +206,22 @@ def _check_dice(dice: Iterable[int]) -> tuple[int, ...]:
     if len(values) != 2:
         raise RulesError(f"a roll is two dice, got {len(values)}")
     for d in values:
-        if isinstance(d, bool) or not isinstance(d, int) or not 1 <= d <= 6:
-            raise RulesError(f"a die shows 1 to 6, got {d!r}")
+        _check_die(d)
     return values
+
+
+def _check_die(d: Any) -> None:
+    if isinstance(d, bool) or not isinstance(d, int) or not 1 <= d <= 6:
+        raise RulesError(f"a die shows 1 to 6, got {d!r}")
+
+
+def dice_text(dice: Iterable[int]) -> str:
+    """Dice as players say them, "6-5"; owed dice all of them, "3-3-4".
+
+    >>> dice_text((6, 5)), dice_text(Owed((3, 3, 4)))
+    ('6-5', '3-3-4')
+    """
+    return "-".join(str(d) for d in dice)
 
 
 class Owed(tuple):
@@ -222,8 +235,7 @@ class Owed(tuple):
         if not values:
             raise RulesError("owed dice: at least one die")
         for d in values:
-            if isinstance(d, bool) or not isinstance(d, int) or not 1 <= d <= 6:
-                raise RulesError(f"a die shows 1 to 6, got {d!r}")
+            _check_die(d)
         return super().__new__(cls, values)
 
     @property

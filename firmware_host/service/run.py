@@ -27,6 +27,7 @@ from firmware_host.controller import machine as m
 from firmware_host.hil.trace import TraceRecorder
 from firmware_host.hw.dice import DiceSource, SecretsDice
 from firmware_host.journal import Journal, ResumeState
+from firmware_host.rules.plays import dice_text
 from firmware_host.rules.position import Color
 from firmware_host.sensing.events import LinkUp
 from firmware_host.sensing.reading import BoardReading
@@ -139,7 +140,7 @@ def _resumed_text(state: ResumeState) -> str:
     if game is None:
         return f"{text} between games: the next is {state.match.next_variant}"
     if game.pending_roll is not None:
-        doing = "{} to play {}-{}".format(game.side_to_move, *game.pending_roll)
+        doing = f"{game.side_to_move} to play {dice_text(game.pending_roll)}"
     elif game.starter is None and game.first_mover is None:
         doing = "the opening roll due"
     else:

@@ -9,6 +9,7 @@ from __future__ import annotations
 from firmware_host.controller import Controller
 from firmware_host.controller import machine as m
 from firmware_host.rules.match import PRESETS
+from firmware_host.rules.plays import dice_text
 from firmware_host.rules.position import Color
 
 
@@ -40,7 +41,7 @@ def _game_line(controller: Controller, state: str) -> str:
         m.SETUP: "setting up the board",
         m.OPENING_ROLL: "opening roll",
         m.AWAITING_ROLL: f"{turn} to roll",
-        m.MOVING: f"{turn} to move" + ("" if controller.dice is None else " {}-{}".format(*controller.dice)),
+        m.MOVING: f"{turn} to move" + ("" if controller.dice is None else f" {dice_text(controller.dice)}"),
         m.BLOCKADE: "blockade, neither side can ever move: a press ends the game drawn",
         m.CORRECTING: "illegal board, guiding it back",
         m.REFEREE: f"referee mode ({turn} to move)",
