@@ -320,10 +320,6 @@ def legal_finals(position: Position, dice: tuple[int, int], rules) -> set[Readin
 class SoakPlayers(Players):
     """The demo's players with random stunts and independent checks of what the controller says."""
 
-    # What the players do in each state (the methods are the demo's but for play_turn and roll).
-    ACTS = {m.SETUP: "set_up", m.OPENING_ROLL: "roll", m.AWAITING_ROLL: "roll", m.MOVING: "play_turn",
-            m.CORRECTING: "correct", m.BLOCKADE: "end_blockade"}
-
     def __init__(self, match: SoakMatch, seed: int) -> None:
         super().__init__(match, seed)
         self.stunts = set()        # the demo's once-a-match stunts: here each turn draws its own
@@ -331,16 +327,7 @@ class SoakPlayers(Players):
 
     def play_games(self, games_left: int) -> None:
         """Play until the match is over or `games_left` games have ended (`SoakMatch.games_ended`)."""
-        demo = self.demo
-        seen = demo.table.wait(lambda s: True, "the controller")
-        while seen.state != m.MATCH_OVER and demo.games_ended < games_left:
-            if seen.state == m.GAME_OVER:
-                seen = demo.table.wait(lambda s: s.state != m.GAME_OVER, "the next game")
-                continue
-            act = self.ACTS.get(seen.state)
-            if act is None:
-                raise DemoStuck(f"the players do not know what to do in {seen.state}")
-            seen = getattr(self, act)(seen)
+        self.play_until(lambda seen: seen.state == m.MATCH_OVER or self.demo.games_ended >= games_left)
 
     # -- a turn ---------------------------------------------------------------------------------------
 
@@ -421,10 +408,6 @@ class SoakPlayers(Players):
             self.figures.plays_lost += 1
         raise DemoStuck(f"{COMMIT_TRIES} presses did not commit {play} of {seen.dice} ({seen.variant}); "
                         f"the board is called {called}")
-
-    def end_blockade(self, seen: Seen) -> Seen:
-        """Neither side can move again: a press ends the game drawn."""
-        return self.press()
 
     def roll(self, seen: Seen) -> Seen:
         """A press once the board is read (refused while a fault lasts: the players just go on)."""
