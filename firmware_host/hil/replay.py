@@ -26,6 +26,7 @@ from firmware_host.hil.trace_rig import Cable, CableEnd, LoggedErrors, VirtualRi
 from firmware_host.hw.dice import ScriptedDice
 from firmware_host.leds.scene import Scene
 from firmware_host.rules.match import MatchRules
+from firmware_host.rules.plays import dice_text
 from firmware_host.rules.variants import RulesError
 from firmware_host.sensing.channels import ChannelMap, ChannelMapError
 from firmware_host.sensing.events import BoardChanging, BoardSettled, BoardStable, FramesDropped
@@ -52,7 +53,7 @@ class Shown:
         if view.verdict:
             parts.append(f"verdict={view.verdict}")
         if scene.dice:
-            parts.append(f"dice={scene.dice[0]}-{scene.dice[1]}")
+            parts.append(f"dice={dice_text(scene.dice)}")
         if scene.dice_signal:
             parts.append(f"dice-signal={scene.dice_signal.value}")
         if scene.turn:
