@@ -62,11 +62,10 @@ class Service:
         if resumed is not None:
             log.info("resuming %s", _resumed_text(resumed))
         events: queue.Queue = queue.Queue()
-        # -- the HIL trace: link, button and dice into a ring, saved on SIGUSR1 (docs/hil.md, "Traces") --
+        # The trace ring (link bytes, button, dice) behind everything, saved on SIGUSR1 (docs/hil.md, "Traces").
         trace = TraceRecorder.for_config(config, resumed=resumed is not None)
         dice = trace.dice(dice or SecretsDice())
         hardware = Hardware.open(config, post=trace.posting(events.put), board=board, trace=trace)
-        # -- end of the HIL trace hook --------------------------------------------------------------------
         for part, why in hardware.errors.items():
             log.error("%s: not available: %s", part, why)
         loop = EventLoop.from_config(config, journal, hardware, events=events, dice=dice, timings=timings,
