@@ -20,15 +20,17 @@ from pathlib import Path
 
 from firmware_host.config import HouseRules, load_config
 from firmware_host.controller.controller import Controller, Judged
-from firmware_host.hil.trace import BUTTON_EVENTS, Trace, TraceError
+from firmware_host.hil.trace import BUTTON_EVENTS, Record, Trace, TraceError
 from firmware_host.hil.rig import View
 from firmware_host.hil.trace_rig import Cable, CableEnd, LoggedErrors, VirtualRig
 from firmware_host.hw.dice import ScriptedDice
+from firmware_host.journal import Journal
 from firmware_host.leds.scene import Scene
 from firmware_host.rules.match import MatchRules
 from firmware_host.rules.plays import dice_text
 from firmware_host.rules.variants import RulesError
 from firmware_host.sensing.channels import ChannelMap, ChannelMapError
+from firmware_host.sensing.clock import ManualClock
 from firmware_host.sensing.events import BoardChanging, BoardSettled, BoardStable, FramesDropped
 from firmware_host.sensing.link import Backoff
 
@@ -106,8 +108,8 @@ class TraceEnd:
     """The far end of the rig's cable, playing the trace: its MCU bytes, port opens and failures,
     and button events, each at its recorded time."""
 
-    def __init__(self, trace: Trace) -> None:
-        self.records = trace.records
+    def __init__(self, records: tuple[Record, ...]) -> None:
+        self.records = records
         self.cable = Cable()
         self.cable.unplug()           # until the trace opens the port
         self._next = 0
@@ -140,15 +142,33 @@ class TraceEnd:
         return CableEnd(self.step, self.cable.open_host, self.post_button_events)
 
 
+def from_checkpoint(trace: Trace, folder: Path, step_s: float) -> tuple[tuple[Record, ...], ManualClock]:
+    """The records to feed and the clock to start on. A trace that starts with a checkpoint gets a
+    journal in `folder` holding its match, and at the checkpoint's time its port opens and the MCU's
+    hello comes again, so the real session is up, as it was, when the recorded frames come."""
+    checkpoint = trace.checkpoint
+    if checkpoint is None:
+        return trace.records, ManualClock()
+    if checkpoint.journal:
+        Journal.seeded(folder / "journal.sqlite3", checkpoint.journal).close()
+    start = trace.records[0].t
+    link = [Record(start, "open", checkpoint.port)] if checkpoint.port is not None else []
+    if checkpoint.hello is not None:
+        link.append(Record(start, "rx", checkpoint.hello))
+    # The step that reaches the checkpoint's time (at 0: the recorded rig's first step, one step in).
+    return (*link, *trace.records[1:]), ManualClock(max(0.0, start - step_s))
+
+
 def replay(trace: Trace) -> ReplayResult:
-    if not trace.header.get("complete", True):
-        raise TraceError("the trace is incomplete: its first records were dropped from the ring (it held more "
-                         "than its window), so the application's state at its start is unknown and it cannot be "
-                         "replayed; save traces sooner after a restart, or record with a longer window")
+    if not trace.header.get("complete", True) and trace.checkpoint is None:
+        raise TraceError("the trace is incomplete: its first records were dropped from the ring and it does not "
+                         "start with a checkpoint (recorded by an older service), so the application's state at its "
+                         "start is unknown and it cannot be replayed")
     config = config_for(trace)
     result = ReplayResult()
-    far_end = TraceEnd(trace)
     folder = Path(tempfile.mkdtemp(prefix="tavli-replay-"))
+    records, clock = from_checkpoint(trace, folder, 1 / config.sensing.sensors.scan_hz)
+    far_end = TraceEnd(records)
     last: list[Shown | None] = [None]
 
     def observe(controller: Controller, event: object) -> None:
@@ -163,11 +183,11 @@ def replay(trace: Trace) -> ReplayResult:
             last[0] = shown
 
     rig = VirtualRig(config, ScriptedDice(trace.dice), far_end.as_cable_end(), folder, observers=[observe],
-                     reopen=Backoff(0.0, 0.0))
+                     reopen=Backoff(0.0, 0.0), clock=clock, resume=True)
     far_end.post = rig.events.put
     try:
         with LoggedErrors(result.errors.append):
-            end = (trace.records[-1].t if trace.records else 0.0) + TAIL_S
+            end = (records[-1].t if records else 0.0) + TAIL_S
             while rig.now < end:
                 rig.step()
     finally:

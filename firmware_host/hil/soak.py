@@ -174,9 +174,11 @@ class SoakMatch:
     settled_view = Demo.settled_view     # waits through `table`, which steps the rig
 
     def __init__(self, config: Config, match: MatchRules, seed: int, fault_rate: float, figures: Figures,
-                 folder: Path, *, trace: bool = False, observers: tuple = (), fault_kinds: tuple = FAULTS) -> None:
+                 folder: Path, *, trace: bool = False, observers: tuple = (), fault_kinds: tuple = FAULTS,
+                 resume: bool = False) -> None:
         """`trace`: record a trace of the match in `self.trace`, as the service does; `observers`: more
-        observers of the loop; `fault_kinds`: the faults to draw from (FAULTS)."""
+        observers of the loop; `fault_kinds`: the faults to draw from (FAULTS); `resume`: continue the
+        unfinished match of the journal in `folder`, as the service does."""
         self.random = random.Random(seed)
         self.fault_rate = fault_rate
         self.fault_kinds = fault_kinds
@@ -203,7 +205,9 @@ class SoakMatch:
             dice, post_filter = self.trace.dice(dice), self.trace.posting
         self.rig = VirtualRig(self.config, dice, CableEnd(self._mcu_step, open_port), folder, clock=self.clock,
                               pins=MockFactory(), observers=[self.table.observe, self._commit_seen, *observers],
-                              frame_interval_s=0.2, post_filter=post_filter)
+                              frame_interval_s=0.2, post_filter=post_filter, resume=resume)
+        if self.trace is not None:
+            self.trace.follow(self.rig.journal)
 
     # -- time -------------------------------------------------------------------------------------
 

@@ -4,6 +4,7 @@
     opener = trace.wrap_opener(opener)                       # the link's bytes, both ways; opens, losses
     post = trace.posting(events.put)                         # button events
     dice = trace.dice(SecretsDice())                         # every die rolled
+    trace.follow(journal)                                    # checkpoints, to replay from
     trace.save(path)                                         # on demand (SIGUSR1 in the service)
 
 A trace is JSON lines: a header, then one record per thing that happened, with `t`, the seconds on
@@ -16,11 +17,15 @@ the application's monotonic clock since the recorder started:
     {"t": 5.2001, "button": "DicePressed", "at": 5.1803}
     {"t": 5.2002, "die": 6}
     {"t": 9.5, "lost": "device disconnected"}
+    {"t": 61.2, "checkpoint": {"journal": [...], "port": "/dev/...", "hello": "00 1c 01 ..."}}
 
 Everything else the application does follows from these and the settings (the clock aside, which
-a replay drives), so a replay gives the same verdicts and scenes. The recorder keeps records in
-memory, dropping those older than `window_s`; a trace whose first records were dropped is marked
-`"complete": false` and cannot be replayed (the application's state at its start is unknown).
+a replay drives), so a replay gives the same verdicts and scenes. A checkpoint is the state the rest
+follows from (`trace.follow(journal)`): the unfinished match's journal records, taken at the start
+and whenever a game starts or dice are rolled, the open port (null while lost) and the MCU's hello
+the link session is up with (null while it is not). The recorder keeps records in memory, dropping
+those older than `window_s`, but only back to a checkpoint: a trace whose first records were dropped
+(`"complete": false`) starts with one, and a replay resumes from it.
 """
 from __future__ import annotations
 
@@ -36,6 +41,9 @@ from typing import Any, Callable, Iterable, Iterator
 
 from firmware_host.hw.dice import DiceSource
 from firmware_host.hw.events import DiceButtonFreed, DiceButtonStuck, DiceHeld, DicePressed
+from firmware_host.journal.events import Event, Kind
+from firmware_host.sensing import protocol
+from firmware_host.sensing.events import LinkLost, LinkSilent, LinkUp, McuReset
 
 log = logging.getLogger(__name__)
 
@@ -43,7 +51,10 @@ FORMAT = "tavli-board"
 VERSION = 1
 WINDOW_S = 3600.0         # an hour of play is a few megabytes of records
 BUTTON_EVENTS = {cls.__name__: cls for cls in (DicePressed, DiceHeld, DiceButtonStuck, DiceButtonFreed)}
-RECORD_KINDS = ("rx", "tx", "open", "lost", "button", "die")
+RECORD_KINDS = ("rx", "tx", "open", "lost", "button", "die", "checkpoint")
+# Journal writes after which the application's state is what resuming the journal gives (after a
+# play it is not: the press that commits a play also rolls the next dice, a moment later).
+CHECKPOINT_KINDS = frozenset({Kind.GAME_STARTED, Kind.ROLL})
 
 
 class TraceError(ValueError):
@@ -75,7 +86,7 @@ def settings_of(config) -> dict[str, Any]:
 class TraceRecorder:
     def __init__(self, settings: dict[str, Any], *, window_s: float = WINDOW_S, resumed: bool = False,
                  clock: Callable[[], float] = time.monotonic, wall_clock: Callable[[], float] = time.time) -> None:
-        """`resumed`: the application went on with a match from its journal (a replay cannot)."""
+        """`resumed`: the application went on with a match from its journal (told in the header)."""
         self.settings = settings
         self.resumed = resumed
         self.window_s = window_s
@@ -83,6 +94,9 @@ class TraceRecorder:
         self._origin = clock()
         self.started = _utc(wall_clock())
         self._records: deque[tuple[float, str, Any, Any]] = deque()
+        self._checkpoint_times: deque[float] = deque()    # of the checkpoints in the ring
+        self._port: str | None = None       # the open port's url
+        self._hello: bytes | None = None    # the hello the link session is up with, as the MCU sent it
         self._lock = threading.Lock()
         self.dropped = 0          # records older than the window, gone from the ring
 
@@ -96,10 +110,41 @@ class TraceRecorder:
         """One record; `at`: the application's clock time (default: now). Never raises."""
         now = (self._clock() if at is None else at) - self._origin
         with self._lock:
-            self._records.append((now, kind, value, extra))
-            while self._records and now - self._records[0][0] > self.window_s:
-                self._records.popleft()
-                self.dropped += 1
+            record = (now, kind, value, extra)
+            self._records.append(record)
+            if kind in ("open", "lost"):
+                self._port, self._hello = (value if kind == "open" else None), None
+            if kind == "checkpoint":
+                self._checkpoint_times.append(now)
+            self._trim(now)
+
+    def _trim(self, now: float) -> None:
+        """Drop records older than the window, but keep the newest checkpoint before them: a replay
+        starts there."""
+        records, checkpoints = self._records, self._checkpoint_times
+        while records and now - records[0][0] > self.window_s:
+            if records[0][1] == "checkpoint":
+                if len(checkpoints) < 2 or now - checkpoints[1] <= self.window_s:
+                    return
+                checkpoints.popleft()
+            records.popleft()
+            self.dropped += 1
+
+    def checkpoint(self, events: Iterable[Event]) -> None:
+        """The application's state now: the unfinished match's journal `events`, the port and the hello."""
+        with self._lock:
+            link = (self._port, self._hello)
+        self.record("checkpoint", (tuple(events), *link))
+
+    def follow(self, journal) -> None:
+        """Checkpoints from `journal`: one now, then after every write that starts a game or rolls dice
+        (not one that ends a game: the journal cannot resume a game over; the next game's start will do)."""
+        def written(events: list[Event]) -> None:
+            kinds = {event.kind for event in events}
+            if kinds & CHECKPOINT_KINDS and Kind.GAME_ENDED not in kinds:
+                self.checkpoint(journal.unfinished_match_events())
+        self.checkpoint(journal.unfinished_match_events())
+        journal.listeners.append(written)
 
     def wrap_opener(self, opener: Callable) -> Callable:
         """A port opener (as `sensing.link.open_port`) whose ports are traced."""
@@ -114,6 +159,9 @@ class TraceRecorder:
         def traced_post(event: object) -> None:
             if type(event).__name__ in BUTTON_EVENTS:
                 self.record("button", type(event).__name__, event.at - self._origin)
+            elif isinstance(event, (LinkUp, McuReset, LinkLost, LinkSilent)):
+                with self._lock:
+                    self._hello = protocol.encode(event.hello) if isinstance(event, (LinkUp, McuReset)) else None
             post(event)
         return traced_post
 
@@ -131,11 +179,8 @@ class TraceRecorder:
             records = list(self._records)
         yield json.dumps({"trace": FORMAT, "version": VERSION, "started": self.started, "complete": self.complete,
                           "resumed": self.resumed, "settings": self.settings})
-        for t, kind, value, extra in records:
-            record: dict[str, Any] = {"t": round(t, 6), kind: value.hex(" ") if kind in ("rx", "tx") else value}
-            if kind == "button":
-                record["at"] = round(extra, 6)
-            yield json.dumps(record)
+        for record in records:
+            yield json.dumps(_record_json(record))
 
     def save(self, path: Path) -> Path:
         path = Path(path)
@@ -163,6 +208,25 @@ class TraceRecorder:
         thread = threading.Thread(target=save, name="trace-save", daemon=True)
         thread.start()
         return thread
+
+
+def _record_json(record: tuple[float, str, Any, Any]) -> dict[str, Any]:
+    t, kind, value, extra = record
+    if kind in ("rx", "tx"):
+        value = value.hex(" ")
+    elif kind == "checkpoint":
+        events, port, hello = value
+        value = {"journal": [_event_json(event) for event in events], "port": port,
+                 "hello": None if hello is None else hello.hex(" ")}
+    item: dict[str, Any] = {"t": round(t, 6), kind: value}
+    if kind == "button":
+        item["at"] = round(extra, 6)
+    return item
+
+
+def _event_json(event: Event) -> dict[str, Any]:
+    return {"seq": event.seq, "match": event.match_id, "game": event.game, "kind": event.kind.value,
+            "at": event.at, "data": dict(event.data)}
 
 
 class TracedPort:
@@ -221,6 +285,13 @@ class Record:
 
 
 @dataclasses.dataclass(frozen=True)
+class Checkpoint:
+    journal: tuple[Event, ...]     # the unfinished match's records (none: a new match)
+    port: str | None               # the open port (None: lost, or not yet opened)
+    hello: bytes | None            # the MCU's hello the link session was up with (None: not up)
+
+
+@dataclasses.dataclass(frozen=True)
 class Trace:
     header: dict[str, Any]
     records: tuple[Record, ...]
@@ -228,6 +299,12 @@ class Trace:
     @property
     def settings(self) -> dict[str, Any]:
         return self.header["settings"]
+
+    @property
+    def checkpoint(self) -> Checkpoint | None:
+        """The state the trace starts from, if it starts with a checkpoint."""
+        first = self.records[0] if self.records else None
+        return first.value if first is not None and first.kind == "checkpoint" else None
 
     @property
     def dice(self) -> list[int]:
@@ -301,6 +378,8 @@ def _record(item: dict, where: str) -> Record:
     elif kind == "die":
         if isinstance(value, bool) or value not in range(1, 7):
             raise TraceError(f"{where}: 'die' must be 1..6, got {value!r}")
+    elif kind == "checkpoint":
+        value = _checkpoint(value, where)
     elif kind == "button":
         if value not in BUTTON_EVENTS:
             raise TraceError(f"{where}: unknown button event {value!r}; known: {', '.join(BUTTON_EVENTS)}")
@@ -311,3 +390,17 @@ def _record(item: dict, where: str) -> Record:
     elif not isinstance(value, str):
         raise TraceError(f"{where}: '{kind}' must be a string, got {value!r}")
     return Record(float(t), kind, value)
+
+
+def _checkpoint(value: Any, where: str) -> Checkpoint:
+    try:
+        journal = tuple(Event(item["seq"], item["match"], item["game"], Kind(item["kind"]), item["at"], item["data"])
+                        for item in value["journal"])
+        port, hello = value["port"], value["hello"]
+        if not (port is None or isinstance(port, str)) or (port is None and hello is not None):
+            raise ValueError("'port' is the open port's name or null (then 'hello' is null too)")
+        hello = None if hello is None else bytes.fromhex(hello)
+    except (TypeError, KeyError, ValueError) as error:
+        raise TraceError(f"{where}: a checkpoint holds 'journal' (the match's records: seq, match, game, kind, "
+                         f"at, data), 'port' and 'hello' (hex bytes or null): {error}") from None
+    return Checkpoint(journal, port, hello)

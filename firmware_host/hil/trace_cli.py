@@ -48,7 +48,13 @@ def run_replay(args) -> int:
 def run_to_scenario(args) -> int:
     from firmware_host.hil.trace_scenario import scenario_text
 
-    text = scenario_text(*_replayed(args.trace), title=args.title or f"from the trace {args.trace.name}")
+    from firmware_host.cli import UsageError
+    from firmware_host.hil.trace import TraceError
+
+    try:
+        text = scenario_text(*_replayed(args.trace), title=args.title or f"from the trace {args.trace.name}")
+    except TraceError as error:
+        raise UsageError(str(error)) from None
     if args.output:
         args.output.write_text(text)
     else:

@@ -215,8 +215,8 @@ class VirtualRig:
                  timings: Timings = Timings(), clock: ManualClock | None = None, pins: MockFactory | None = None,
                  observers: tuple = (), frame_interval_s: float | None = None,
                  post_filter: Callable[[Callable[[object], None]], Callable[[object], None]] | None = None,
-                 reopen: Backoff | None = None) -> None:
-        """`folder`: for the journal; `pins`: the button's mock pins (None: no button, events are
+                 reopen: Backoff | None = None, resume: bool = False) -> None:
+        """`folder`: for the journal (`resume`: its unfinished match is continued); `pins`: the button's mock pins (None: no button, events are
         posted directly); `post_filter(post)`: wraps what the drivers post (a trace recorder);
         `reopen`: the waits before reopening a failed port (default: the configured backoff)."""
         self.config = config
@@ -238,7 +238,7 @@ class VirtualRig:
         hardware = SimpleNamespace(strip=None, button=button)
         self.loop = EventLoop.from_config(config, self.journal, hardware, events=self.events, dice=dice,
                                           clock=self.clock, timings=timings, judge_in_background=False,
-                                          observers=observers)
+                                          observers=observers, resume=self.journal.resume() if resume else None)
         if frame_interval_s is not None:
             self.loop.frame_interval_s = frame_interval_s
         self.step_s = 1 / config.sensing.sensors.scan_hz

@@ -27,7 +27,7 @@ import tomli_w
 from firmware_host.controller import machine as m
 from firmware_host.controller.orientation import Orientation, laid_out
 from firmware_host.hil.replay import Moment, ReplayResult, Shown
-from firmware_host.hil.trace import Trace
+from firmware_host.hil.trace import Trace, TraceError
 from firmware_host.rules import CHECKERS, Position
 from firmware_host.sensing.events import BoardChanging, FramesDropped, LinkLost, LinkSilent, LinkUp, McuReset
 from firmware_host.sensing.reading import COLOURS, POINTS, BoardReading
@@ -185,6 +185,12 @@ def _expectations(moments: list[Moment], since: float, t: float) -> dict[str, An
 
 
 def scenario_document(trace: Trace, result: ReplayResult, title: str) -> dict[str, Any]:
+    checkpoint = trace.checkpoint
+    if checkpoint is not None and checkpoint.journal:
+        # A scenario starts a new match on the opening layout; it has no way to give a journal to resume.
+        raise TraceError("the trace starts in a match under way (from a checkpoint of its journal: the ring "
+                         "dropped its start, or the service resumed the match), which a scenario cannot express: "
+                         "it starts a new match; `tavli-board hil replay` replays it")
     settings = trace.settings
     moments = result.moments
     match = dict(settings["match"])

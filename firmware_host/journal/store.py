@@ -189,6 +189,7 @@ class Journal(JournalReader):
         self._wall_clock = wall_clock
         self.moved_aside = moved_aside   # where a corrupt journal went at opening, or None
         self._progress: MatchProgress | None = None
+        self.listeners: list[Callable[[list[Event]], None]] = []   # told of every write's events, once written
 
     # -- opening --------------------------------------------------------------------------------
 
@@ -231,9 +232,7 @@ class Journal(JournalReader):
             connection.execute("PRAGMA journal_mode = WAL")
             connection.execute("PRAGMA synchronous = FULL")
             if connection.execute("SELECT count(*) FROM sqlite_master").fetchone()[0] == 0:
-                connection.executescript(
-                    f"BEGIN; {_SCHEMA} PRAGMA application_id = {APPLICATION_ID}; "
-                    f"PRAGMA user_version = {SCHEMA_VERSION}; COMMIT;")
+                _create_schema(connection)
             journal = cls(connection, path, wall_clock, moved_aside)
             journal._progress = journal._fold_unfinished_match()
             # Writing proves the file takes records now, not at the first play.
@@ -256,11 +255,29 @@ class Journal(JournalReader):
             progress.apply(event)
         return None if progress.finished else progress
 
+    @classmethod
+    def seeded(cls, path: Path | str, events: Iterable[Event]) -> Journal:
+        """A new journal at `path` holding `events` (one unfinished match's, as `unfinished_match_events`
+        gave them, with their seqs): a replay resumes from it (docs/hil.md, "Traces")."""
+        connection = sqlite3.connect(path, isolation_level=None)
+        try:
+            _create_schema(connection)
+            connection.executemany("INSERT INTO events (seq, match_id, game, kind, at, data) VALUES (?, ?, ?, ?, ?, ?)",
+                                   [(event.seq, event.match_id, event.game, event.kind.value, event.at,
+                                     json.dumps(dict(event.data), sort_keys=True)) for event in events])
+        finally:
+            connection.close()
+        return cls.open(path)
+
     # -- resume ---------------------------------------------------------------------------------
 
     def resume(self) -> ResumeState | None:
         """The unfinished match (rules, score, finished games, the game under way), or None."""
         return None if self._progress is None else self._progress.resume_state()
+
+    def unfinished_match_events(self) -> list[Event]:
+        """The unfinished match's events, from its start (what `resume()` folds); [] if none."""
+        return [] if self._progress is None else self.match_events(self._progress.match_id)
 
     # -- recording ------------------------------------------------------------------------------
 
@@ -409,7 +426,14 @@ class Journal(JournalReader):
                     self._progress.apply(event)
             if self._progress.finished:
                 self._progress = None
+        for listener in self.listeners:
+            listener(events)
         return events
+
+
+def _create_schema(connection: sqlite3.Connection) -> None:
+    connection.executescript(f"BEGIN; {_SCHEMA} PRAGMA application_id = {APPLICATION_ID}; "
+                             f"PRAGMA user_version = {SCHEMA_VERSION}; COMMIT;")
 
 
 def _is_place_problem(error: sqlite3.OperationalError) -> bool:

@@ -64,6 +64,7 @@ class Service:
         events: queue.Queue = queue.Queue()
         # The trace ring (link bytes, button, dice) behind everything, saved on SIGUSR1 (docs/hil.md, "Traces").
         trace = TraceRecorder.for_config(config, resumed=resumed is not None)
+        trace.follow(journal)    # checkpoints: a trace the ring cut still replays from one
         dice = trace.dice(dice or SecretsDice())
         hardware = Hardware.open(config, post=trace.posting(events.put), board=board, trace=trace)
         for part, why in hardware.errors.items():
