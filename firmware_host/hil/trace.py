@@ -37,7 +37,7 @@ import time
 from collections import deque
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Any, Callable, Iterable, Iterator
+from typing import Any, Callable, Iterable, Iterator, Sequence
 
 from firmware_host.hw.dice import DiceSource
 from firmware_host.hw.events import DiceButtonFreed, DiceButtonStuck, DiceHeld, DicePressed
@@ -130,20 +130,33 @@ class TraceRecorder:
             records.popleft()
             self.dropped += 1
 
-    def checkpoint(self, events: Iterable[Event]) -> None:
-        """The application's state now: the unfinished match's journal `events`, the port and the hello."""
+    def checkpoint(self, events: Sequence[Event], count: int | None = None) -> None:
+        """The application's state now: the unfinished match's journal records (the first `count` of
+        `events`, default all), the port and the hello. `events` is kept, not copied: the caller only
+        ever appends to it, so checkpoints share one list."""
         with self._lock:
             link = (self._port, self._hello)
-        self.record("checkpoint", (tuple(events), *link))
+        self.record("checkpoint", (events, len(events) if count is None else count, *link))
 
     def follow(self, journal) -> None:
         """Checkpoints from `journal`: one now, then after every write that starts a game or rolls dice
-        (not one that ends a game: the journal cannot resume a game over; the next game's start will do)."""
+        (not one that ends a game: the journal cannot resume a game over; the next game's start will do).
+
+        The match's records are gathered as they are written, not read back at each checkpoint: an
+        hour of checkpoints then costs a few numbers each, not a copy of the match each."""
+        match_events = list(journal.unfinished_match_events())
+
         def written(events: list[Event]) -> None:
+            nonlocal match_events
+            for event in events:
+                if event.kind is Kind.MATCH_STARTED:
+                    match_events = [event]   # a new list: the checkpoints of the last match keep theirs
+                elif match_events and event.match_id == match_events[0].match_id:
+                    match_events.append(event)
             kinds = {event.kind for event in events}
             if kinds & CHECKPOINT_KINDS and Kind.GAME_ENDED not in kinds:
-                self.checkpoint(journal.unfinished_match_events())
-        self.checkpoint(journal.unfinished_match_events())
+                self.checkpoint(match_events)
+        self.checkpoint(match_events)
         journal.listeners.append(written)
 
     def wrap_opener(self, opener: Callable) -> Callable:
@@ -215,8 +228,8 @@ def _record_json(record: tuple[float, str, Any, Any]) -> dict[str, Any]:
     if kind in ("rx", "tx"):
         value = value.hex(" ")
     elif kind == "checkpoint":
-        events, port, hello = value
-        value = {"journal": [_event_json(event) for event in events], "port": port,
+        events, count, port, hello = value
+        value = {"journal": [_event_json(event) for event in events[:count]], "port": port,
                  "hello": None if hello is None else hello.hex(" ")}
     item: dict[str, Any] = {"t": round(t, 6), kind: value}
     if kind == "button":

@@ -10,6 +10,7 @@ from firmware_host.controller import machine as m
 from firmware_host.hil.replay import Shown, replay
 from firmware_host.hil.soak import Figures, SoakMatch, SoakPlayers, match_rules_for, soak_config
 from firmware_host.hil.trace import TraceRecorder, load_trace
+from firmware_host.journal import JournalReader
 
 WINDOW_S = 20.0      # of virtual time: a game takes minutes, so the ring drops its start
 
@@ -38,6 +39,19 @@ def test_the_ring_drops_the_start_but_keeps_a_checkpoint_with_the_match_and_the_
     assert checkpoint is not None and trace.records[-1].t - trace.records[0].t <= 2 * WINDOW_S
     assert checkpoint.journal[0].kind == "match_started" and checkpoint.journal[-1].kind == "roll"
     assert checkpoint.port is not None and checkpoint.hello is not None
+
+
+def test_every_checkpoint_holds_exactly_the_journals_records_of_the_match_up_to_it(cut_game):
+    """The recorder gathers the match's records as they are written: they must be the journal's own."""
+    path, _, folder = cut_game
+    reader = JournalReader.open(folder / "journal.sqlite3")
+    checkpoints = [record.value for record in load_trace(path).records if record.kind == "checkpoint"]
+    assert len(checkpoints) > 3
+    for checkpoint in checkpoints:
+        last = checkpoint.journal[-1]
+        on_disk = [event for event in reader.match_events(last.match_id) if event.seq <= last.seq]
+        assert [(event.seq, event.kind.value, dict(event.data)) for event in on_disk] == \
+               [(event.seq, event.kind, dict(event.data)) for event in checkpoint.journal]
 
 
 def test_a_cut_trace_replays_to_what_the_live_run_showed_once_the_match_is_resumed(cut_game):
