@@ -32,7 +32,7 @@ from types import SimpleNamespace
 
 from firmware_host.app import EventLoop
 from firmware_host.config import load_config
-from firmware_host.controller.demo import SeededDice
+from firmware_host.hw.dice import SeededDice
 from firmware_host.controller.orientation import laid_out
 from firmware_host.hw import DicePressed
 from firmware_host.journal import Journal

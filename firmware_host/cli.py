@@ -1,7 +1,7 @@
 """The `tavli-board` command line.
 
-Each subsystem owns its subcommands in a module with a `register(subparsers)` function that adds
-its parsers and sets `handler` (a function taking the parsed args and returning an exit code).
+The commands themselves are the modules of `firmware_host.commands`; this builds the parser from them
+and turns a `UsageError` into one line on stderr and exit code 2.
 """
 from __future__ import annotations
 
@@ -9,21 +9,7 @@ import argparse
 import importlib
 import sys
 
-# Modules that contribute subcommands, in the order they appear in --help.
-COMMAND_MODULES = (
-    "firmware_host.rules.cli",
-    "firmware_host.referee.cli",
-    "firmware_host.sensing.cli",
-    "firmware_host.sim.cli",
-    "firmware_host.journal.cli",
-    "firmware_host.controller.cli",
-    "firmware_host.service.cli",
-    "firmware_host.hil.cli",
-)
-
-
-class UsageError(Exception):
-    """A bad argument or input file: printed as one line on stderr, exit code 2."""
+from firmware_host.commands import COMMAND_MODULES, UsageError
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -487,27 +487,3 @@ def _board(problems: _Collector, board_file: Path, overrides: dict[str, dict[str
                 problems.add(", ".join(overridden), f"with these settings the board file {board_file} "
                              f"no longer fits: {problem}")
     return (sensing, *loaded) if len(loaded) == 2 else None
-
-
-def add_config_argument(parser) -> None:
-    """The `--config` option every command that reads the configuration takes."""
-    parser.add_argument("--config", type=Path, metavar="FILE",
-                        help=f"the configuration file (default: {DEFAULT_CONFIG_FILE} if it exists, else the "
-                             "built-in defaults: the simulated board)")
-
-
-def config_path_from_args(args) -> Path | None:
-    """The file `--config` names; else /etc/tavli-board/config.toml if it exists; else None (built-in defaults)."""
-    if args.config is None and DEFAULT_CONFIG_FILE.exists():
-        return DEFAULT_CONFIG_FILE
-    return args.config
-
-
-def config_from_args(args) -> Config:
-    """The configuration a command names with `--config`, or the default one; a bad one is a usage error."""
-    from firmware_host.cli import UsageError
-
-    try:
-        return load_config(config_path_from_args(args))
-    except ConfigError as error:
-        raise UsageError(f"the configuration is not usable, nothing was started:\n{error}") from None

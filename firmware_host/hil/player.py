@@ -10,7 +10,7 @@ from __future__ import annotations
 import random
 
 from firmware_host.controller import machine as m
-from firmware_host.controller.demo import physical
+from firmware_host.demo import physical
 from firmware_host.controller.orientation import Orientation
 from firmware_host.rules import Turn
 

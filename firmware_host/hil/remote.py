@@ -2,110 +2,27 @@
 adapter wired where the sensor MCU would be (docs/hil.md, "A real Pi").
 
 The simulated MCU plays the board on this end of the cable. The Pi tells what its LEDs show over
-the same link: with a `LedStatusReporter` on its event loop it sends an LED_STATUS frame (host ->
-MCU, type 0x60, a HIL-only frame: a real MCU drops it as a frame of an unknown type) whenever the
-controller's state, verdict or scene changes. On this end a `StatusTap` takes those frames out of the
-byte stream before the MCU sees it. The dice button is pressed through the adapter's RTS line wired
+the same link (`firmware_host.service.led_report`: an LED_STATUS frame whenever the controller's
+state, verdict or scene changes). On this end a `StatusTap` takes those frames out of the byte stream
+before the MCU sees it. The dice button is pressed through the adapter's RTS line wired
 to the Pi's button pin (asserted = pressed).
 
-    status = LedStatus("moving", "in_hand", {"13": "lifted-origin", "8": "legal-destination"})
-    frame = encode_status(status, seq=7)        # what the Pi sends
-    StatusTap().feed(frame + other_bytes)       # -> other_bytes; .status == status
+    StatusTap().feed(frame + other_bytes)       # -> other_bytes; .status == the Pi's LedStatus
 """
 from __future__ import annotations
 
 import time
 from collections import deque
-from dataclasses import dataclass, field
-from typing import Mapping
+from dataclasses import dataclass
 
-from firmware_host.controller import Controller
-from firmware_host.controller import machine as m
-from firmware_host.leds.palette import DICE_ELEMENTS, LOCATION_ELEMENTS, SCORE_ELEMENTS, TURN_ELEMENTS
 from firmware_host.leds.render import Renderer
 from firmware_host.sensing import protocol as p
 from firmware_host.sensing.clock import MonotonicClock
-from firmware_host.sensing.sensor import BoardSensor
 from firmware_host.sim.board import SimBoard
 from firmware_host.sim.mcu import SimulatedMcu
 from firmware_host.sim.transport import SerialDeviceTransport
 from firmware_host.hil.rig import hold, press
-from firmware_host.hil.scenario import LED_GROUPS, VERDICTS
-
-LED_STATUS = 0x60
-NONE = 0xFF
-# Element names by code: each LED group's vocabulary, then the dice values and the score lights.
-ELEMENTS = tuple(dict.fromkeys(
-    (*LOCATION_ELEMENTS, *TURN_ELEMENTS, *DICE_ELEMENTS, *SCORE_ELEMENTS,
-     *(f"die:{value}" for value in range(1, 7)), *(f"no-legal-move:{value}" for value in range(1, 7)))))
-SCORE_CODE = 0x80   # an element code with this bit is a score: won in the low 7 bits, the target follows
-
-
-class StatusError(ValueError):
-    """An LED_STATUS payload this end cannot read."""
-
-
-@dataclass(frozen=True)
-class LedStatus:
-    state: str
-    verdict: str | None
-    leds: Mapping[str, str] = field(default_factory=dict)   # LED group -> element name (lit groups)
-
-    def payload(self) -> bytes:
-        out = bytearray((m.STATES.index(self.state), NONE if self.verdict is None else VERDICTS.index(self.verdict)))
-        for group, element in self.leds.items():
-            out.append(LED_GROUPS.index(group))
-            if element.startswith("score:"):
-                won, target = element.removeprefix("score:").split("/")
-                out += bytes((SCORE_CODE | int(won), int(target)))
-            else:
-                out.append(ELEMENTS.index(element))
-        return bytes(out)
-
-    @classmethod
-    def from_payload(cls, payload: bytes) -> LedStatus:
-        try:
-            state = m.STATES[payload[0]]
-            verdict = None if payload[1] == NONE else VERDICTS[payload[1]]
-            leds, index = {}, 2
-            while index < len(payload):
-                group, code = LED_GROUPS[payload[index]], payload[index + 1]
-                if code & SCORE_CODE:
-                    leds[group] = f"score:{code & ~SCORE_CODE}/{payload[index + 2]}"
-                    index += 3
-                else:
-                    leds[group] = ELEMENTS[code]
-                    index += 2
-        except IndexError:
-            raise StatusError(f"LED_STATUS payload {payload.hex()} does not read") from None
-        return cls(state, verdict, leds)
-
-
-def encode_status(status: LedStatus, seq: int) -> bytes:
-    payload = status.payload()
-    head = bytes((LED_STATUS, seq & 0xFF, len(payload))) + payload
-    return p.cobs_encode(head + p.crc16(head).to_bytes(2, "big")) + p.DELIMITER
-
-
-class LedStatusReporter:
-    """On the Pi: an event-loop observer that sends the LED status over the sensor link when it changes."""
-
-    def __init__(self, sensor: BoardSensor, renderer: Renderer):
-        self._sensor = sensor
-        self._renderer = renderer
-        self._last: LedStatus | None = None
-        self._seq = 0
-
-    def observe(self, controller: Controller, event: object) -> None:
-        status = LedStatus(controller.state, controller.verdict.kind if controller.verdict else None,
-                           self._renderer.names(controller.scene))
-        if status == self._last:
-            return
-        self._last, self._seq = status, self._seq + 1
-        frame = encode_status(status, self._seq)
-        link = self._sensor.link
-        link.submit(lambda now: link.write(frame))   # written on the link's thread, as every frame is
-
+from firmware_host.service.led_report import LED_STATUS, LedStatus, StatusError
 
 class StatusTap:
     """On the rig: takes the Pi's LED_STATUS frames out of the bytes for the MCU; passes the rest on."""
@@ -253,14 +170,3 @@ class RemoteRig:
         raise RemoteUnsupported("power-cut: the rig cannot switch a real Pi's power")
 
     power_on = power_off
-
-
-def run_on_pi(scenario, port: str, *, frames_shown: int = 5, baudrate: int = 115200):
-    """Run `scenario` against the Pi at the other end of the serial device `port`."""
-    from firmware_host.controller.orientation import laid_out
-    from firmware_host.hil.runner import run_with_rig
-    from firmware_host.rules import Position
-
-    first = laid_out(Position.start(scenario.config.match_rules.sequence[0]), scenario.orientation)
-    return run_with_rig(scenario, lambda dice: RemoteRig(scenario.config, dice, AdapterTransport(port, baudrate),
-                                                         first), frames_shown=frames_shown)

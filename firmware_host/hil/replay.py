@@ -20,7 +20,7 @@ from pathlib import Path
 
 from firmware_host.config import HouseRules, load_config
 from firmware_host.controller.controller import Controller, Judged
-from firmware_host.hil.trace import BUTTON_EVENTS, Record, Trace, TraceError
+from firmware_host.service.trace import BUTTON_EVENTS, Record, Trace, TraceError
 from firmware_host.hil.rig import View
 from firmware_host.hil.trace_rig import Cable, CableEnd, LoggedErrors, VirtualRig
 from firmware_host.hw.dice import ScriptedDice

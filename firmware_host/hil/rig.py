@@ -10,6 +10,14 @@ In virtual time (the default) nothing runs on a thread of its own but the sensor
 one in lockstep: every 10 ms tick the MCU scans when due, the link takes exactly one turn (reading
 every byte the MCU has sent, ticking the session and stabiliser), then the event loop takes one
 turn. With `realtime` the MCU, the link and the loop run freely on their threads, as in the service.
+
+Why a second rig beside `trace_rig.VirtualRig`: this one keeps the link on its real reader thread and
+the bytes on a real pseudo-terminal, the path a Pi's serial port takes, and can run in real time;
+scenarios are the acceptance tests of that path. `VirtualRig` runs everything on one thread over an
+in-memory cable, which a trace replay needs (recorded bytes fed back at their exact times, no
+simulated MCU) and the soak uses. On this machine this rig plays about 130 s a second (a whole match
+scenario) and `VirtualRig` about 235 (a soak): the soak gains from it, but the reason for two is the
+pty and the thread, which one rig cannot both keep and do without.
 """
 from __future__ import annotations
 

@@ -11,10 +11,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Iterable, TextIO
 
-from firmware_host.controller.demo import SeededDice
+from firmware_host.hw.dice import SeededDice
 from firmware_host.controller.orientation import laid_out
 from firmware_host.hil.player import PlayerStuck, SeededPlayer
-from firmware_host.hil.remote import RemoteUnsupported
+from firmware_host.hil.remote import AdapterTransport, RemoteRig, RemoteUnsupported
 from firmware_host.hil.rig import Rig, View
 from firmware_host.hil.scenario import COLOURS, DARK, Action, Scenario, ScenarioError, Step, load_scenario
 from firmware_host.hw.dice import DiceExhausted, DiceSource, ScriptedDice
@@ -371,6 +371,13 @@ def run_with_rig(scenario: Scenario, make_rig, *, frames_shown: int = 5) -> Outc
                    failure, report)
 
 
+def run_on_pi(scenario: Scenario, port: str, *, frames_shown: int = 5, baudrate: int = 115200) -> Outcome:
+    """Run `scenario` against the Pi at the other end of the serial device `port`."""
+    first = laid_out(Position.start(scenario.config.match_rules.sequence[0]), scenario.orientation)
+    return run_with_rig(scenario, lambda dice: RemoteRig(scenario.config, dice, AdapterTransport(port, baudrate),
+                                                         first), frames_shown=frames_shown)
+
+
 # -- many scenarios, and the reports ----------------------------------------------------------------
 
 
@@ -409,8 +416,6 @@ def run_files(paths: Iterable[Path], *, junit: Path | None = None, realtime: boo
                                     report=str(error)))
             continue
         if port is not None:
-            from firmware_host.hil.remote import run_on_pi
-
             outcome = run_on_pi(scenario, port, frames_shown=frames)
         else:
             outcome = run_scenario(scenario, realtime=realtime, frames_shown=frames)

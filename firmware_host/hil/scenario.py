@@ -22,6 +22,7 @@ from firmware_host.controller.orientation import Orientation
 from firmware_host.journal.events import Kind
 from firmware_host.leds.scene import LOCATIONS, Mark
 from firmware_host.sensing.channels import KNOWN_LOCATIONS
+from firmware_host.service.led_report import LED_GROUPS
 
 # The service config tables a scenario may carry (same keys and checks as /etc/tavli-board/config.toml).
 CONFIG_TABLES = ("match", "house_rules", "sensors", "button")
@@ -32,7 +33,6 @@ VERDICTS = ("unchanged", "partial", "complete", "in_hand", "illegal", "fault", "
 COLOURS = ("white", "black")
 DARK = "dark"
 LOCATION_ELEMENTS = tuple(mark.value for mark in Mark) + ("unknown", DARK)
-LED_GROUPS = LOCATIONS + ("dice:1", "dice:2", "turn:white", "turn:black", "score:white", "score:black")
 PLAY_ON_UNTIL = ("turn", "game", "match")
 
 # Each action: (words after the name it takes, as (least, most), and a one-line usage for errors).

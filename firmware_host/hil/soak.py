@@ -5,7 +5,7 @@
 
 Each match runs on a `VirtualRig` (the real link session, stabiliser, loop, controller, journal and
 renderer in virtual time) whose cable ends in the simulated MCU (the real firmware logic) scanning
-a `SimBoard`. The players are the demo's (`controller.demo.Players`: they set up, roll, choose
+a `SimBoard`. The players are the demo's (`demo.Players`: they set up, roll, choose
 plays, lift or slide, follow the lights back from an illegal board, call the referee), made random:
 each turn they may bump a checker and put it back, press before the play is complete, move a
 checker backwards (an illegal move, then the guidance back), check the verdict between moves, or
@@ -43,9 +43,10 @@ from gpiozero.pins.mock import MockFactory
 from firmware_host.config import Config, load_config
 from firmware_host.controller import machine as m
 from firmware_host.controller.controller import Controller
-from firmware_host.controller.demo import Demo, DemoStuck, Players, SeededDice, Seen, Table, physical
+from firmware_host.demo import Demo, DemoStuck, Players, Seen, Table, physical
+from firmware_host.hw.dice import SeededDice
 from firmware_host.controller.orientation import Orientation, laid_out
-from firmware_host.hil.trace import TraceRecorder
+from firmware_host.service.trace import TraceRecorder
 from firmware_host.hil.trace_rig import Cable, CableEnd, LoggedErrors, VirtualRig
 from firmware_host.journal import Kind
 from firmware_host.referee import Reading, restore

@@ -27,7 +27,7 @@ import tomli_w
 from firmware_host.controller import machine as m
 from firmware_host.controller.orientation import Orientation, laid_out
 from firmware_host.hil.replay import Moment, ReplayResult, Shown
-from firmware_host.hil.trace import Trace, TraceError
+from firmware_host.service.trace import Trace, TraceError
 from firmware_host.rules import CHECKERS, Position
 from firmware_host.sensing.events import BoardChanging, FramesDropped, LinkLost, LinkSilent, LinkUp, McuReset
 from firmware_host.sensing.reading import COLOURS, POINTS, BoardReading

@@ -5,6 +5,7 @@ guessed by a player); tests, scenarios and replays inject `ScriptedDice` with th
 """
 from __future__ import annotations
 
+import random
 import secrets
 from typing import Iterable, Protocol
 
@@ -25,6 +26,17 @@ class SecretsDice(DiceSource):
 
     def roll_die(self) -> int:
         return 1 + secrets.randbelow(6)
+
+
+class SeededDice(DiceSource):
+    """Reproducible dice for the demo, the rigs and the tests (never for play: the service rolls with
+    `SecretsDice`)."""
+
+    def __init__(self, seed: int):
+        self._random = random.Random(seed)
+
+    def roll_die(self) -> int:
+        return self._random.randint(1, 6)
 
 
 class DiceExhausted(RuntimeError):

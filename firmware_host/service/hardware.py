@@ -36,8 +36,7 @@ from firmware_host.sensing.link import open_port
 from firmware_host.sensing.reading import BoardReading
 from firmware_host.sensing.sensor import BoardSensor
 from firmware_host.service.rawlog import RawFrameRecorder
-from firmware_host.sim.board import SimBoard
-from firmware_host.sim.cli import OPENING
+from firmware_host.sim.board import OPENING_LAYOUT, SimBoard
 from firmware_host.sim.mcu import SimulatedMcu
 from firmware_host.sim.transport import PtyTransport
 
@@ -77,7 +76,7 @@ class Hardware:
         sensing, simulation = config.sensing, None
         if config.simulated:
             folder = Path(tempfile.mkdtemp(prefix="tavli-board-sim-"))
-            sim_board = SimBoard(board or BoardReading.loads(OPENING))
+            sim_board = SimBoard(board or BoardReading.loads(OPENING_LAYOUT))
             mcu = SimulatedMcu(sim_board, sensing.sensors.channels, PtyTransport(folder / "sensors")).start()
             simulation = Simulation(sim_board, mcu, MockFactory(), folder)
             sensing = dataclasses.replace(sensing, serial=dataclasses.replace(sensing.serial, port=mcu.port))

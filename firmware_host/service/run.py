@@ -24,7 +24,7 @@ from firmware_host.app import FRAME_INTERVAL_S, EventLoop
 from firmware_host.config import Config
 from firmware_host.controller import Controller, Timings
 from firmware_host.controller import machine as m
-from firmware_host.hil.trace import TraceRecorder
+from firmware_host.service.trace import TraceRecorder
 from firmware_host.hw.dice import DiceSource, SecretsDice
 from firmware_host.journal import Journal, ResumeState
 from firmware_host.rules.plays import dice_text
@@ -74,7 +74,7 @@ class Service:
         service = cls(config, journal, hardware, loop, notifier or SystemdNotifier(), resumed, trace)
         loop.observers.append(service._observe)
         if config.report_leds:
-            from firmware_host.hil.remote import LedStatusReporter   # the HIL rig's side only: not loaded otherwise
+            from firmware_host.service.led_report import LedStatusReporter   # for a HIL rig only: not loaded otherwise
             loop.observers.append(LedStatusReporter(hardware.sensor, loop.renderer).observe)
             log.info("reporting the LED status over the sensor link for a HIL rig ([hil] report_leds)")
         return service

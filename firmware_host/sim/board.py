@@ -13,6 +13,10 @@ from collections import Counter
 from firmware_host.sensing.channels import KNOWN_LOCATIONS, UNUSED, ChannelMap
 from firmware_host.sensing.reading import COLOURS, POINTS, BoardReading, SideReading
 
+# The portes / tavla opening (position-json): a board an engineer can start playing on.
+OPENING_LAYOUT = ('{"white": {"points": {"24": 2, "13": 5, "8": 3, "6": 5}},'
+                  ' "black": {"points": {"1": 2, "12": 5, "17": 3, "19": 5}}}')
+
 Location = str | int
 
 

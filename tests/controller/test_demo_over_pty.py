@@ -3,7 +3,7 @@ sensor link over a pseudo-terminal: the controller, the journal and the LEDs as 
 import io
 
 from firmware_host.cli import main
-from firmware_host.controller.demo import Demo, Settings, play_scripted_match, run_interactive
+from firmware_host.demo import Demo, Settings, play_scripted_match, run_interactive
 from firmware_host.controller.orientation import Orientation, laid_out
 from firmware_host.journal import Kind
 from firmware_host.leds import Renderer

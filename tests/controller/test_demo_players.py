@@ -4,7 +4,7 @@ no faults), or the controller alone (`controller_kit`)."""
 from types import SimpleNamespace
 
 from firmware_host.controller import machine as m
-from firmware_host.controller.demo import DemoStuck, Players, Table
+from firmware_host.demo import DemoStuck, Players, Table
 from firmware_host.hil.soak import Figures, SoakMatch, soak_config
 from firmware_host.hw import DicePressed
 from firmware_host.journal import Kind

@@ -3,7 +3,7 @@ games in the preset's order, the winner starting the next game, every roll and p
 with no legal play passed on a press, the final score."""
 import pytest
 
-from firmware_host.controller.demo import SeededDice
+from firmware_host.hw.dice import SeededDice
 from firmware_host.journal import Kind
 from firmware_host.rules import Position
 from firmware_host.rules.match import PRESETS, MatchRules

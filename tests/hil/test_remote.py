@@ -10,9 +10,11 @@ from hypothesis import given, strategies as st
 from firmware_host.app import EventLoop
 from firmware_host.controller import machine as m
 from firmware_host.controller.orientation import Orientation, laid_out
-from firmware_host.hil.remote import ELEMENTS, LedStatus, LedStatusReporter, RemoteRig, StatusTap, encode_status
+from firmware_host.hil.remote import RemoteRig, StatusTap
+from firmware_host.service.led_report import ELEMENTS, LED_GROUPS, LedStatus, LedStatusReporter, encode_status
 from firmware_host.hil.runner import run_with_rig
-from firmware_host.hil.scenario import LED_GROUPS, VERDICTS, parse_scenario
+from firmware_host.hil.scenario import parse_scenario
+from firmware_host.referee import VERDICTS
 from firmware_host.journal import Journal
 from firmware_host.leds.render import Renderer
 from firmware_host.rules import Position

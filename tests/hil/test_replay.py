@@ -16,7 +16,7 @@ from firmware_host.controller.orientation import Orientation, laid_out
 from firmware_host.hil.replay import Shown, replay
 from firmware_host.hil.scenario import load_scenario, parse_scenario
 from firmware_host.hil.soak import FAULTS, Figures, SoakMatch, SoakPlayers, match_rules_for, soak_config
-from firmware_host.hil.trace import BUTTON_EVENTS, TraceError, TraceRecorder, load_trace, parse_trace, settings_of
+from firmware_host.service.trace import BUTTON_EVENTS, TraceError, TraceRecorder, load_trace, parse_trace, settings_of
 from firmware_host.hil.trace_scenario import Hands
 from firmware_host.hw.dice import ScriptedDice
 from firmware_host.rules import Position

@@ -9,7 +9,7 @@ from firmware_host.cli import main
 from firmware_host.controller import machine as m
 from firmware_host.hil.replay import Shown, replay
 from firmware_host.hil.soak import Figures, SoakMatch, SoakPlayers, match_rules_for, soak_config
-from firmware_host.hil.trace import TraceRecorder, load_trace
+from firmware_host.service.trace import TraceRecorder, load_trace
 from firmware_host.journal import JournalReader
 
 WINDOW_S = 20.0      # of virtual time: a game takes minutes, so the ring drops its start

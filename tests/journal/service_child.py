@@ -24,7 +24,8 @@ from pathlib import Path
 
 from firmware_host.controller import Timings
 from firmware_host.controller import machine as m
-from firmware_host.controller.demo import Demo, Players, SeededDice, Seen, Settings, Table, demo_config
+from firmware_host.demo import Demo, Players, Seen, Settings, Table, demo_config
+from firmware_host.hw.dice import SeededDice
 from firmware_host.controller.orientation import Orientation, laid_out
 from firmware_host.hw.events import DicePressed
 from firmware_host.journal import JournalReader, Kind

@@ -15,7 +15,7 @@ import pytest
 from firmware_host.cli import main
 from firmware_host.config import load_config
 from firmware_host.hil.remote import StatusTap
-from firmware_host.hil.trace import parse_trace
+from firmware_host.service.trace import parse_trace
 from firmware_host.journal import Journal, JournalReader, Kind
 from firmware_host.leds.render import OFF
 from firmware_host.rules import WHITE

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from firmware_host.config import load_config
-from firmware_host.service.cli import udev_rule
+from firmware_host.commands.service import udev_rule
 
 ROOT = Path(__file__).resolve().parents[2]
 SYSTEMD = ROOT / "systemd"

@@ -2,7 +2,7 @@
 
 Each module in `HIL_COMMAND_MODULES` has a `register(hil_subparsers)` function that adds its
 parsers and sets `handler` (a function taking the parsed args and returning an exit code), as the
-top-level command modules do (firmware_host/cli.py).
+top-level command modules do (firmware_host/commands/__init__.py).
 """
 from __future__ import annotations
 
@@ -10,9 +10,9 @@ import importlib
 
 # Modules that contribute `hil` subcommands, in the order they appear in `hil --help`.
 HIL_COMMAND_MODULES = (
-    "firmware_host.hil.run",
-    "firmware_host.hil.trace_cli",
-    "firmware_host.hil.soak_cli",
+    "firmware_host.commands.hil_run",
+    "firmware_host.commands.hil_trace",
+    "firmware_host.commands.hil_soak",
 )
 
 

@@ -27,9 +27,9 @@ def register(hil_subparsers) -> None:
 
 def _replayed(path: Path):
     """The trace and its replay; a bad trace is a usage error."""
-    from firmware_host.cli import UsageError
+    from firmware_host.commands import UsageError
     from firmware_host.hil.replay import replay
-    from firmware_host.hil.trace import TraceError, load_trace
+    from firmware_host.service.trace import TraceError, load_trace
 
     try:
         trace = load_trace(path)
@@ -48,8 +48,8 @@ def run_replay(args) -> int:
 def run_to_scenario(args) -> int:
     from firmware_host.hil.trace_scenario import scenario_text
 
-    from firmware_host.cli import UsageError
-    from firmware_host.hil.trace import TraceError
+    from firmware_host.commands import UsageError
+    from firmware_host.service.trace import TraceError
 
     try:
         text = scenario_text(*_replayed(args.trace), title=args.title or f"from the trace {args.trace.name}")

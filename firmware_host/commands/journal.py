@@ -5,8 +5,7 @@ import json
 import sys
 from pathlib import Path
 
-from firmware_host.cli import UsageError
-from firmware_host.config import add_config_argument, config_from_args
+from firmware_host.commands import UsageError, add_config_argument, config_from_args
 from firmware_host.journal import dicestats
 from firmware_host.journal.export import fold, gnubg_match, match_json, match_status
 from firmware_host.journal.store import JournalError, JournalReader

@@ -5,17 +5,13 @@ import sys
 import threading
 from pathlib import Path
 
-from firmware_host.cli import UsageError
+from firmware_host.commands import UsageError
 from firmware_host.sensing.config import DEFAULT_BOARD_FILE, BoardConfigError, load_sensing_config
 from firmware_host.sensing.reading import BoardReading, ReadingError
-from firmware_host.sim.board import SimBoard
+from firmware_host.sim.board import OPENING_LAYOUT, SimBoard
 from firmware_host.sim.console import ConsoleError, run_command
 from firmware_host.sim.mcu import SimulatedMcu
 from firmware_host.sim.transport import PtyTransport, SerialDeviceTransport, TcpTransport
-
-# The portes / tavla opening: a board an engineer can start playing on.
-OPENING = ('{"white": {"points": {"24": 2, "13": 5, "8": 3, "6": 5}},'
-           ' "black": {"points": {"1": 2, "12": 5, "17": 3, "19": 5}}}')
 
 
 def register(subparsers) -> None:
@@ -31,7 +27,7 @@ def register(subparsers) -> None:
     where.add_argument("--tcp", metavar="PORT", type=int,
                        help="listen on 127.0.0.1:PORT (the host opens socket://127.0.0.1:PORT)")
     parser.add_argument("--board", type=Path, default=DEFAULT_BOARD_FILE, help="board file (default: %(default)s)")
-    parser.add_argument("--reading", metavar="JSON_OR_FILE", default=OPENING,
+    parser.add_argument("--reading", metavar="JSON_OR_FILE", default=OPENING_LAYOUT,
                         help="the board's starting layout, position-json (default: the portes opening)")
     parser.add_argument("--baudrate", type=int, default=115200, help="for --port (default: %(default)s)")
     parser.set_defaults(handler=serve)

@@ -1,4 +1,4 @@
-"""Commands of the controller: `demo` (the simulated board, two scripted players, a match to 3) and
+"""Commands of the demo: `demo` (the simulated board, two scripted players, a match to 3) and
 `state-diagram` (docs/state-diagram.gv and .svg from the state machine's declaration)."""
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ import argparse
 import sys
 from pathlib import Path
 
-from firmware_host.cli import UsageError
+from firmware_host.commands import UsageError
 from firmware_host.rules import RulesError
 from firmware_host.rules.match import PRESETS, MatchRules
 
@@ -46,7 +46,7 @@ DOCS_DIR = Path(__file__).resolve().parents[2] / "docs"
 
 
 def run(args: argparse.Namespace) -> int:
-    from firmware_host.controller.demo import Settings, run_demo
+    from firmware_host.demo import Settings, run_demo
 
     if not 0.5 <= args.speed <= 20:
         raise UsageError(f"--speed {args.speed:g} is not allowed: from 0.5 to 20 (the MCU scans at its real rate)")

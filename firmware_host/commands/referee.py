@@ -6,10 +6,10 @@ import json
 import sys
 from typing import Any, TextIO
 
-from firmware_host.cli import UsageError
+from firmware_host.commands import UsageError
 from firmware_host.referee.judge import Reading, Referee, restore
 from firmware_host.rules import Position, PositionError, RulesError
-from firmware_host.rules.cli import (parse_rule_args, read_json_source, request_fields,
+from firmware_host.commands.rules import (parse_rule_args, read_json_source, request_fields,
                                      serve_json_lines)
 
 

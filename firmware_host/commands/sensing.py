@@ -9,7 +9,7 @@ import time
 from dataclasses import replace
 from pathlib import Path
 
-from firmware_host.cli import UsageError
+from firmware_host.commands import UsageError
 from firmware_host.sensing.config import DEFAULT_BOARD_FILE, BoardConfigError, load_sensing_config
 from firmware_host.sensing.events import LinkUp, event_json
 from firmware_host.sensing.mcu_config import FIRMWARE_BOARD_CONFIG, render_board_config

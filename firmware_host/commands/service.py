@@ -7,8 +7,8 @@ import time
 from pathlib import Path
 
 from firmware_host import wiring
-from firmware_host.cli import UsageError
-from firmware_host.config import Config, add_config_argument, config_from_args, config_path_from_args
+from firmware_host.commands import UsageError, add_config_argument, config_from_args, config_path_from_args
+from firmware_host.config import Config
 from firmware_host.leds.render import OFF
 from firmware_host.leds.strips import LedStripError, open_strip
 from firmware_host.sensing.config import DEFAULT_BOARD_FILE

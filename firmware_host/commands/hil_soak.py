@@ -30,7 +30,7 @@ def register(hil_subparsers) -> None:
 
 
 def run_soak(args) -> int:
-    from firmware_host.cli import UsageError
+    from firmware_host.commands import UsageError
     from firmware_host.hil.soak import SoakSettings, run_campaign
 
     options = {"games": args.games, "fault_rate": args.faults, "seed": args.seed}

@@ -7,7 +7,7 @@ import random
 import sys
 from typing import Any, Callable, Iterable, TextIO
 
-from firmware_host.cli import UsageError
+from firmware_host.commands import UsageError
 from firmware_host.rules import (BLACK, VARIANTS, WHITE, GameResult, Position, PositionError,
                                  Rules, RulesError, Turn, blocked_for_good)
 from firmware_host.rules.match import Match, MatchRules, opening_roll

@@ -1,0 +1,220 @@
+"""`tavli-board demo`: the whole referee on the simulated board, with two scripted players.
+
+Everything below the players is the real thing: the simulated MCU (the real firmware logic) scans a
+`SimBoard` and talks the real protocol over a pseudo-terminal to the real sensor link; the dice
+button is gpiozero on mock pins; the event loop, the controller, the journal (in a temporary
+folder) and the LED renderer run as in the service. The players only do what people do: look at the
+lights (here: the controller's guidance, which the lights show), lift, slide and place checkers,
+and press or hold the button. Along the way they try to roll too early once, make an illegal move
+once and follow the guidance back, and use the referee's replay once.
+
+Deterministic for a seed: the dice and the players' choices come from it, and the players wait for
+the controller to have seen each board before acting on it, so the thread timing changes nothing.
+`--speed` shortens the quiet and grace times of the sensors, the button's hold time and the
+controller's signals; the MCU scans at its real rate.
+"""
+from __future__ import annotations
+
+import dataclasses
+import queue
+import random
+import shutil
+import sys
+import tempfile
+import threading
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Callable, TextIO
+
+from firmware_host.app import EventLoop
+from firmware_host.config import Config, load_config
+from firmware_host.controller.controller import Timings
+from firmware_host.controller.orientation import Orientation, laid_out
+from firmware_host.demo.players import DemoStuck, Players, Seen, Table
+from firmware_host.hw.dice import SeededDice
+from firmware_host.journal import Journal
+from firmware_host.leds.render import Renderer
+from firmware_host.leds.terminal import render_board
+from firmware_host.rules import Position
+from firmware_host.rules.match import MatchRules
+from firmware_host.sensing.config import SCAN_HZ_RANGE
+from firmware_host.sensing.reading import BoardReading
+from firmware_host.service.hardware import Hardware
+from firmware_host.sim.board import SimBoard
+from firmware_host.sim.console import ConsoleError, run_command
+
+# The sensing config's bounds for the flicker window (ms).
+FLICKER_WINDOW_RANGE = (100, 60_000)
+PRESS_S = 0.03   # how long a finger keeps the button down for a press, and off it before the next
+# `--speed` shortens the hold time no further than this: on a busy machine the hand's thread can wake
+# late from a press's PRESS_S, and a late release must not make the press a hold (referee mode).
+SHORTEST_HOLD_S = 0.4
+
+@dataclass
+class Settings:
+    match: MatchRules
+    seed: int = 1
+    speed: float = 8.0
+    out: TextIO = sys.stdout
+    boards: str = "moments"      # "moments": at setup, stunts and game ends; "every-turn"; "none"
+
+
+def demo_config(speed: float, folder: Path) -> Config:
+    """The built-in (simulated) configuration, its timings shortened by `speed`, logs in `folder`."""
+    config = load_config(None)
+    sensors = config.sensing.sensors
+    sensors = dataclasses.replace(
+        sensors, quiet_ms=max(1, round(sensors.quiet_ms / speed)), grace_ms=max(1, round(sensors.grace_ms / speed)),
+        # Faster hands change a location more often a second: the flicker check must keep up.
+        flicker_window_ms=max(FLICKER_WINDOW_RANGE[0], round(sensors.flicker_window_ms / speed)),
+        scan_hz=min(SCAN_HZ_RANGE[1], round(sensors.scan_hz * speed)))
+    button = dataclasses.replace(config.pins.button, hold_s=max(config.pins.button.hold_s / speed, SHORTEST_HOLD_S))
+    return dataclasses.replace(
+        config, sensing=dataclasses.replace(config.sensing, sensors=sensors),
+        pins=dataclasses.replace(config.pins, button=button),
+        logging=dataclasses.replace(config.logging, raw_frames_dir=folder / "raw"),
+        journal_path=folder / "journal.sqlite3")
+
+
+class Demo:
+    """The rig: hardware, journal and loop, with the players' hands on the board and the button."""
+
+    def __init__(self, settings: Settings, folder: Path, first_board: BoardReading):
+        self.settings = settings
+        self.config = demo_config(settings.speed, folder)
+        self.config = dataclasses.replace(self.config, match_rules=settings.match)
+        self.journal = Journal.open(self.config.journal_path)
+        self.table = Table()
+        events: queue.Queue = queue.Queue()
+        self.hardware = Hardware.open(self.config, post=events.put, board=first_board)
+        speed = settings.speed
+        self.loop = EventLoop.from_config(
+            self.config, self.journal, self.hardware, events=events, dice=SeededDice(settings.seed),
+            timings=Timings(refusal_s=Timings.refusal_s / speed, game_over_s=Timings.game_over_s / speed),
+            observers=[self.table.observe])
+        self.renderer = Renderer.from_config(self.config.leds)
+        self.board: SimBoard = self.hardware.simulation.board
+        self._thread = threading.Thread(target=self.loop.run, name="event-loop", daemon=True)
+
+    def __enter__(self) -> Demo:
+        self.hardware.start()
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc_info) -> None:
+        self.loop.stop()
+        self._thread.join(5.0)
+        self.hardware.close()
+        self.journal.close()
+
+    # -- hands ------------------------------------------------------------------------------------
+
+    def press(self) -> None:
+        pin = self.config.pins.button.pin
+        self.hardware.simulation.press_button(pin)
+        time.sleep(PRESS_S)
+        self.hardware.simulation.release_button(pin)
+        time.sleep(PRESS_S)   # a press within the debounce time of the release would merge with this one
+
+    def hold(self, until: Callable[[Seen], bool] | None = None, what: str = "") -> Seen:
+        """Keep the button down until the controller has taken the hold (`until`), or for the hold
+        time and a little more where nothing tells (a person's hold)."""
+        pin = self.config.pins.button.pin
+        self.hardware.simulation.press_button(pin)
+        try:
+            if until is None:
+                time.sleep(self.config.pins.button.hold_s + 2 * PRESS_S)
+                return self.table.seen
+            return self.table.wait(until, what)
+        finally:
+            self.hardware.simulation.release_button(pin)
+            time.sleep(PRESS_S)
+
+    def settled_view(self) -> Seen:
+        """Wait until the controller has seen (and judged) the board as it is now, and it is not changing."""
+        now = self.board.reading()
+        return self.table.wait(lambda seen: seen.sensed == now and not seen.changing and not seen.judging,
+                               "the board to be read")
+
+    # -- the terminal -----------------------------------------------------------------------------
+
+    def say(self, text: str) -> None:
+        print(text, file=self.settings.out, flush=True)
+
+    def show(self, caption: str, seen: Seen | None = None) -> None:
+        seen = seen or self.table.seen
+        frame = self.renderer.render(seen.scene, time.monotonic())
+        self.say(f"\n== {caption}  [{seen.state}; game {seen.game_number}, {seen.variant}; "
+                 f"score white {seen.score[0]} - black {seen.score[1]}]")
+        self.say(render_board(self.config.leds.layout, frame, self.board.reading()))
+
+def play_scripted_match(demo: Demo) -> Seen:
+    """The two scripted players play the match to its end; the final board and score are shown."""
+    final = Players(demo, demo.settings.seed).play_match()
+    demo.show("match over", final)
+    white, black = final.score
+    winner = "white" if white > black else "black"
+    demo.say(f"\nmatch over: {winner} wins {max(white, black)}-{min(white, black)} (white {white}, black {black})")
+    return final
+
+
+def run_demo(settings: Settings, interactive: bool = False) -> int:
+    folder = Path(tempfile.mkdtemp(prefix="tavli-board-demo-"))
+    match = settings.match
+    chooser = random.Random(settings.seed)
+    # The scripted players sit any way round; a person typing point numbers sits as the board is wired.
+    orientation = Orientation.AS_WIRED if interactive else chooser.choice(list(Orientation))
+    first = Position.start(match.sequence[0])
+    board = laid_out(first, orientation)
+    out = settings.out
+    try:
+        with Demo(settings, folder, board) as demo:
+            print(f"tavli-board demo: a match of {', '.join(match.sequence)} to {match.target}, seed "
+                  f"{settings.seed}, speed {settings.speed:g}; the players sit {orientation.value}", file=out)
+            if interactive:
+                return run_interactive(demo)
+            try:
+                play_scripted_match(demo)
+            except DemoStuck as error:
+                print(f"tavli-board demo: stopped: {error}", file=sys.stderr)
+                return 1
+            return 0
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
+
+
+INTERACTIVE_HELP = """\
+Type what your hands do; the board and its lights are drawn after each line:
+  lift 13 white | place 9 [white] | slide 13 9 white | hit 5 black | bear-off 3 white
+  press | hold (a long press: referee mode, again to leave) | board | help | quit
+  faults: unplug | replug | reset | flicker LOCATION W B | stick LOCATION W B | unstick LOCATION"""
+
+
+def run_interactive(demo: Demo, lines=None) -> int:
+    """Read actions from `lines` (default: stdin) until quit or the end; draw the board after each."""
+    lines = lines if lines is not None else sys.stdin
+    demo.say(INTERACTIVE_HELP)
+    demo.show("the board", demo.table.wait(lambda s: True, "the controller"))
+    for line in lines:
+        command = line.strip()
+        if command in ("quit", "exit"):
+            break
+        try:
+            if command == "press":
+                demo.press()
+            elif command == "hold":
+                demo.hold()
+            elif command == "help":
+                demo.say(INTERACTIVE_HELP)
+                continue
+            elif command and command != "board":
+                answer = run_command(demo.hardware.simulation.mcu, command)
+                if answer:
+                    demo.say(answer)
+            time.sleep(demo.config.sensing.sensors.quiet_ms / 1000 + 0.15)   # let the board settle
+        except (ConsoleError, DemoStuck) as error:
+            demo.say(f"? {error}")
+            continue
+        demo.show(command or "the board")
+    return 0

@@ -1,0 +1,158 @@
+"""The layers of docs/architecture.md, enforced: every import inside `firmware_host` points down.
+
+Each package (or top-level module) may import only from itself, from the package root (its
+`__version__`) and from the packages its row below names. Imports inside functions count too: a lazy
+import is still a dependency. The table is the architecture's, not read off the code: a new arrow
+needs a reason written into docs/architecture.md first.
+"""
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import pytest
+
+PACKAGE = Path(__file__).resolve().parents[1] / "firmware_host"
+
+CORE = {"rules", "referee", "bot"}
+DRIVERS = {"hw", "sensing", "leds", "sim"}
+BELOW_APP = CORE | DRIVERS | {"journal", "controller", "config", "wiring"}
+APPLICATIONS = {"service", "demo", "web", "hil"}
+
+# package -> the packages it may import from (besides itself and the package root)
+ALLOWED: dict[str, set[str]] = {
+    # the pure core
+    "rules": set(),
+    "referee": {"rules"},
+    "bot": {"rules"},
+    # drivers: they post events; they never know the controller
+    "hw": set(),
+    "sensing": set(),
+    "leds": {"hw"},
+    "sim": {"sensing"},                       # the simulated board and MCU: the lowest layer, simulated
+    "journal": {"rules"},
+    "config": {"rules", "hw", "sensing", "leds"},
+    "wiring": {"hw", "sensing", "leds"},
+    # the state machine, and the one loop that owns it
+    "controller": {"rules", "referee", "bot", "hw", "sensing", "leds", "journal"},
+    "app": {"rules", "referee", "bot", "hw", "sensing", "leds", "journal", "config", "controller"},
+    # applications on top of the loop: the product, the demo, the companion, the rig
+    "service": BELOW_APP | {"app"},
+    "demo": BELOW_APP | {"app", "service"},
+    "web": BELOW_APP | {"app", "service"},
+    "hil": BELOW_APP | {"app", "service", "demo"},
+    # the shell: the only place with argparse, stdin and stdout
+    "commands": BELOW_APP | {"app"} | APPLICATIONS,
+    "cli": {"commands"},
+    "__main__": {"cli"},
+}
+
+
+def package_of(module: str) -> str:
+    """`firmware_host.rules.plays` -> "rules"; the root package -> ""."""
+    parts = module.split(".")
+    return parts[1] if len(parts) > 1 else ""
+
+
+def module_name(path: Path) -> str:
+    parts = path.relative_to(PACKAGE.parent).with_suffix("").parts
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+def imports_of(path: Path) -> set[str]:
+    """Every `firmware_host` module the file imports, at any depth of the file."""
+    found = set()
+    for node in ast.walk(ast.parse(path.read_text(), str(path))):
+        if isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+            names = [node.module] + [f"{node.module}.{alias.name}" for alias in node.names]
+            found.update(name for name in names if name.split(".")[0] == "firmware_host")
+        elif isinstance(node, ast.Import):
+            found.update(alias.name for alias in node.names if alias.name.split(".")[0] == "firmware_host")
+    return found
+
+
+SOURCES = sorted(PACKAGE.rglob("*.py"))
+MODULES = {module_name(path): path for path in SOURCES}
+
+
+def real_modules(names: set[str]) -> set[str]:
+    """`from a.b import c` names either module a.b.c or an attribute of a.b: keep what is a module."""
+    return {name for name in names if name in MODULES}
+
+
+GRAPH = {module: real_modules(imports_of(path)) for module, path in MODULES.items()}
+
+
+def test_every_package_has_a_row():
+    packages = {package_of(module) for module in MODULES} - {""}
+    assert packages <= ALLOWED.keys(), f"packages with no layer: {sorted(packages - ALLOWED.keys())}"
+
+
+@pytest.mark.parametrize("module", sorted(MODULES))
+def test_imports_point_down(module):
+    own = package_of(module)
+    allowed = ALLOWED.get(own, set()) | {own, ""}
+    wrong = sorted(target for target in GRAPH[module] if package_of(target) not in allowed)
+    assert not wrong, f"{module} ({own}) imports {wrong}; {own} may import only {sorted(ALLOWED[own])}"
+
+
+def test_nothing_but_its_commands_imports_the_rig():
+    importers = sorted(module for module, targets in GRAPH.items()
+                       if package_of(module) not in {"hil", "commands"}
+                       and any(package_of(target) == "hil" for target in targets))
+    assert importers == []
+
+
+def cycles(graph: dict[str, set[str]]) -> list[list[str]]:
+    """The strongly connected components of more than one module (Tarjan's algorithm)."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    on_stack: set[str] = set()
+    found: list[list[str]] = []
+
+    def visit(node: str) -> None:
+        index[node] = low[node] = len(index)
+        stack.append(node)
+        on_stack.add(node)
+        for target in graph.get(node, ()):
+            if target not in index:
+                visit(target)
+                low[node] = min(low[node], low[target])
+            elif target in on_stack:
+                low[node] = min(low[node], index[target])
+        if low[node] == index[node]:
+            component = []
+            while True:
+                member = stack.pop()
+                on_stack.discard(member)
+                component.append(member)
+                if member == node:
+                    break
+            if len(component) > 1:
+                found.append(sorted(component))
+
+    for node in sorted(graph):
+        if node not in index:
+            visit(node)
+    return found
+
+
+def without_package_inits(graph: dict[str, set[str]]) -> dict[str, set[str]]:
+    """A package's `__init__` re-exporting its modules is not a cycle with them: drop the edges from a
+    module to its own package's `__init__` (the import machinery loads it first anyway)."""
+    return {module: {target for target in targets
+                     if not (target in MODULES and MODULES[target].name == "__init__.py"
+                             and module.startswith(target + "."))}
+            for module, targets in graph.items()}
+
+
+def test_no_import_cycles():
+    assert cycles(without_package_inits(GRAPH)) == []
+
+
+def test_the_checks_catch_a_forbidden_import_and_a_cycle():
+    assert cycles({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}) == [["a", "b", "c"]]
+    source = PACKAGE / "rules" / "plays.py"
+    assert package_of("firmware_host.controller.machine") not in ALLOWED["rules"]
+    assert all(package_of(target) in {"rules", ""} for target in GRAPH[module_name(source)])
