@@ -185,17 +185,23 @@ def _expectations(moments: list[Moment], since: float, t: float) -> dict[str, An
 
 
 def scenario_document(trace: Trace, result: ReplayResult, title: str) -> dict[str, Any]:
+    """The scenario as a TOML document: the trace's settings, then one step per input of the trace."""
     checkpoint = trace.checkpoint
     if checkpoint is not None and checkpoint.journal:
         # A scenario starts a new match on the opening layout; it has no way to give a journal to resume.
         raise TraceError("the trace starts in a match under way (from a checkpoint of its journal: the ring "
                          "dropped its start, or the service resumed the match), which a scenario cannot express: "
                          "it starts a new match; `tavli-board hil replay` replays it")
+    orientation = _orientation(result.moments)
+    document = _settings_document(trace, title, orientation)
+    start = laid_out(Position.start(document["match"]["sequence"][0]), orientation)
+    document["step"] = _steps(trace, result.moments, Hands(start))
+    return document
+
+
+def _settings_document(trace: Trace, title: str, orientation: Orientation) -> dict[str, Any]:
+    """The scenario's tables before its steps: the match, the timings, the dice and the board."""
     settings = trace.settings
-    moments = result.moments
-    match = dict(settings["match"])
-    orientation = _orientation(moments)
-    start = laid_out(Position.start(match["sequence"][0]), orientation)
     house = dict(settings["house_rules"].get("general", {}))
     house.update({game: dict(options) for game, options in settings["house_rules"].get("per_game", {}).items()})
     document: dict[str, Any] = {
@@ -203,7 +209,7 @@ def scenario_document(trace: Trace, result: ReplayResult, title: str) -> dict[st
         "description": f"Converted by `tavli-board hil to-scenario` from a trace recorded {trace.header.get('started')}"
                        ": each step repeats what the trace's board, button and link did, and expects what "
                        "the application showed then.",
-        "match": match,
+        "match": dict(settings["match"]),
         "sensors": {"quiet_ms": settings["sensors"]["quiet_ms"], "grace_ms": settings["sensors"]["grace_ms"]},
         "button": {"hold_ms": round(settings["button"]["hold_s"] * 1000)},
         "dice": {"values": trace.dice},
@@ -211,9 +217,14 @@ def scenario_document(trace: Trace, result: ReplayResult, title: str) -> dict[st
     }
     if house:
         document["house_rules"] = house
+    return document
+
+
+def _steps(trace: Trace, moments: list[Moment], hands: Hands) -> list[dict[str, Any]]:
+    """One step per input of the trace (readings close together merged), each waiting until the next
+    input and expecting what the application showed in between."""
     end = moments[-1].t if moments else 0.0
     inputs = _inputs(moments, trace)
-    hands = Hands(start)
     steps: list[dict[str, Any]] = []
     index = 0
     while index < len(inputs):
@@ -247,8 +258,7 @@ def scenario_document(trace: Trace, result: ReplayResult, title: str) -> dict[st
         if expect:
             step["expect"] = expect
         steps.append(step)
-    document["step"] = steps
-    return document
+    return steps
 
 
 def scenario_text(trace: Trace, result: ReplayResult, title: str) -> str:
