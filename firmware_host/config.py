@@ -468,8 +468,8 @@ def _board(problems: _Collector, board_file: Path, overrides: dict[str, dict[str
     merged = copy.deepcopy(document)
     for table, values in overrides.items():
         merged.setdefault(table, {}).update(values)
-    if overrides.get("leds", {}).get("driver") == "neopixel_spi" and "pin" not in overrides["leds"]:
-        merged["leds"].pop("pin", None)  # SPI always sends on MOSI: the board file's pin no longer applies
+    if overrides.get("leds", {}).get("driver") in ("auto", "neopixel_spi") and "pin" not in overrides["leds"]:
+        merged["leds"].pop("pin", None)  # these always send on GPIO10: the board file's pin no longer applies
     try:
         sensing = parse_sensing_config(merged, problems.source)
     except BoardConfigError as error:

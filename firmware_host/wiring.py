@@ -15,7 +15,7 @@ from pathlib import Path
 
 from firmware_host.hw.pinmap import PinMap, load_pin_map
 from firmware_host.leds.layout import LedConfig, load_led_config
-from firmware_host.leds.render import MA_PER_LED_FULL_WHITE
+from firmware_host.leds.render import MA_PER_LED_FULL_WHITE, MA_PER_LED_IDLE
 from firmware_host.sensing.config import DEFAULT_BOARD_FILE, SensingConfig, load_sensing_config
 
 DOCS_DIR = Path(__file__).resolve().parents[1] / "docs" / "wiring"
@@ -31,7 +31,14 @@ PI_GROUND_PINS = (6, 9, 14, 20, 25, 30, 34, 39)
 PICO_PINS = {**{gp: gp + 1 + (gp + 2) // 4 for gp in range(0, 23)}, 26: 31, 27: 32, 28: 34}
 PICO_3V3_OUT, PICO_GND = 36, 38
 FUSE_RATINGS_A = (1, 1.5, 2, 2.5, 3, 4, 5, 7.5, 10, 15, 20, 25, 30)
-FUSE_MARGIN = 1.25   # the fuse sits this far above the renderer's current cap
+SUPPLY_RATINGS_A = (2, 3, 4, 5, 6, 8, 10, 12.5, 15, 20, 25, 30, 40)
+# The renderer caps the strip's whole draw (idle current included) at leds.max_current_ma. A fuse
+# carries at most about two thirds of its rating for hours without ageing, and the supply is rated
+# above the fuse, so a fault blows the fuse instead of browning out the supply.
+FUSE_MARGIN = 1.5
+BUZZER_DRIVER = ("NPN transistor (2N3904 or BC337): base through 1 kΩ from the pin, 10 kΩ base to GND, "
+                 "emitter to GND, collector to the buzzer's −; buzzer + to +5 V; 1N4148 across the buzzer "
+                 "(cathode to +5 V)")
 CAPACITOR = "1000 µF, 10 V electrolytic"
 SERIES_RESISTOR = "330 Ω"
 
@@ -54,8 +61,17 @@ class BoardFacts:
         return next((rating for rating in FUSE_RATINGS_A if rating >= needed), math.ceil(needed))
 
     @property
+    def supply_a(self) -> float:
+        """The LED supply's rating: the next size above the fuse."""
+        return next((rating for rating in SUPPLY_RATINGS_A if rating > self.fuse_a), math.ceil(self.fuse_a * 1.25))
+
+    @property
+    def idle_a(self) -> float:
+        return self.leds.layout.count * MA_PER_LED_IDLE / 1000
+
+    @property
     def full_white_a(self) -> float:
-        return self.leds.layout.count * MA_PER_LED_FULL_WHITE / 1000
+        return round(self.leds.layout.count * (MA_PER_LED_FULL_WHITE + MA_PER_LED_IDLE) / 1000, 3)
 
 
 def _pi(bcm: int) -> str:
@@ -76,9 +92,12 @@ def pi_rows(facts: BoardFacts) -> list[tuple[str, str, str, str]]:
     rows = [(_pi(button.pin), "dice button", "push button, other leg to " +
              ("GND (pin 9)" if button.pull_up else "3V3 (pin 1)"), "button.pin, button.pull_up")]
     if buzzer.pin is not None:
-        rows.append((_pi(buzzer.pin), "buzzer", "active buzzer +, its − to GND (pin 14)" if buzzer.active_high
-                     else "active buzzer −, its + to 3V3 (pin 17)", "buzzer.pin"))
-    data_key = "leds.driver (SPI0 MOSI)" if led.driver == "neopixel_spi" else "leds.pin"
+        rows.append((_pi(buzzer.pin), "buzzer", "5 V active buzzer through an " + BUZZER_DRIVER if buzzer.active_high
+                     else "the enable input of an active-low buzzer module (its own driver, 3.3 V logic)",
+                     "buzzer.pin, buzzer.active_high"))
+    data_key = {"auto": "leds.driver \"auto\": SPI0 MOSI on a Pi 1-4, the PIO on a Pi 5 (no root either way)",
+                "neopixel_spi": "leds.driver \"neopixel_spi\" (SPI0 MOSI)",
+                "neopixel": "leds.pin (root on a Pi 1-4)"}[led.driver]
     rows.append((_pi(led.bcm), "LED data (3.3 V)", "74AHCT125 pin 2 (1A)", data_key))
     mcu = facts.sensing.sensors.mcu
     if mcu.link == "uart":
@@ -101,8 +120,9 @@ def mcu_rows(facts: BoardFacts) -> list[tuple[str, str, str, str]]:
         (_pico(mcu.i2c_sda_pin), f"I2C{mcu.i2c_id} SDA", f"SDA of every TCA9548A ({muxes})", "sensors.mcu.i2c_sda_pin"),
         (_pico(mcu.i2c_scl_pin), f"I2C{mcu.i2c_id} SCL", f"SCL of every TCA9548A, {mcu.i2c_hz // 1000} kHz",
          "sensors.mcu.i2c_scl_pin, i2c_hz"),
-        (f"pin {PICO_3V3_OUT} (3V3 OUT)", "3.3 V", "TCA9548A VIN, every NAU7802 carrier", ""),
-        (f"pin {PICO_GND} (GND)", "ground", "TCA9548A GND, every NAU7802 carrier", ""),
+        (f"pin {PICO_3V3_OUT} (3V3 OUT)", "3.3 V", "TCA9548A VIN, every location's sensor carrier; 4.7 kΩ pull-ups on "
+                                                    "SDA and SCL", ""),
+        (f"pin {PICO_GND} (GND)", "ground", "TCA9548A GND, every location's sensor carrier", ""),
     ]
 
 
@@ -135,8 +155,9 @@ def pin_table(facts: BoardFacts) -> str:
         "",
         *_table(("Pico", "signal", "goes to", "board file key"), mcu_rows(facts)),
         "",
-        "Each multiplexer port goes to one location's NAU7802 carrier (SDA, SCL, 3.3 V, GND), which "
-        "excites and reads that location's load cell:",
+        "Each multiplexer port goes to one location's sensor carrier over a 4-pin Qwiic cable (GND, 3.3 V, SDA, "
+        "SCL). A TCA9548A port is a separate bus with no pull-ups of its own: each port needs a 4.7 kΩ pair to "
+        f"3.3 V (on the carrier), {len(facts.sensing.sensors.channels.locations) + 1} pairs in all with the Pico's:",
         "",
         *_table(("channel", "multiplexer port", "location"), channel_rows(facts)),
         "",
@@ -146,11 +167,12 @@ def pin_table(facts: BoardFacts) -> str:
         "- Level shifter 74AHCT125 (the Pi's 3.3 V data up to the strip's 5 V): pin 14 (VCC) to +5 V, pin 7 "
         f"to GND, pin 1 (1OE) to GND, pin 2 (1A) from the Pi's {_pi(facts.pins.led_data.bcm)}, pin 3 (1Y) "
         f"through {SERIES_RESISTOR} to the strip's DIN.",
-        f"- 5 V supply for the strip, at least {_amps(facts.fuse_a)}: the renderer caps the strip at "
-        f"{leds.max_current_ma:g} mA (`leds.max_current_ma`); all {leds.layout.count} LEDs at full white would "
-        f"draw {_amps(facts.full_white_a)}.",
-        f"- Fuse {_amps(facts.fuse_a)} in the +5 V line between the supply and the strip "
+        f"- Current: the renderer caps the strip's whole draw at {leds.max_current_ma:g} mA (`leds.max_current_ma`), "
+        f"the {_amps(facts.idle_a)} its {leds.layout.count} LEDs draw when dark (1 mA each) included; all of them at "
+        f"full white would draw {_amps(facts.full_white_a)}.",
+        f"- Fuse {_amps(facts.fuse_a)} (slow) in the +5 V line between the supply and the strip "
         f"({FUSE_MARGIN:g} × the cap, next standard rating).",
+        f"- 5 V supply for the strip rated {_amps(facts.supply_a)} (above the fuse, so a fault blows the fuse).",
         f"- Capacitor {CAPACITOR} across +5 V and GND at the strip's input.",
         "- The strip's GND, the level shifter's GND and the Pi's GND are joined; the Pi has its own supply.",
         "",
@@ -216,14 +238,14 @@ def diagram(facts: BoardFacts) -> str:
         svg.wire([(x + 75, 610), (x + 75, 640)], colour="#8d6e00")
     svg.text(380, 495, f"I2C{mcu.i2c_id}: SDA {_pico(mcu.i2c_sda_pin)}, SCL {_pico(mcu.i2c_scl_pin)}, 3.3 V, GND",
              size=11)
-    svg.box(380, 640, 645, 45, f"{len(channels)} NAU7802 + load cell, one per location on a multiplexer port", [
+    svg.box(380, 640, 645, 45, f"{len(channels)} location sensor carriers, one per multiplexer port (4.7 kΩ pull-up pair each)", [
         "see the channel table in pins.md"], "#fffde7")
     # button and buzzer
     button_y = 70
     svg.box(420, button_y, 170, 50, "Dice button", ["to GND" if pins.button.pull_up else "to 3V3"], "#fce4ec")
     svg.wire([(330, button_y + 25), (420, button_y + 25)], _pi(pins.button.pin))
     if pins.buzzer.pin is not None:
-        svg.box(420, 140, 170, 50, "Active buzzer", ["− to GND"], "#fce4ec")
+        svg.box(420, 140, 170, 50, "Active buzzer (5 V)", ["NPN low-side, 1N4148 flyback"], "#fce4ec")
         svg.wire([(330, 165), (420, 165)], _pi(pins.buzzer.pin))
     # LEDs and power
     shifter_y = 230
@@ -234,9 +256,9 @@ def diagram(facts: BoardFacts) -> str:
                                                              f"capped at {leds.max_current_ma:g} mA",
                                                              f"full white: {_amps(facts.full_white_a)}"], "#ede7f6")
     svg.wire([(590, shifter_y + 40), (760, shifter_y + 40)], f"DIN via {SERIES_RESISTOR}", colour="#6a1b9a")
-    svg.box(760, 70, 270, 60, "5 V supply for the LEDs", [f"at least {_amps(facts.fuse_a)}"], "#ffebee")
+    svg.box(760, 70, 270, 60, "5 V supply for the LEDs", [f"rated {_amps(facts.supply_a)}"], "#ffebee")
     svg.wire([(790, 130), (790, shifter_y)], colour="#c62828")
-    svg.text(800, 160, f"+5 V through a {_amps(facts.fuse_a)} fuse", size=11)
+    svg.text(800, 160, f"+5 V through a {_amps(facts.fuse_a)} slow fuse", size=11)
     svg.text(800, 180, f"{CAPACITOR}", size=11)
     svg.text(800, 195, "across +5 V and GND at the strip", size=11)
     svg.wire([(1010, 130), (1010, shifter_y)], colour="#212121")

@@ -16,10 +16,13 @@ from firmware_host.hw.boardfile import BoardFileError, Table, read_board_file
 # BCM numbers of the 40-pin header's GPIOs.
 _FIRST_BCM, _LAST_BCM = 0, 27
 
-# neopixel_spi sends the data on SPI0's MOSI (BCM 10) and needs no root; neopixel drives any pin
-# through rpi_ws281x (root) on a Pi 1-4 or the PIO driver on a Pi 5.
-LED_DRIVERS = ("neopixel", "neopixel_spi")
+# "auto" (the default) needs no root on any Pi, with the data on GPIO10 either way: SPI0's MOSI
+# (neopixel_spi) on a Pi 1-4, the RP1's PIO (neopixel) on a Pi 5. "neopixel_spi" forces SPI;
+# "neopixel" drives any pin: through the PIO on a Pi 5, through rpi_ws281x on a Pi 1-4, which needs
+# root and is not in the 'pi' extra.
+LED_DRIVERS = ("auto", "neopixel", "neopixel_spi")
 SPI_MOSI_BCM = 10
+_FIXED_PIN = {"auto": SPI_MOSI_BCM, "neopixel_spi": SPI_MOSI_BCM}
 
 
 @dataclass(frozen=True)
@@ -47,15 +50,21 @@ class LedDataLine:
     """How the LED strip's data line is driven."""
 
     driver: str  # one of LED_DRIVERS
-    pin: str | None  # Blinka board pin name for "neopixel"; None for "neopixel_spi" (always MOSI)
+    pin: str | None  # Blinka board pin name for "neopixel"; None for "auto" and "neopixel_spi" (GPIO10)
 
     @property
     def bcm(self) -> int | None:
         """The BCM number of the data pin, when the pin name says it (D<n>) or the driver fixes it."""
-        if self.driver == "neopixel_spi":
-            return SPI_MOSI_BCM
+        if self.driver in _FIXED_PIN:
+            return _FIXED_PIN[self.driver]
         match = re.fullmatch(r"D(\d+)", self.pin or "")
         return int(match.group(1)) if match else None
+
+    def on(self, pi5: bool) -> LedDataLine:
+        """The line as driven on a Pi 5 (`pi5`) or a Pi 1-4: "auto" becomes a concrete driver."""
+        if self.driver != "auto":
+            return self
+        return LedDataLine("neopixel", f"D{SPI_MOSI_BCM}") if pi5 else LedDataLine("neopixel_spi", None)
 
 
 @dataclass(frozen=True)
@@ -95,10 +104,10 @@ def _read_buzzer(path: Path | str, document: dict) -> BuzzerConfig:
 
 def read_led_data_line(table: Table) -> LedDataLine:
     """The `driver` and `pin` keys of the `[leds]` table, which the LED layout loader shares."""
-    driver = table.choice("driver", LED_DRIVERS, default="neopixel")
-    if driver == "neopixel_spi":
+    driver = table.choice("driver", LED_DRIVERS, default="auto")
+    if driver in _FIXED_PIN:
         if "pin" in table.data:
-            raise table.error("pin", f"driver {driver!r} always sends on MOSI (BCM 10)", "no pin key")
+            raise table.error("pin", f"driver {driver!r} always sends on GPIO10 (SPI0 MOSI)", "no pin key")
         return LedDataLine(driver, None)
     return LedDataLine(driver, table.string("pin"))
 

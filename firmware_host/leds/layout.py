@@ -2,12 +2,12 @@
 
 ```toml
 [leds]
-driver = "neopixel"       # or "neopixel_spi" (no root; data on MOSI); read by hw.pinmap
-pin = "D18"               # Blinka board pin name, for driver "neopixel"
+driver = "auto"           # GPIO10, no root: SPI on a Pi 1-4, PIO on a Pi 5; or "neopixel_spi", or
+                          # "neopixel" with `pin = "D18"` (a Blinka pin name); read by hw.pinmap
 count = 200               # LEDs on the strip
 pixel_order = "GRB"
 brightness = 0.3          # global brightness, 0..1
-max_current_ma = 2000     # the supply's budget for the LEDs: brighter frames are scaled down
+max_current_ma = 2000     # the LEDs' budget, idle draw included: brighter frames are scaled down
 palette = "standard"      # or "colour-blind"
 dice_style = "pips"       # each die is 7 LEDs in pip positions; "row": 6 LEDs, n lit show n
 

@@ -38,8 +38,10 @@ Frame = tuple[RGB, ...]
 OFF: RGB = (0, 0, 0)
 UNKNOWN = "unknown"
 
-# A WS2812 draws about 20 mA per colour channel at full value: 60 mA for full white.
+# A WS2812B draws about 20 mA per colour channel at full value (60 mA for full white) on top of
+# about 1 mA that its controller draws even when dark.
 MA_PER_LED_FULL_WHITE = 60.0
+MA_PER_LED_IDLE = 1.0
 _MA_PER_CHANNEL_UNIT = MA_PER_LED_FULL_WHITE / (3 * 255)
 
 # How far (per channel) a decoded LED may be from the expected colour: rounding in the renderer
@@ -49,9 +51,15 @@ _DECODE_TOLERANCE = 1.5
 _ALL_LEDS_SIGNALS = (DiceSignal.WAITING, DiceSignal.ROLL_REFUSED, DiceSignal.BUTTON_STUCK, DiceSignal.BLOCKADE)
 
 
+def idle_current_ma(count: int) -> float:
+    """What a strip of `count` LEDs draws when dark."""
+    return count * MA_PER_LED_IDLE
+
+
 def frame_current_ma(frame: Iterable[RGB]) -> float:
-    """The current a frame draws, from the 60 mA-per-LED-at-full-white rule."""
-    return sum(sum(pixel) for pixel in frame) * _MA_PER_CHANNEL_UNIT
+    """The current a frame draws: every LED's idle draw plus 60 mA per LED at full white."""
+    frame = tuple(frame)
+    return idle_current_ma(len(frame)) + sum(sum(pixel) for pixel in frame) * _MA_PER_CHANNEL_UNIT
 
 
 def _scaled(colour: tuple[float, float, float], factor: float) -> RGB:
@@ -128,7 +136,7 @@ class Renderer:
         peak_units = sum(len(indices) * sum(self._bright[element]) for indices, element in lit)
         # Rounding may add half a unit per channel: keep room for it so the cap always holds.
         rounding_units = sum(len(indices) for indices, _ in lit) * 3 * 0.5
-        cap_units = self.max_current_ma / _MA_PER_CHANNEL_UNIT - rounding_units
+        cap_units = (self.max_current_ma - idle_current_ma(self.layout.count)) / _MA_PER_CHANNEL_UNIT - rounding_units
         factor = 1.0 if peak_units <= cap_units else max(cap_units, 0.0) / peak_units
         return tuple(
             (

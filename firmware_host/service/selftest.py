@@ -27,7 +27,7 @@ from typing import Callable, Protocol
 
 from firmware_host.hw.events import DiceHeld, DicePressed
 from firmware_host.leds.layout import LedLayout
-from firmware_host.leds.render import OFF, RGB, Frame, frame_current_ma
+from firmware_host.leds.render import OFF, RGB, Frame, frame_current_ma, idle_current_ma
 from firmware_host.leds.strips import CapturingStrip
 from firmware_host.sensing.events import (BoardChanging, BoardStable, CommandFailed, LinkLost, LinkUp,
                                           SelfTestResult)
@@ -107,9 +107,11 @@ def _scaled(colour: RGB, factor: float) -> RGB:
 def _capped(pixels: list[RGB], brightness: float, max_current_ma: float) -> Frame:
     """Pixels at the configured brightness, dimmed further if the frame would draw too much current."""
     frame = [_scaled(pixel, brightness) for pixel in pixels]
-    current = frame_current_ma(frame)
+    current, idle = frame_current_ma(frame), idle_current_ma(len(frame))
     if current > max_current_ma:
-        frame = [_scaled(pixel, max_current_ma / current) for pixel in frame]
+        # int() rounds the scaled channels down, so the capped frame stays under the budget.
+        frame = [tuple(int(channel * (max_current_ma - idle) / (current - idle)) for channel in pixel)
+                 for pixel in frame]
     return tuple(frame)
 
 
@@ -173,7 +175,8 @@ class SelfTest:
             self._add("leds", Outcome.FAIL, f"no LED strip: {self.hardware.errors.get('leds')}")
             return
         count = config.layout.count
-        self.operator.tell("leds", f"Watch the LEDs: each of the {count} lights alone, one after another.")
+        self.operator.tell("leds", f"Watch the LEDs ({strip.description}): each of the {count} lights alone, "
+                                   "one after another.")
         for index in range(count):
             pixels = [OFF] * count
             pixels[index] = WALK_COLOUR
@@ -181,7 +184,7 @@ class SelfTest:
             self._pump(self.timings.led_dwell_s)
         strip.show((OFF,) * count)
         answer = self._ask("leds", f"Did all {count} LEDs light, one at a time, in order along the strip?")
-        self._judge("leds", answer, f"{count} LEDs lit in turn")
+        self._judge("leds", answer, f"{count} LEDs lit in turn; {strip.description}")
 
     def _link(self) -> bool:
         event = self._wait_for((LinkUp,), self.timings.link_timeout_s, since=0)  # it may come during the walk

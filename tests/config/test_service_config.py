@@ -70,9 +70,16 @@ palette = "colour-blind"
     assert origins["match.target"] == "rules default" and origins["hardware"] == BUILT_IN
 
 
-def test_switching_the_leds_to_spi_drops_the_board_files_data_pin(write_config):
-    config = load_config(write_config('[leds]\ndriver = "neopixel_spi"\n'))
-    assert config.leds.data_line.driver == "neopixel_spi" and config.pins.led_data.bcm == 10
+@pytest.mark.parametrize("driver", ["auto", "neopixel_spi"])
+def test_switching_the_leds_to_gpio10_drops_a_board_files_data_pin(board, write_board, write_config, driver):
+    board["leds"].update(driver="neopixel", pin="D18")
+    config = load_config(write_config(f'board_file = "{write_board(board)}"\n[leds]\ndriver = "{driver}"\n'))
+    assert config.leds.data_line.driver == driver and config.pins.led_data.bcm == 10
+
+
+def test_a_gpio_pin_in_the_config_takes_the_neopixel_driver(write_config):
+    config = load_config(write_config('[leds]\ndriver = "neopixel"\npin = "D12"\n'))
+    assert config.leds.data_line.pin == "D12" and config.pins.led_data.bcm == 12
 
 
 def test_every_problem_is_reported_at_once_with_file_key_and_what_is_allowed(write_config):
@@ -110,10 +117,10 @@ level = "loud"
 
 
 def test_an_override_that_does_not_fit_the_board_file_names_both(write_config):
-    problems = problems_of(write_config("[leds]\ncount = 100\n[button]\npin = 18\n"))
+    problems = problems_of(write_config("[leds]\ncount = 100\n[button]\npin = 10\n"))
     assert any("leds.count: with these settings the board file" in problem and "LED 100 is past the end of the strip"
                in problem for problem in problems)
-    assert any("button.pin" in problem and "BCM 18 is already used by button.pin" in problem for problem in problems)
+    assert any("button.pin" in problem and "BCM 10 is already used by button.pin" in problem for problem in problems)
 
 
 def test_the_board_loaders_read_a_parsed_document_as_they_read_its_file(board, shipped_board_file):

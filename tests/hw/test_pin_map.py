@@ -9,8 +9,8 @@ def test_the_shipped_board_file_gives_the_reference_wiring(shipped_board_file):
     pins = load_pin_map(shipped_board_file)
     assert pins.button == ButtonConfig(pin=17, pull_up=True, debounce_s=0.02, hold_s=2.0, stuck_s=30.0)
     assert pins.buzzer == BuzzerConfig(pin=27, active_high=True, beep_s=0.08)
-    assert pins.led_data == LedDataLine(driver="neopixel", pin="D18")
-    assert pins.led_data.bcm == 18
+    assert pins.led_data == LedDataLine(driver="auto", pin=None)
+    assert pins.led_data.bcm == 10
 
 
 def test_left_out_keys_take_their_defaults_and_other_sections_are_not_read(board, write_board):
@@ -22,9 +22,22 @@ def test_left_out_keys_take_their_defaults_and_other_sections_are_not_read(board
     assert pins.buzzer == BuzzerConfig(pin=None)
 
 
+def test_auto_is_spi_on_a_pi_1_to_4_and_the_pio_on_gpio10_on_a_pi_5(board, write_board):
+    line = load_pin_map(write_board(board)).led_data
+    assert line.on(pi5=False) == LedDataLine(driver="neopixel_spi", pin=None)
+    assert line.on(pi5=True) == LedDataLine(driver="neopixel", pin="D10")
+    assert line.on(pi5=True).bcm == line.on(pi5=False).bcm == 10   # one wiring for every Pi
+
+
+def test_the_gpio_driver_takes_its_pin(board, write_board):
+    board["leds"].update(driver="neopixel", pin="D18")
+    line = load_pin_map(write_board(board)).led_data
+    assert line == LedDataLine(driver="neopixel", pin="D18") == line.on(pi5=True) and line.bcm == 18
+
+
 def test_the_spi_driver_sends_on_mosi(board, write_board):
     board["leds"]["driver"] = "neopixel_spi"
-    del board["leds"]["pin"]
+    board["leds"].pop("pin", None)
     assert load_pin_map(write_board(board)).led_data == LedDataLine(driver="neopixel_spi", pin=None)
     assert load_pin_map(write_board(board)).led_data.bcm == 10
 
@@ -40,8 +53,8 @@ def test_the_spi_driver_sends_on_mosi(board, write_board):
         ("button", {"hold_time": 2}, "button.hold_time: unknown key; allowed: pin, pull_up, debounce_ms, hold_ms"),
         ("buzzer", {"beep_ms": 0}, "buzzer.beep_ms: 0 is not valid; allowed: an integer from 10 to 2000"),
         ("buzzer", {"pin": 17}, "buzzer.pin: BCM 17 is already used by button.pin; allowed: a free GPIO"),
-        ("leds", {"pin": "D17"}, "leds.pin: BCM 17 is already used by button.pin; allowed: a free GPIO"),
-        ("leds", {"driver": "ws281x"}, 'leds.driver: \'ws281x\' is not valid; allowed: "neopixel", "neopixel_spi"'),
+        ("leds", {"driver": "neopixel", "pin": "D17"}, "leds.pin: BCM 17 is already used by button.pin; allowed: a free GPIO"),
+        ("leds", {"driver": "ws281x"}, 'leds.driver: \'ws281x\' is not valid; allowed: "auto", "neopixel", "neopixel_spi"'),
     ],
 )
 def test_a_wrong_key_or_value_names_the_file_the_key_and_what_is_allowed(board, write_board, table, changes, message):
@@ -52,10 +65,11 @@ def test_a_wrong_key_or_value_names_the_file_the_key_and_what_is_allowed(board, 
     assert str(error.value).startswith(f"{path}: {message}")
 
 
-def test_a_pin_given_with_the_spi_driver_is_refused(board, write_board):
-    board["leds"]["driver"] = "neopixel_spi"
+@pytest.mark.parametrize("driver", ["auto", "neopixel_spi"])
+def test_a_pin_given_with_a_gpio10_driver_is_refused(board, write_board, driver):
+    board["leds"].update(driver=driver, pin="D18")
     path = write_board(board)
-    with pytest.raises(BoardFileError, match="leds.pin: driver 'neopixel_spi' always sends on MOSI"):
+    with pytest.raises(BoardFileError, match=f"leds.pin: driver '{driver}' always sends on GPIO10"):
         load_pin_map(path)
 
 

@@ -7,7 +7,7 @@ from firmware_host.leds.scene import LOCATIONS
 
 
 def test_the_shipped_layout_places_every_group_on_its_200_leds(shipped_config, layout):
-    assert shipped_config.data_line == LedDataLine("neopixel", "D18")
+    assert shipped_config.data_line == LedDataLine("auto", None)
     assert (shipped_config.pixel_order, shipped_config.brightness, shipped_config.palette) == ("GRB", 0.3, "standard")
     assert shipped_config.max_current_ma == 2000
     groups = layout.groups()
@@ -31,7 +31,7 @@ def test_other_tables_are_not_read_and_optional_keys_take_defaults(board, write_
         del board["leds"][key]
     config = load_led_config(write_board(board))
     assert (config.pixel_order, config.brightness, config.max_current_ma, config.palette) == ("GRB", 0.3, 2000, "standard")
-    assert config.layout.dice_style == "pips" and config.data_line.driver == "neopixel"
+    assert config.layout.dice_style == "pips" and config.data_line.driver == "auto"
 
 
 def test_a_row_of_six_leds_per_die(board, write_board):
@@ -68,7 +68,7 @@ def change(board, path, value):
         (("leds", "brightness"), 1.5, "leds.brightness: 1.5 is not valid; allowed: a number from 0.01 to 1.0"),
         (("leds", "palette"), "rainbow", "leds.palette: 'rainbow' is not valid; allowed: \"standard\", \"colour-blind\""),
         (("leds", "pixel_order"), "GRBW", "leds.pixel_order: 'GRBW' is not valid; allowed: \"GRB\""),
-        (("leds", "colour"), "red", "leds.colour: unknown key; allowed: driver, pin, count"),
+        (("leds", "colour"), "red", "leds.colour: unknown key; allowed: driver, count"),
         (("leds", "count"), None, "leds.count: missing; allowed: an integer from 1 to 2000"),
     ],
 )

@@ -98,7 +98,8 @@ def test_brightness_scales_every_colour(layout):
 def test_the_current_cap_scales_a_bright_frame_down_evenly(layout):
     everything_white = Scene({location: Mark.LIFTED_ORIGIN for location in LOCATIONS})
     leds = sum(len(layout.locations[location]) for location in LOCATIONS)
-    assert frame_current_ma(uncapped(layout).render(everything_white, 0.0)) == leds * 60
+    # every lit LED's 60 mA at full white, plus 1 mA for each of the strip's LEDs, lit or dark
+    assert frame_current_ma(uncapped(layout).render(everything_white, 0.0)) == leds * 60 + layout.count * 1
     renderer = Renderer(layout, STANDARD, brightness=1.0, max_current_ma=2000)
     frame = renderer.render(everything_white, 0.0)
     assert 1900 < frame_current_ma(frame) <= 2000
@@ -117,6 +118,14 @@ def test_a_capped_scene_does_not_pulse_with_its_blinking_lights(layout):
     assert bright[steady] == dim[steady]
     assert dim[blinking] != bright[blinking]
     assert frame_current_ma(bright) <= 2000
+
+
+def test_a_dark_strip_draws_its_idle_current_and_the_cap_leaves_room_for_it(layout):
+    assert frame_current_ma((OFF,) * layout.count) == layout.count * 1.0
+    everything_white = Scene({location: Mark.LIFTED_ORIGIN for location in LOCATIONS})
+    # a cap of 260 mA on 200 LEDs leaves 60 mA for colour: one LED's worth of full white
+    frame = Renderer(layout, STANDARD, brightness=1.0, max_current_ma=layout.count + 60).render(everything_white, 0.0)
+    assert sum(map(sum, frame)) <= 3 * 255
 
 
 def test_a_scene_under_the_cap_is_not_scaled(layout):

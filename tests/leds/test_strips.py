@@ -18,6 +18,7 @@ from firmware_host.leds import (
     open_strip,
 )
 from firmware_host.leds.render import OFF
+from firmware_host.leds.strips import spi_frame_bytes
 
 AMBER = (200, 100, 40)
 
@@ -33,7 +34,7 @@ def neopixel_wire(monkeypatch):
 
 
 def neopixel_config(board, write_board, **leds):
-    board["leds"]["pin"] = "NEOPIXEL"  # the pin Blinka's OS-agnostic board has
+    board["leds"].update(driver="neopixel", pin="NEOPIXEL")  # the pin Blinka's OS-agnostic board has
     board["leds"].update(leds)
     return load_led_config(write_board(board))
 
@@ -83,16 +84,43 @@ def test_a_pin_the_board_does_not_have_is_named(board, write_board):
         open_strip(config)
 
 
-def spi_config(board, write_board):
-    board["leds"]["driver"] = "neopixel_spi"
-    del board["leds"]["pin"]
+def spi_config(board, write_board, driver="neopixel_spi"):
+    board["leds"]["driver"] = driver
+    board["leds"].pop("pin", None)
     return load_led_config(write_board(board))
 
 
-def test_an_spi_bus_that_cannot_be_opened_is_a_clear_error(board, write_board):
+@pytest.fixture
+def pi(tmp_path, monkeypatch):
+    """Fakes the Pi's model file and spidev's transfer size: pi("Raspberry Pi 4 Model B Rev 1.5", 65536)
+    gives the keyword arguments that make `open_strip` see them."""
+    monkeypatch.delenv("SPI_BUFSIZE", raising=False)
+
+    def fake(model: str, bufsiz: int | None = 65536) -> dict:
+        (tmp_path / "model").write_bytes(model.encode() + b"\0")
+        if bufsiz is not None:
+            (tmp_path / "bufsiz").write_text(f"{bufsiz}\n")
+        return {"model_file": tmp_path / "model", "spidev_bufsiz": tmp_path / "bufsiz"}
+
+    return fake
+
+
+def test_an_spi_bus_that_cannot_be_opened_is_a_clear_error(board, write_board, pi):
     # Blinka's OS-agnostic board has no SPI0 under the names board.SPI() asks for.
     with pytest.raises(LedStripError, match="cannot open SPI0 for the LEDs \\(is SPI enabled"):
-        open_strip(spi_config(board, write_board))
+        open_strip(spi_config(board, write_board), **pi("Raspberry Pi 4 Model B Rev 1.5"))
+
+
+def test_spi_turned_off_in_the_kernel_is_named(board, write_board, pi):
+    with pytest.raises(LedStripError, match="SPI is off .*dtparam=spi=on"):
+        open_strip(spi_config(board, write_board), **pi("Raspberry Pi 4 Model B Rev 1.5", bufsiz=None))
+
+
+def test_a_frame_longer_than_one_spi_transfer_is_refused_with_the_fix(board, write_board, pi):
+    # 200 LEDs: 4,928 bytes on the wire; Pi OS's default spidev.bufsiz is 4,096
+    with pytest.raises(LedStripError, match="frame of the LEDs is 4928 bytes on SPI but the kernel sends at most 4096 "
+                                            ".*spidev.bufsiz=65536 to cmdline.txt"):
+        open_strip(spi_config(board, write_board), **pi("Raspberry Pi 3 Model B Plus Rev 1.3", bufsiz=4096))
 
 
 class RecordingSpiBus:
@@ -120,15 +148,31 @@ def spi_to_bytes(signal: bytes) -> bytes:
     return bytes(int("".join(map(str, bits[start : start + 8])), 2) for start in range(0, len(bits), 8))
 
 
-def test_the_spi_driver_sends_the_same_bytes_on_mosi(board, write_board, monkeypatch):
+@pytest.mark.parametrize("driver", ["neopixel_spi", "auto"])
+def test_the_spi_driver_sends_the_same_bytes_on_mosi_in_one_transfer(board, write_board, monkeypatch, pi, driver):
     import board as blinka_board
 
     bus = RecordingSpiBus()
     monkeypatch.setattr(blinka_board, "SPI", lambda: bus)
-    config = spi_config(board, write_board)
-    open_strip(config).show(amber_renderer(config, 0.25).render(Scene({"1": Mark.LIFTED_ORIGIN}), 0.0))
+    config = spi_config(board, write_board, driver)
+    strip = open_strip(config, **pi("Raspberry Pi 4 Model B Rev 1.5"))
+    strip.show(amber_renderer(config, 0.25).render(Scene({"1": Mark.LIFTED_ORIGIN}), 0.0))
     (signal,) = bus.writes
     assert spi_to_bytes(signal) == bytes([25, 50, 10]) * 6 + bytes(3 * (config.layout.count - 6))
+    assert len(signal) == spi_frame_bytes(config.layout.count) == 4928
+    # Adafruit_PureIO cuts a write into SPI_BUFSIZE pieces (4096 unless set): the whole frame fits one
+    assert int(os.environ["SPI_BUFSIZE"]) == 65536 >= len(signal)
+    assert strip.description == "neopixel_spi on SPI0 MOSI (GPIO10): 4928-byte frames in one transfer (spidev.bufsiz 65536)"
+
+
+def test_auto_drives_gpio10_through_the_pio_on_a_pi_5(board, write_board, monkeypatch, neopixel_wire, pi):
+    import board as blinka_board
+
+    monkeypatch.setattr(blinka_board, "D10", blinka_board.NEOPIXEL, raising=False)
+    config = spi_config(board, write_board, "auto")
+    strip = open_strip(config, **pi("Raspberry Pi 5 Model B Rev 1.0", bufsiz=None))  # no SPI needed
+    strip.show(amber_renderer(config, 0.25).render(Scene({"1": Mark.LIFTED_ORIGIN}), 0.0))
+    assert neopixel_wire[0][:3] == bytes([25, 50, 10]) and strip.description == "neopixel on D10"
 
 
 def test_the_capturing_strip_records_frames_and_reads_colours_per_group(layout, renderer):
@@ -159,17 +203,19 @@ def run_python(code: str, **environment) -> subprocess.CompletedProcess:
     return subprocess.run([sys.executable, "-c", textwrap.dedent(code)], capture_output=True, text=True, env=env)
 
 
-def test_the_packages_import_and_render_without_blinka(shipped_board_file):
+def test_the_packages_import_and_render_without_blinka(shipped_board_file, pi):
+    model_file = pi("Raspberry Pi 4 Model B Rev 1.5")["model_file"]
     result = run_python(
         f"""
         import sys
+        from pathlib import Path
         for name in ("board", "neopixel", "neopixel_spi", "digitalio", "adafruit_blinka"):
             sys.modules[name] = None  # as if Blinka and the drivers were not installed
         import firmware_host.hw, firmware_host.leds as leds
         config = leds.load_led_config({str(shipped_board_file)!r})
         leds.Renderer.from_config(config).render(leds.Scene(dice=(1, 2)), 0.0)
         try:
-            leds.open_strip(config)
+            leds.open_strip(config, model_file=Path({str(model_file)!r}))
         except leds.LedStripError as error:
             print(error)
         """

@@ -15,7 +15,7 @@ def neopixel_wire(monkeypatch):
 
 def test_the_strip_is_sent_a_dark_frame(tmp_path, neopixel_wire, capsys):
     config = tmp_path / "config.toml"
-    config.write_text('hardware = "real"\n[leds]\npin = "NEOPIXEL"  # the one pin of Blinka\'s OS-agnostic board\n')
+    config.write_text('hardware = "real"\n[leds]\ndriver = "neopixel"\npin = "NEOPIXEL"  # the one pin of Blinka\'s OS-agnostic board\n')
     assert main(["leds-off", "--config", str(config)]) == 0
     assert neopixel_wire and all(write == bytes(200 * 3) for write in neopixel_wire)
 
@@ -29,6 +29,6 @@ def test_on_the_simulated_board_there_is_nothing_to_darken(capsys, tmp_path):
 
 def test_a_strip_that_cannot_be_opened_is_reported(tmp_path, capsys):
     config = tmp_path / "config.toml"
-    config.write_text('hardware = "real"\n[leds]\npin = "D99"\n')
+    config.write_text('hardware = "real"\n[leds]\ndriver = "neopixel"\npin = "D99"\n')
     assert main(["leds-off", "--config", str(config)]) == 1
     assert "has no pin 'D99'" in capsys.readouterr().err

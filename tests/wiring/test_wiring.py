@@ -19,18 +19,35 @@ def test_a_pin_changed_in_the_board_file_changes_the_table_and_the_diagram(board
 def test_a_uart_link_and_the_spi_led_driver(board, write_board):
     board["sensors"]["mcu"]["link"] = "uart"
     board["leds"]["driver"] = "neopixel_spi"
-    del board["leds"]["pin"]
     table = wiring.generate(write_board(board))[wiring.PIN_TABLE]
     assert "| pin 8 (GPIO14) | UART TXD | Pico pin 2 (GP1) (UART RX) |" in table
     assert "| pin 10 (GPIO15) | UART RXD | Pico pin 1 (GP0) (UART TX) |" in table
     assert "| pin 19 (GPIO10) | LED data (3.3 V) |" in table and "USB port" not in table
 
 
-def test_power_is_sized_from_the_current_cap(board, write_board):
+def test_power_is_sized_from_the_current_cap_with_margin(board, write_board):
     board["leds"]["max_current_ma"] = 5000
     table = wiring.generate(write_board(board))[wiring.PIN_TABLE]
-    assert "Fuse 7.5 A in the +5 V line" in table and "at least 7.5 A" in table
-    assert "all 200 LEDs at full white would draw 12 A" in table
+    # 5 A at most (idle draw included) -> a 7.5 A fuse (1.5 x) -> a supply above the fuse
+    assert "Fuse 7.5 A (slow) in the +5 V line" in table and "supply for the strip rated 8 A" in table
+    assert "the 0.2 A its 200 LEDs draw when dark (1 mA each) included" in table
+    assert "all of them at full white would draw 12.2 A" in table
+
+
+def test_the_shipped_board_has_margin_on_fuse_and_supply(shipped_board_file):
+    facts = wiring.BoardFacts.load(shipped_board_file)
+    assert facts.leds.max_current_ma / 1000 <= facts.fuse_a / 1.5 < facts.fuse_a < facts.supply_a
+    assert (facts.fuse_a, facts.supply_a) == (3, 4)
+
+
+def test_the_buzzer_has_a_transistor_and_the_gpio10_data_line_serves_every_pi():
+    table = wiring.generate()[wiring.PIN_TABLE]
+    assert "| pin 13 (GPIO27) | buzzer | 5 V active buzzer through an NPN transistor" in table and "1N4148" in table
+    assert "| pin 19 (GPIO10) | LED data (3.3 V) | 74AHCT125 pin 2 (1A) | leds.driver \"auto\"" in table
+
+
+def test_every_multiplexer_port_gets_its_pull_ups():
+    assert "29 pairs in all" in wiring.generate()[wiring.PIN_TABLE]   # 28 ports and the Pico's bus
 
 
 def test_every_channel_is_listed_with_its_multiplexer_port():
