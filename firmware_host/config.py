@@ -191,6 +191,7 @@ class Config:
             ("serial.usb_pid", f"0x{serial.usb_pid:04x}", origin("serial.usb_pid", board)),
             ("sensors.quiet_ms", sensors.quiet_ms, origin("sensors.quiet_ms", board)),
             ("sensors.grace_ms", sensors.grace_ms, origin("sensors.grace_ms", board)),
+            ("sensors.mcu.link", sensors.mcu.link, board),   # install.sh sets the Pi's UART up by it
             ("button.pin", button.pin, origin("button.pin", board)),
             ("button.hold_ms", round(button.hold_s * 1000), origin("button.hold_ms", board)),
             ("leds.driver", leds.data_line.driver, origin("leds.driver", board)),

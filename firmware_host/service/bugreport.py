@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import io
 import json
+import os
 import platform
 import sqlite3
 import sys
@@ -99,12 +100,16 @@ def build_bug_report(config_path: Path | None, output: Path, now: float | None =
     }
     root = f"tavli-board-bug-report-{stamp.strftime('%Y%m%dT%H%M%SZ')}"
     output.parent.mkdir(parents=True, exist_ok=True)
-    with tarfile.open(output, "w:gz") as bundle:
+    # The bundle holds the journal and the configuration: readable by its owner only (root's, when
+    # made with sudo), whatever the umask, and also when it replaces an older file.
+    descriptor = os.open(output, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    os.fchmod(descriptor, 0o600)
+    with os.fdopen(descriptor, "wb") as file, tarfile.open(fileobj=file, mode="w:gz") as bundle:
         for name, text in parts.items():
             if text is None:
                 continue
             data = text.encode("utf-8")
             info = tarfile.TarInfo(f"{root}/{name}")
-            info.size, info.mtime, info.mode = len(data), int(now), 0o644
+            info.size, info.mtime, info.mode = len(data), int(now), 0o600
             bundle.addfile(info, io.BytesIO(data))
     return output

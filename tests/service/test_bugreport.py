@@ -1,3 +1,5 @@
+import os
+import stat
 import tarfile
 import time
 
@@ -37,6 +39,20 @@ def test_the_bundle_holds_config_log_journal_and_the_last_minute_of_frames(tmp_p
     assert files["log/tail.log"] == "older line\nnewest line\n"
     assert '"fault": "link-lost"' in files["journal/tail.jsonl"]
     assert files["raw-frames/last-minute.txt"].strip().endswith("rx 00 bb") and "aa" not in files["raw-frames/last-minute.txt"]
+
+
+def test_the_bundle_is_readable_by_its_owner_only_whatever_the_umask(tmp_path):
+    output = tmp_path / "report.tar.gz"
+    output.write_text("an older report, world-readable")
+    output.chmod(0o644)
+    previous = os.umask(0)
+    try:
+        build_bug_report(None, output)
+    finally:
+        os.umask(previous)
+    assert stat.S_IMODE(output.stat().st_mode) == 0o600
+    with tarfile.open(output) as archive:
+        assert {member.mode for member in archive.getmembers()} == {0o600}
 
 
 def test_a_broken_configuration_still_gives_a_report_that_says_why(tmp_path, capsys):
