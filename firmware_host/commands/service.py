@@ -1,4 +1,4 @@
-"""Commands of the service: `run` (the systemd service), `config check|show|udev-rule`, `selftest`, `bug-report`, `leds-off`, `wiring`."""
+"""Commands of the service: `run` (the systemd service), `config check|show|udev-rule`, `selftest`, `bringup`, `bug-report`, `leds-off`, `wiring`."""
 from __future__ import annotations
 
 import queue
@@ -12,6 +12,8 @@ from firmware_host.config import Config
 from firmware_host.leds.render import OFF
 from firmware_host.leds.strips import LedStripError, open_strip
 from firmware_host.sensing.config import DEFAULT_BOARD_FILE
+from firmware_host.sensing.reading import BoardReading
+from firmware_host.service.bringup import BringUp, ConsoleBringUpOperator, SimulatedBringUpOperator
 from firmware_host.service.bugreport import build_bug_report, effective_settings
 from firmware_host.service.hardware import Hardware
 from firmware_host.service.logs import setup_logging
@@ -49,6 +51,18 @@ def register(subparsers) -> None:
     selftest.add_argument("--timeout", type=float, default=120.0,
                           help="seconds to wait for a press, a hold or an answer (default %(default)s)")
     selftest.set_defaults(handler=run_selftest)
+
+    bringup = subparsers.add_parser(
+        "bringup", help="the first run of a newly built board: calibration, each LED for a yes, each location "
+                        "with known checkers, then the self-test",
+        description="Guided on the terminal and the LEDs. On the simulated board (hardware = \"simulated\") the "
+                    "person's part is played by the program. Exit code 0: every step passed, 1: a step failed.")
+    add_config_argument(bringup)
+    bringup.add_argument("--dwell-ms", type=int, default=50,
+                         help="each LED's turn in the self-test's walk (default %(default)s)")
+    bringup.add_argument("--timeout", type=float, default=300.0,
+                         help="seconds to wait for checkers, a press or an answer (default %(default)s)")
+    bringup.set_defaults(handler=run_bringup)
 
     report = subparsers.add_parser("bug-report", help="bundle the configuration, the log tail, the journal tail "
                                                       "and the last minute of raw sensor frames into a .tar.gz")
@@ -120,6 +134,23 @@ def run_selftest(args) -> int:
         hardware.close()
     text, passed = summary(results)
     print(text)
+    return 0 if passed else 1
+
+
+def run_bringup(args) -> int:
+    if args.dwell_ms < 0 or args.timeout <= 0:
+        raise UsageError("--dwell-ms must be 0 or more and --timeout more than 0")
+    config = config_from_args(args)
+    events: queue.SimpleQueue = queue.SimpleQueue()
+    hardware = Hardware.open(config, events.put, board=BoardReading() if config.simulated else None)
+    try:
+        operator = SimulatedBringUpOperator(hardware, write=print) if config.simulated else ConsoleBringUpOperator()
+        timings = Timings(led_dwell_s=args.dwell_ms / 1000, person_timeout_s=args.timeout)
+        results = BringUp(hardware, events, operator, timings, port=config.sensing.serial.port or "auto").run()
+    finally:
+        hardware.close()
+    text, passed = summary(results)
+    print(text.replace("SELF-TEST", "BRING-UP"))
     return 0 if passed else 1
 
 
