@@ -183,7 +183,7 @@ def pin_table(facts: BoardFacts) -> str:
 # -- the diagram ---------------------------------------------------------------------------------
 
 
-class _Svg:
+class Svg:
     def __init__(self, width: int, height: int):
         self.width, self.height = width, height
         self.items: list[str] = []
@@ -194,9 +194,9 @@ class _Svg:
         for number, line in enumerate(lines):
             self.text(x + 8, y + 36 + 15 * number, line, size=11)
 
-    def text(self, x: int, y: int, text: str, size: int = 13, bold: bool = False, anchor: str = "start") -> None:
+    def text(self, x: float, y: float, text: str, size: int = 13, bold: bool = False, anchor: str = "start") -> None:
         weight = ' font-weight="bold"' if bold else ""
-        self.items.append(f'<text x="{x}" y="{y}" font-size="{size}"{weight} text-anchor="{anchor}">{escape(text)}</text>')
+        self.items.append(f'<text x="{x:g}" y="{y:g}" font-size="{size}"{weight} text-anchor="{anchor}">{escape(text)}</text>')
 
     def wire(self, points: list[tuple[int, int]], label: str = "", colour: str = "#1f5fbf") -> None:
         path = " ".join(f"{x},{y}" for x, y in points)
@@ -204,6 +204,16 @@ class _Svg:
         if label:
             (x1, y1), (x2, y2) = points[0], points[1]
             self.text((x1 + x2) // 2, (y1 + y2) // 2 - 5, label, size=10, anchor="middle")
+
+    def rect(self, x: float, y: float, w: float, h: float, fill: str = "none", stroke: str = "#333") -> None:
+        self.items.append(f'<rect x="{x:g}" y="{y:g}" width="{w:g}" height="{h:g}" fill="{fill}" stroke="{stroke}"/>')
+
+    def circle(self, x: float, y: float, r: float, fill: str = "none", stroke: str = "#333") -> None:
+        self.items.append(f'<circle cx="{x:g}" cy="{y:g}" r="{r:g}" fill="{fill}" stroke="{stroke}"/>')
+
+    def line(self, x1: float, y1: float, x2: float, y2: float, colour: str = "#333", dashed: bool = False) -> None:
+        dash = ' stroke-dasharray="4 3"' if dashed else ""
+        self.items.append(f'<line x1="{x1:g}" y1="{y1:g}" x2="{x2:g}" y2="{y2:g}" stroke="{colour}"{dash}/>')
 
     def render(self) -> str:
         head = (f'<svg xmlns="http://www.w3.org/2000/svg" width="{self.width}" height="{self.height}" '
@@ -213,7 +223,7 @@ class _Svg:
 
 
 def diagram(facts: BoardFacts) -> str:
-    svg = _Svg(1060, 720)
+    svg = Svg(1060, 720)
     pins, leds, mcu = facts.pins, facts.leds, facts.sensing.sensors.mcu
     svg.text(530, 28, "tavli-board reference wiring (generated from the board file)", size=16, bold=True,
              anchor="middle")
@@ -276,16 +286,25 @@ def generate(board_file: Path = DEFAULT_BOARD_FILE) -> dict[str, str]:
     return {PIN_TABLE: pin_table(facts), DIAGRAM: diagram(facts)}
 
 
-def stale_files(folder: Path, board_file: Path = DEFAULT_BOARD_FILE) -> list[str]:
-    """The wiring docs in `folder` that differ from (or are missing from) what `board_file` generates."""
-    return [name for name, text in generate(board_file).items()
+def stale_in(folder: Path, files: dict[str, str]) -> list[str]:
+    """The files (name -> contents) that differ from, or are missing in, `folder`."""
+    return [name for name, text in files.items()
             if not (folder / name).is_file() or (folder / name).read_text(encoding="utf-8") != text]
 
 
-def write(folder: Path, board_file: Path = DEFAULT_BOARD_FILE) -> list[Path]:
+def write_into(folder: Path, files: dict[str, str]) -> list[Path]:
     folder.mkdir(parents=True, exist_ok=True)
     written = []
-    for name, text in generate(board_file).items():
+    for name, text in files.items():
         (folder / name).write_text(text, encoding="utf-8")
         written.append(folder / name)
     return written
+
+
+def stale_files(folder: Path, board_file: Path = DEFAULT_BOARD_FILE) -> list[str]:
+    """The wiring docs in `folder` that differ from (or are missing from) what `board_file` generates."""
+    return stale_in(folder, generate(board_file))
+
+
+def write(folder: Path, board_file: Path = DEFAULT_BOARD_FILE) -> list[Path]:
+    return write_into(folder, generate(board_file))

@@ -1,4 +1,4 @@
-"""Commands of the service: `run` (the systemd service), `config check|show|udev-rule`, `selftest`, `bringup`, `bug-report`, `leds-off`, `wiring`."""
+"""Commands of the service: `run` (the systemd service), `config check|show|udev-rule`, `selftest`, `bringup`, `bug-report`, `leds-off`, `wiring`, `maker-docs`."""
 from __future__ import annotations
 
 import queue
@@ -6,9 +6,10 @@ import sys
 import time
 from pathlib import Path
 
-from firmware_host import wiring
+from firmware_host import maker, wiring
 from firmware_host.commands import UsageError, add_config_argument, config_from_args, config_path_from_args
 from firmware_host.config import Config
+from firmware_host.hw.boardfile import BoardFileError
 from firmware_host.leds.render import OFF
 from firmware_host.leds.strips import LedStripError, open_strip
 from firmware_host.sensing.config import DEFAULT_BOARD_FILE
@@ -80,6 +81,14 @@ def register(subparsers) -> None:
     docs.add_argument("--output", type=Path, default=wiring.DOCS_DIR, help="folder (default: %(default)s)")
     docs.add_argument("--check", action="store_true", help="write nothing; exit 1 if the docs differ from the board file")
     docs.set_defaults(handler=run_wiring)
+
+    maker_docs = subparsers.add_parser("maker-docs", help="generate the maker's documents (BOM, netlist, schematic, "
+                                                          "a location's mechanics) from the board file")
+    maker_docs.add_argument("--board", type=Path, default=DEFAULT_BOARD_FILE, help="board file (default: %(default)s)")
+    maker_docs.add_argument("--output", type=Path, default=maker.DOCS_DIR, help="folder (default: %(default)s)")
+    maker_docs.add_argument("--check", action="store_true",
+                            help="write nothing; exit 1 if the documents differ from the board file")
+    maker_docs.set_defaults(handler=run_maker_docs)
 
 
 def run_run(args) -> int:
@@ -180,14 +189,26 @@ def run_leds_off(args) -> int:
     return 0
 
 
-def run_wiring(args) -> int:
+def _generated_docs(args, files: dict[str, str], what: str, command: str) -> int:
     if args.check:
-        stale = wiring.stale_files(args.output, args.board)
+        stale = wiring.stale_in(args.output, files)
         if stale:
-            print(f"out of date in {args.output}: {', '.join(stale)}; run `tavli-board wiring`", file=sys.stderr)
+            print(f"out of date in {args.output}: {', '.join(stale)}; run `tavli-board {command}`", file=sys.stderr)
             return 1
-        print(f"the wiring docs in {args.output} match {args.board}")
+        print(f"the {what} in {args.output} match {args.board}")
         return 0
-    for path in wiring.write(args.output, args.board):
+    for path in wiring.write_into(args.output, files):
         print(f"wrote {path}")
     return 0
+
+
+def run_wiring(args) -> int:
+    return _generated_docs(args, wiring.generate(args.board), "wiring docs", "wiring")
+
+
+def run_maker_docs(args) -> int:
+    try:
+        files = maker.generate(args.board)
+    except BoardFileError as error:
+        raise UsageError(str(error)) from None
+    return _generated_docs(args, files, "maker's documents", "maker-docs")

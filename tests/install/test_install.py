@@ -276,9 +276,11 @@ def test_the_unit_is_hardened_to_an_exposure_of_3_or_better(relocated_unit):
     assert exposure <= 3.0, result.stdout
 
 
-def test_a_regular_install_carries_the_board_file_and_the_firmware(tmp_path):
+def test_a_regular_install_carries_the_board_file_and_the_firmware(tmp_path, checkout):
     """What install.sh's pip puts in site-packages works without the checkout beside it."""
-    result = subprocess.run([sys.executable, "-m", "pip", "wheel", "--no-deps", "--quiet", "-w", str(tmp_path), str(ROOT)],
+    source = tmp_path / "source"   # pip builds in the source tree: a copy, not this checkout
+    shutil.copytree(checkout, source)
+    result = subprocess.run([sys.executable, "-m", "pip", "wheel", "--no-deps", "--quiet", "-w", str(tmp_path), str(source)],
                             capture_output=True, text=True, timeout=300)
     assert result.returncode == 0, result.stderr
     (wheel,) = tmp_path.glob("*.whl")

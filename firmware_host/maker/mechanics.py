@@ -1,0 +1,166 @@
+"""One location's mechanics, from the board file's `[mechanics]` table: a checked set of dimensions and
+a drawing (a side section and a top view, dimensioned), `hardware/docs/location.svg`.
+
+Every location is built alike: a tray that rests on its sensor only (a bar load cell fixed to the
+floor at one end, the tray on spacers at the other, so the cell can bend), the location's sensor
+carrier beside the cell, and its LEDs (a cut segment of the strip, wired on to the next location's
+in the order of `[leds.locations]`) in a channel of the frame along the tray's long edge, under a
+diffuser. The loader refuses dimensions a board cannot be built with: a tray too short for five
+checkers in a row or too narrow for one, a location's LEDs longer than its tray, and a full stack
+(15 of the heavier colour) plus the tray over the cell's capacity.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from firmware_host.hw.boardfile import Table, read_board_file
+from firmware_host.leds.layout import LedLayout
+from firmware_host.sensing.config import SensingConfig
+from firmware_host.wiring import Svg
+
+CHECKERS_A_SIDE = 15
+CHECKERS_IN_A_ROW = 5   # checkers lie in a row along the point before they stack
+
+
+@dataclass(frozen=True)
+class Mechanics:
+    tray_length_mm: float
+    tray_width_mm: float
+    tray_thickness_mm: float
+    tray_mass_g: float
+    gap_mm: float
+    led_channel_mm: float
+    cell_length_mm: float
+    cell_height_mm: float
+    cell_capacity_g: float
+    spacer_mm: float
+    floor_thickness_mm: float
+    checker_diameter_mm: float
+    checker_height_mm: float
+    led_pitch_mm: float
+
+    def full_load_g(self, heavier_checker_g: float) -> float:
+        """What a sensor carries at most: the tray and every checker of the heavier colour."""
+        return self.tray_mass_g + CHECKERS_A_SIDE * heavier_checker_g
+
+    @property
+    def point_pitch_mm(self) -> float:
+        """From one point's centre line to the next: a tray, its gaps and an LED channel."""
+        return self.tray_width_mm + 2 * self.gap_mm + self.led_channel_mm
+
+
+def load_mechanics(path: Path | str, sensing: SensingConfig, leds: LedLayout) -> Mechanics:
+    """The `[mechanics]` table of the board file at `path`, checked against the checkers and the LEDs."""
+    return parse_mechanics(read_board_file(path), Path(path), sensing, leds)
+
+
+def parse_mechanics(document: dict[str, Any], path: Path | str, sensing: SensingConfig, leds: LedLayout) -> Mechanics:
+    table = Table.of(path, document, "mechanics")
+    mechanics = Mechanics(**{name: table.number(name, minimum=0.1, maximum=2000.0)
+                             for name in Mechanics.__dataclass_fields__})
+    table.finish()
+    row = CHECKERS_IN_A_ROW * mechanics.checker_diameter_mm
+    if mechanics.tray_length_mm < row:
+        raise table.error("tray_length_mm", f"{mechanics.tray_length_mm:g} mm holds fewer than {CHECKERS_IN_A_ROW} "
+                                            "checkers in a row", f"at least {row:g} mm")
+    if mechanics.tray_width_mm < mechanics.checker_diameter_mm:
+        raise table.error("tray_width_mm", f"{mechanics.tray_width_mm:g} mm is narrower than a checker",
+                          f"at least {mechanics.checker_diameter_mm:g} mm")
+    most = max(len(indices) for indices in leds.locations.values())
+    if most * mechanics.led_pitch_mm > mechanics.tray_length_mm:
+        raise table.error("led_pitch_mm", f"a location's {most} LEDs at {mechanics.led_pitch_mm:g} mm are longer than "
+                                          "its tray", f"at most {mechanics.tray_length_mm / most:g} mm")
+    mcu = sensing.sensors.mcu
+    load = mechanics.full_load_g(max(mcu.white_checker_g, mcu.black_checker_g))
+    if load > mechanics.cell_capacity_g:
+        raise table.error("cell_capacity_g", f"{mechanics.cell_capacity_g:g} g is less than the full load, {load:g} g "
+                                             f"(the tray and {CHECKERS_A_SIDE} checkers)", f"at least {load:g} g")
+    return mechanics
+
+
+def _dimension(svg: Svg, x1: float, y: float, x2: float, label: str) -> None:
+    """A horizontal dimension line with end ticks and its label above."""
+    svg.line(x1, y, x2, y)
+    for x in (x1, x2):
+        svg.line(x, y - 4, x, y + 4)
+    svg.text((x1 + x2) / 2, y - 5, label, size=11, anchor="middle")
+
+
+def _vertical_dimension(svg: Svg, x: float, y1: float, y2: float, label: str) -> None:
+    svg.line(x, y1, x, y2)
+    for y in (y1, y2):
+        svg.line(x - 4, y, x + 4, y)
+    svg.text(x + 7, (y1 + y2) / 2 + 4, label, size=11)
+
+
+def drawing(mechanics: Mechanics, sensing: SensingConfig, leds: LedLayout) -> str:
+    """The side section and top view of one location, to scale (2 px per mm), dimensioned."""
+    m, scale, left = mechanics, 2.0, 70.0
+    mcu = sensing.sensors.mcu
+    heavier = max(mcu.white_checker_g, mcu.black_checker_g)
+    point_leds = len(leds.locations["1"])
+    tray_px = m.tray_length_mm * scale
+    svg = Svg(int(left * 2 + tray_px + 180), 640)
+    svg.text(20, 28, "One location, to scale: generated from [mechanics] of the board file", size=15, bold=True)
+    svg.text(20, 46, "Every point, bar half and tray is built alike; the sensors are those of the location's carrier.",
+             size=11)
+    # -- side section
+    svg.text(left, 80, "Side section", bold=True)
+    floor_y = 250.0
+    floor_top = floor_y - m.floor_thickness_mm * scale
+    svg.rect(left - 20, floor_top, tray_px + 2 * m.gap_mm * scale + 40, m.floor_thickness_mm * scale, fill="#d7ccc8")
+    svg.text(left - 20, floor_y + 16, f"floor {m.floor_thickness_mm:g} mm", size=11)
+    # the cell: fixed end on a spacer, free end under the tray on a spacer, centred under the tray
+    cell_x = left + (m.tray_length_mm / 2 - m.cell_length_mm / 2) * scale
+    spacer, cell_px = m.spacer_mm * scale, m.cell_length_mm * scale
+    cell_bottom = floor_top - spacer
+    cell_top = cell_bottom - m.cell_height_mm * scale
+    svg.rect(cell_x, cell_bottom, 20 * scale, spacer, fill="#9e9e9e")
+    svg.rect(cell_x, cell_top, cell_px, m.cell_height_mm * scale, fill="#b0bec5")
+    svg.rect(cell_x + cell_px - 20 * scale, cell_top - spacer, 20 * scale, spacer, fill="#9e9e9e")
+    svg.text(cell_x + cell_px / 2, cell_top + m.cell_height_mm * scale / 2 + 4, f"load cell {m.cell_capacity_g:g} g",
+             size=11, anchor="middle")
+    tray_bottom = cell_top - spacer
+    tray_top = tray_bottom - m.tray_thickness_mm * scale
+    tray_x = left + m.gap_mm * scale
+    svg.rect(tray_x, tray_top, tray_px, m.tray_thickness_mm * scale, fill="#ffe0b2")
+    checker = m.checker_diameter_mm * scale
+    for number in range(CHECKERS_IN_A_ROW):
+        svg.rect(tray_x + number * checker + 2, tray_top - m.checker_height_mm * scale, checker - 4,
+                 m.checker_height_mm * scale, fill="#616161" if number % 2 == 0 else "#fafafa")
+    svg.rect(tray_x + 2, tray_top - 2 * m.checker_height_mm * scale, checker - 4, m.checker_height_mm * scale,
+             fill="#fafafa")
+    carrier_x = cell_x + cell_px + 24
+    svg.rect(carrier_x, floor_top - 8, 70, 8, fill="#a5d6a7")
+    svg.text(carrier_x, floor_top - 14, "sensor carrier", size=11)
+    _dimension(svg, tray_x, tray_top - 2 * m.checker_height_mm * scale - 14, tray_x + tray_px,
+               f"tray {m.tray_length_mm:g} mm, {m.tray_thickness_mm:g} mm thick")
+    _dimension(svg, cell_x, floor_y + 36, cell_x + cell_px, f"cell {m.cell_length_mm:g} mm")
+    _vertical_dimension(svg, tray_x + tray_px + 2 * m.gap_mm * scale + 28, tray_top, floor_top,
+                        f"{(floor_top - tray_top) / scale:g} mm")
+    svg.text(left, floor_y + 66, f"The tray touches nothing but its cell: {m.gap_mm:g} mm gap all round; "
+                                 f"{m.spacer_mm:g} mm spacers let the cell bend.", size=11)
+    # -- top view: the tray, a row of checkers, the LED channel along its long edge
+    top_y = 380.0
+    svg.text(left, top_y - 24, "Top view", bold=True)
+    width_px = m.tray_width_mm * scale
+    svg.rect(tray_x, top_y, tray_px, width_px, fill="#ffe0b2")
+    for number in range(CHECKERS_IN_A_ROW):
+        svg.circle(tray_x + (number + 0.5) * checker, top_y + width_px / 2, checker / 2,
+                   fill="#616161" if number % 2 == 0 else "#fafafa")
+    channel_y = top_y + width_px + m.gap_mm * scale
+    svg.rect(tray_x, channel_y, tray_px, m.led_channel_mm * scale, fill="#f3e5f5")
+    for number in range(point_leds):
+        svg.rect(tray_x + (number + 0.5) * m.led_pitch_mm * scale - 5, channel_y + m.led_channel_mm * scale / 2 - 5,
+                 10, 10, fill="#ce93d8")
+    svg.text(tray_x, channel_y + m.led_channel_mm * scale + 16,
+             f"LED channel {m.led_channel_mm:g} mm: a point's {point_leds} LEDs every {m.led_pitch_mm:g} mm, from the "
+             "board's edge inward", size=11)
+    _vertical_dimension(svg, tray_x + tray_px + 20, top_y, top_y + width_px, f"{m.tray_width_mm:g} mm")
+    svg.text(left, 600, f"Point pitch {m.point_pitch_mm:g} mm (tray, gaps, LED channel). Full load "
+                        f"{m.full_load_g(heavier):g} g (tray {m.tray_mass_g:g} g + {CHECKERS_A_SIDE} × {heavier:g} g) on a "
+                        f"{m.cell_capacity_g:g} g cell.", size=12)
+    svg.text(left, 620, f"Checkers {m.checker_diameter_mm:g} mm across, {m.checker_height_mm:g} mm high.", size=12)
+    return svg.render()
