@@ -3,7 +3,8 @@ hardware/docs/ (`--check` compares instead; a test does the same), so they never
 
 - bom.md: the bill of materials (part, supplier part number, quantity, unit and total cost);
 - netlist.json and schematic.svg: every part and net of the Pi side and the sensor side;
-- location.svg: one location's mechanics, dimensioned from `[mechanics]`.
+- location.svg: one location's mechanics, dimensioned from `[mechanics]`;
+- layout.svg: the board from above, each location with its LED indices, for wiring the strip.
 
 The assembly and bring-up guide, hardware/ASSEMBLY.md, is written by hand around these pictures and
 docs/wiring/ (`tavli-board wiring`).
@@ -18,7 +19,7 @@ from firmware_host.sensing.config import DEFAULT_BOARD_FILE
 from firmware_host.wiring import BoardFacts, stale_in, write_into
 
 DOCS_DIR = Path(__file__).resolve().parents[2] / "hardware" / "docs"
-BOM, NETLIST, SCHEMATIC, LOCATION = "bom.md", "netlist.json", "schematic.svg", "location.svg"
+BOM, NETLIST, SCHEMATIC, LOCATION, LAYOUT = "bom.md", "netlist.json", "schematic.svg", "location.svg", "layout.svg"
 
 
 def generate(board_file: Path = DEFAULT_BOARD_FILE) -> dict[str, str]:
@@ -32,6 +33,7 @@ def generate(board_file: Path = DEFAULT_BOARD_FILE) -> dict[str, str]:
         SCHEMATIC: schematic.drawing(parts, f"tavli-board schematic: the Pi side and the sensor side "
                                             f"({len(facts.sensing.sensors.channels.locations)} locations)"),
         LOCATION: mechanics.drawing(dimensions, facts.sensing, facts.leds.layout),
+        LAYOUT: mechanics.layout_drawing(dimensions, facts.leds.layout),
     }
 
 

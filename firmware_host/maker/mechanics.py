@@ -164,3 +164,58 @@ def drawing(mechanics: Mechanics, sensing: SensingConfig, leds: LedLayout) -> st
                         f"{m.cell_capacity_g:g} g cell.", size=12)
     svg.text(left, 620, f"Checkers {m.checker_diameter_mm:g} mm across, {m.checker_height_mm:g} mm high.", size=12)
     return svg.render()
+
+
+def layout_drawing(mechanics: Mechanics, leds: LedLayout) -> str:
+    """The whole board from above, for assembly: where each location lies, its LED indices, and the
+    order the strip's segments are wired in (the order of `[leds.locations]`, then dice, turn, score)."""
+    pitch, scale = mechanics.point_pitch_mm, 0.9
+    point_w, point_h = pitch * scale, mechanics.tray_length_mm * scale
+    left, top, bar_w = 40.0, 90.0, pitch * scale
+    svg = Svg(int(left * 2 + 13 * point_w + 160), int(top + 2 * point_h + 190))
+    svg.text(20, 28, "The board from above: locations, their LEDs and the strip's order (generated from the board "
+                     "file)", size=15, bold=True)
+    svg.text(20, 48, "Each box is a tray with its LED channel; \"LEDs a-b\" are its strip indices. Wire each segment's "
+                     "DOUT to the next segment's DIN, in rising index order.", size=11)
+
+    def point_x(number: int) -> float:
+        """Near row: 1 at the right to 12 at the left; far row: 13 at the left to 24 at the right; the bar
+        between 6/7 and 18/19."""
+        column = 12 - number if number <= 12 else number - 13
+        return left + column * point_w + (bar_w if column >= 6 else 0)
+
+    def leds_text(location: str) -> str:
+        indices = leds.locations[location]
+        return f"{indices[0]}-{indices[-1]}"
+
+    far_y, near_y = top, top + point_h + 60
+    for number in range(1, 25):
+        y = near_y if number <= 12 else far_y
+        x = point_x(number)
+        svg.rect(x + 2, y, point_w - 4, point_h, fill="#ffe0b2")
+        svg.text(x + point_w / 2, y + (point_h + 16 if number <= 12 else -6), str(number), size=12, bold=True,
+                 anchor="middle")
+        svg.text(x + point_w / 2, y + point_h / 2 - 6, "LEDs", size=10, anchor="middle")
+        svg.text(x + point_w / 2, y + point_h / 2 + 8, leds_text(str(number)), size=10, anchor="middle")
+    bar_x = left + 6 * point_w
+    for location, y in (("bar:black", far_y), ("bar:white", near_y)):
+        svg.rect(bar_x + 4, y, bar_w - 8, point_h, fill="#d7ccc8")
+        svg.text(bar_x + bar_w / 2, y + point_h / 2 - 12, location.replace(":", " "), size=9, anchor="middle")
+        svg.text(bar_x + bar_w / 2, y + point_h / 2 + 2, "LEDs", size=9, anchor="middle")
+        svg.text(bar_x + bar_w / 2, y + point_h / 2 + 14, leds_text(location), size=9, anchor="middle")
+    tray_x = left + 12 * point_w + bar_w + 20
+    for location, y in (("off:black", far_y), ("off:white", near_y)):
+        svg.rect(tray_x, y, 120, point_h, fill="#cfd8dc")
+        svg.text(tray_x + 60, y + point_h / 2 - 8, location, size=10, anchor="middle")
+        svg.text(tray_x + 60, y + point_h / 2 + 8, "LEDs " + leds_text(location), size=10, anchor="middle")
+    extras = [f"dice {number}: LEDs {die[0]}-{die[-1]}" for number, die in enumerate(leds.dice, start=1)]
+    extras += [f"turn {side}: LED {', '.join(map(str, indices))}" for side, indices in leds.turn.items()]
+    extras += [f"score {side}: LEDs {indices[0]}-{indices[-1]}" for side, indices in leds.score.items()]
+    svg.text(left, near_y + point_h + 62, "Along the board's side:", size=11, bold=True)
+    for row, extra in enumerate(extras):
+        svg.text(left + 160 + (row % 2) * 260, near_y + point_h + 62 + (row // 2) * 16, extra, size=11)
+    svg.line(point_x(1) + point_w / 2, near_y + point_h + 26, point_x(12) + point_w / 2, near_y + point_h + 26,
+             colour="#6a1b9a")
+    svg.text(point_x(6), near_y + point_h + 42, "strip order: 1 → 12, then 13 → 24, bar, trays, dice, turn, score",
+             size=10, anchor="middle")
+    return svg.render()
