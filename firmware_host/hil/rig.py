@@ -132,7 +132,8 @@ def wire_strip(leds: LedConfig, clock: Clock, log: deque[tuple[float, Frame]]) -
                 tuple(wire[start + order.index(channel)] for channel in "RGB")
                 for start in range(0, len(wire), len(order)))))
 
-    return NeoPixelStrip(CapturedNeoPixel(board.NEOPIXEL, leds.layout.count, pixel_order=order, auto_write=False))
+    return NeoPixelStrip(CapturedNeoPixel(board.NEOPIXEL, leds.layout.count, pixel_order=order, auto_write=False),
+                         "neopixel on the rig's captured data line")
 
 
 def press(rig) -> None:

@@ -165,7 +165,7 @@ def neopixel_wire(monkeypatch):
 
 
 def test_the_led_bytes_of_a_lift_go_out_through_the_real_neopixel_class(tmp_path, board, write_board, neopixel_wire):
-    board["leds"]["pin"] = "NEOPIXEL"   # the pin Blinka's OS-agnostic board has
+    board["leds"].update(driver="neopixel", pin="NEOPIXEL")   # the pin Blinka's OS-agnostic board has
     leds = load_led_config(write_board(board))
     rig = Loop(tmp_path, strip=open_strip(leds))
     rig.post_board(Board.of(PORTES, Orientation.ROTATED))
