@@ -108,9 +108,12 @@ cmdline_drop=()
 if [[ -z "$pi" ]]; then
     say "warning: not a Raspberry Pi, so the boot configuration is left alone"
 else
-    if [[ $pi != 5 && ( "$driver" == auto || "$driver" == neopixel_spi ) ]]; then
+    if [[ "$driver" == neopixel_spi || ( "$driver" == auto && $pi != 5 ) ]]; then
         config_lines+=("dtparam=spi=on")
-        if [[ $pi == 4 ]]; then config_lines+=("core_freq_min=500"); else config_lines+=("core_freq=250"); fi
+        case $pi in
+            4) config_lines+=("core_freq_min=500") ;;
+            3) config_lines+=("core_freq=250") ;;
+        esac   # a Pi 5's SPI clock does not follow its core clock
         cmdline_drop+=("spidev.bufsiz=*")
         cmdline_add+=("spidev.bufsiz=$SPIDEV_BUFSIZ")
     elif [[ $pi != 5 && "$driver" == neopixel ]]; then

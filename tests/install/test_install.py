@@ -92,10 +92,10 @@ def installed(checkout, fake_python, root, model) -> str:
     return result.stdout
 
 
-def with_board_file(root: Path, checkout: Path, **mcu) -> None:
-    """A config that points at a board file with these [sensors.mcu] settings (install.sh keeps it)."""
+def with_board_file(root: Path, checkout: Path, **settings) -> None:
+    """A config that points at a board file with these settings (install.sh keeps it)."""
     board = (checkout / "hardware" / "board.toml").read_text()
-    for key, value in mcu.items():
+    for key, value in settings.items():
         board = re.sub(rf'^{key} = "[^"]*"', f'{key} = "{value}"', board, flags=re.M)
     (root / "board.toml").write_text(board)
     config = root / "etc" / "tavli-board" / "config.toml"
@@ -220,6 +220,13 @@ def test_a_uart_link_gets_the_pl011_on_gpio14_and_15(checkout, fake_python, tmp_
     assert ("console=serial0,115200" in cmdline(root)) is console_kept and "console=tty1" in cmdline(root)
     rule = (root / "etc" / "udev" / "rules.d" / "99-tavli-board.rules").read_text()
     assert 'KERNEL=="ttyAMA0", SYMLINK+="tavli-sensors"' in rule
+
+
+def test_the_spi_driver_chosen_on_a_pi_5_gets_spi_without_a_core_clock_setting(checkout, fake_python, tmp_path):
+    root = pi_root(tmp_path / "root")
+    with_board_file(root, checkout, driver="neopixel_spi")
+    installed(checkout, fake_python, root, MODELS["Pi 5"])
+    assert config_block(root) == ["dtparam=spi=on"] and cmdline(root)[-1] == "spidev.bufsiz=65536"
 
 
 def test_switching_back_to_usb_takes_the_uart_settings_out_again(checkout, fake_python, tmp_path):
