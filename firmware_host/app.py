@@ -26,6 +26,7 @@ from __future__ import annotations
 import logging
 import queue
 import threading
+from dataclasses import dataclass
 from typing import Callable, Iterable
 
 from firmware_host.controller import Controller, Timings
@@ -46,6 +47,14 @@ FRAME_INTERVAL_S = 0.04   # 25 frames a second: smooth enough for the slowest bl
 
 class _Stop:
     """Posted by `stop()`: the loop ends after the events queued before it."""
+
+
+@dataclass(frozen=True)
+class OnLoop:
+    """A call to make on the loop's thread, in turn with the events (posted by `call_soon`): what
+    another thread (the web companion's commands) must do to the controller, done where it is owned."""
+
+    call: Callable[[], None]
 
 
 class JudgeWorker:
@@ -138,6 +147,11 @@ class EventLoop:
     def post(self, event: object) -> None:
         self.events.put(event)
 
+    def call_soon(self, call: Callable[[], None]) -> None:
+        """Make `call()` on the loop's thread after the events already queued; the observers are told
+        after it, as after an event."""
+        self.events.put(OnLoop(call))
+
     def stop(self) -> None:
         """End `run` after the events already queued."""
         self.events.put(_Stop())
@@ -190,7 +204,10 @@ class EventLoop:
 
     def _handle(self, event: object) -> None:
         try:
-            self.controller.handle(event, self.clock.monotonic())
+            if isinstance(event, OnLoop):
+                event.call()
+            else:
+                self.controller.handle(event, self.clock.monotonic())
         except Exception:
             # A bug or a journal that cannot be written must not end the loop: the event is lost,
             # the game is kept as it was (a failed record changes nothing), the log says why.

@@ -32,6 +32,12 @@ file = "/var/log/tavli-board/tavli-board.log"
 max_kb = 1024                # the log rotates at this size ...
 backups = 5                  # ... keeping this many old files
 raw_frames_dir = "/run/tavli-board"   # the last minute of the sensor link's bytes, for bug reports
+
+[web]                        # the web companion (`tavli-board web`, docs/companion-protocol.md)
+socket = "/run/tavli-board/companion.sock"   # where the service publishes its snapshots
+host = "127.0.0.1"           # where `tavli-board web` listens ("0.0.0.0": the whole network)
+port = 8080
+pin = "scrypt$16384$8$1$<salt>$<hash>"        # `tavli-board web-pin` makes it; none: settings cannot be changed
 ```
 
 Hardware facts (pins, LED indices, the channel map) live in the board file (architecture principle
@@ -47,6 +53,8 @@ Every problem names the file, the key and what is allowed; all of them are repor
 from __future__ import annotations
 
 import copy
+import hashlib
+import hmac
 import os
 import tempfile
 from dataclasses import dataclass, field
@@ -77,7 +85,8 @@ BOARD_OVERRIDES: Mapping[str, tuple[str, ...]] = MappingProxyType({
     "leds": ("driver", "pin", "count", "brightness", "palette"),
 })
 _MATCH_KEYS = ("sequence", "target", "opening_roll", "tie_advances_rotation", "tie_next_starter", "resign_points")
-_TOP_LEVEL = ("hardware", "board_file", "match", "house_rules", *BOARD_OVERRIDES, "journal", "logging", "hil")
+_TOP_LEVEL = ("hardware", "board_file", "match", "house_rules", *BOARD_OVERRIDES, "journal", "logging", "hil", "web")
+_WEB_KEYS = ("socket", "host", "port", "pin")
 
 
 def _state_home() -> Path:
@@ -118,6 +127,51 @@ class LogSettings:
     max_bytes: int = 1024 * 1024
     backups: int = 5
     raw_frames_dir: Path = field(default_factory=_runtime_home)
+
+
+# The web companion's PIN, stored hashed: "scrypt$N$r$p$salt$hash" (hex), never the PIN itself.
+_PIN_SCHEME, _PIN_COST = "scrypt", (16384, 8, 1)
+
+
+def hash_pin(pin: str, salt: bytes | None = None) -> str:
+    """The line `[web] pin` holds for `pin` (a fresh random salt unless one is given)."""
+    salt = salt if salt is not None else os.urandom(16)
+    n, r, p = _PIN_COST
+    digest = hashlib.scrypt(pin.encode(), salt=salt, n=n, r=r, p=p, dklen=32)
+    return f"{_PIN_SCHEME}${n}${r}${p}${salt.hex()}${digest.hex()}"
+
+
+def _pin_parts(stored: str) -> tuple[int, int, int, bytes, bytes] | None:
+    parts = stored.split("$")
+    try:
+        if len(parts) != 6 or parts[0] != _PIN_SCHEME:
+            return None
+        n, r, p = (int(part) for part in parts[1:4])
+        salt, digest = bytes.fromhex(parts[4]), bytes.fromhex(parts[5])
+    except ValueError:
+        return None
+    if not (2 <= n <= 2 ** 20 and n & (n - 1) == 0 and 1 <= r <= 32 and 1 <= p <= 16 and salt and len(digest) == 32):
+        return None
+    return n, r, p, salt, digest
+
+
+def pin_matches(stored: str, pin: str) -> bool:
+    """Whether `pin` is the one hashed in `stored` (compared in constant time)."""
+    parts = _pin_parts(stored)
+    if parts is None:
+        return False
+    n, r, p, salt, digest = parts
+    return hmac.compare_digest(hashlib.scrypt(pin.encode(), salt=salt, n=n, r=r, p=p, dklen=32), digest)
+
+
+@dataclass(frozen=True)
+class WebSettings:
+    """[web]: the companion's socket and address; `pin`: the hashed PIN (None: settings are read-only)."""
+
+    socket: Path
+    host: str = "127.0.0.1"
+    port: int = 8080
+    pin: str | None = None
 
 
 @dataclass(frozen=True)
@@ -166,6 +220,7 @@ class Config:
     logging: LogSettings
     origins: Mapping[str, str]   # "section.key" -> the file it came from, for the keys set in a file
     report_leds: bool = False    # [hil]: send the LED status over the sensor link, for a HIL rig (docs/hil.md)
+    web: WebSettings = field(default_factory=lambda: WebSettings(_runtime_home() / "companion.sock"))
 
     @property
     def simulated(self) -> bool:
@@ -214,6 +269,10 @@ class Config:
             ("logging.backups", self.logging.backups, origin("logging.backups")),
             ("logging.raw_frames_dir", str(self.logging.raw_frames_dir), origin("logging.raw_frames_dir")),
             ("hil.report_leds", self.report_leds, origin("hil.report_leds")),
+            ("web.socket", str(self.web.socket), origin("web.socket")),
+            ("web.host", self.web.host, origin("web.host")),
+            ("web.port", self.web.port, origin("web.port")),
+            ("web.pin", "set (hashed)" if self.web.pin else "not set", origin("web.pin")),
         ]
         return [Setting(key, value, where) for key, value, where in values]
 
@@ -307,6 +366,7 @@ def parse_config(document: dict[str, Any], source: str, relative_to: Path | str 
     log_settings = _log_settings(problems, problems.section(document, "logging", _LOGGING_KEYS), relative_to)
     hil = problems.section(document, "hil", ("report_leds",))
     report_leds = bool(problems.read(hil.boolean, "report_leds", default=False)) if hil is not None else False
+    web = _web_settings(problems, problems.section(document, "web", _WEB_KEYS), relative_to)
     overrides = {}
     for name, keys in BOARD_OVERRIDES.items():
         table = problems.section(document, name, keys, "not settable here: hardware facts are set in the board file")
@@ -318,7 +378,7 @@ def parse_config(document: dict[str, Any], source: str, relative_to: Path | str 
         raise ConfigError(problems.problems)
     sensing, pins, leds = hardware_parts
     return Config(source, hardware, board_file, sensing, pins, leds, match_rules, house_rules, journal_path,
-                  log_settings, MappingProxyType(_origins(document, source)), report_leds)
+                  log_settings, MappingProxyType(_origins(document, source)), report_leds, web)
 
 
 def _origins(document: dict[str, Any], source: str) -> dict[str, str]:
@@ -374,6 +434,21 @@ def _log_settings(problems: _Collector, table: Table | None, relative_to: Path |
         backups=problems.read(table.integer, "backups", default=defaults.backups, minimum=1, maximum=100) or 0,
         raw_frames_dir=_table_path(problems, table, "raw_frames_dir", defaults.raw_frames_dir, relative_to),
     )
+
+
+def _web_settings(problems: _Collector, table: Table | None, relative_to: Path | str | None) -> WebSettings:
+    defaults = WebSettings(_runtime_home() / "companion.sock")
+    if table is None:
+        return defaults
+    pin = problems.read(table.string, "pin", default=None)
+    if pin is not None and _pin_parts(pin) is None:
+        problems.add("web.pin", "is not a hashed PIN", "the line `tavli-board web-pin` prints")
+        pin = None
+    return WebSettings(
+        socket=_table_path(problems, table, "socket", defaults.socket, relative_to),
+        host=problems.read(table.string, "host", default=defaults.host) or defaults.host,
+        port=problems.read(table.integer, "port", default=defaults.port, minimum=1, maximum=65535) or defaults.port,
+        pin=pin)
 
 
 def _match_rules(problems: _Collector, table: Table | None) -> MatchRules | None:

@@ -5,6 +5,8 @@ OS-agnostic board (with a NEOPIXEL pin, so the real `neopixel` module imports) w
 is set; so it is set here, at module level, before any test module can import `board`.
 """
 import copy
+import shutil
+import tempfile
 import os
 import tomllib
 from pathlib import Path
@@ -45,3 +47,18 @@ def write_board(tmp_path):
         return path
 
     return write
+
+
+@pytest.fixture(autouse=True)
+def _hermetic_home(monkeypatch, tmp_path_factory):
+    """HOME and the XDG folders in a temporary folder: no test reads or writes the user's. The
+    runtime folder's path is kept short, as a Unix socket's path must be (under 108 bytes)."""
+    home = tmp_path_factory.mktemp("home")
+    monkeypatch.setenv("HOME", str(home))
+    for name, folder in (("XDG_STATE_HOME", ".local/state"), ("XDG_CONFIG_HOME", ".config"),
+                         ("XDG_CACHE_HOME", ".cache")):
+        monkeypatch.setenv(name, str(home / folder))
+    runtime = Path(tempfile.mkdtemp(prefix="tb-run-"))
+    monkeypatch.setenv("XDG_RUNTIME_DIR", str(runtime))
+    yield
+    shutil.rmtree(runtime, ignore_errors=True)

@@ -31,6 +31,7 @@ from firmware_host.rules.plays import dice_text
 from firmware_host.rules.position import Color
 from firmware_host.sensing.events import LinkUp
 from firmware_host.sensing.reading import BoardReading
+from firmware_host.service.companion import Companion, open_companion
 from firmware_host.service.hardware import Hardware
 from firmware_host.service.notify import SystemdNotifier
 from firmware_host.service.status import status_line
@@ -47,6 +48,7 @@ class Service:
     notifier: SystemdNotifier
     resumed: ResumeState | None = None      # the unfinished match the journal held at the start
     trace: TraceRecorder | None = None      # the HIL trace ring (docs/hil.md)
+    companion: Companion | None = None      # the web companion's socket (docs/companion-protocol.md)
     ready: bool = field(default=False, init=False)
     status: str | None = field(default=None, init=False)   # the last STATUS= told to systemd
 
@@ -73,6 +75,7 @@ class Service:
                                      resume=resumed)
         service = cls(config, journal, hardware, loop, notifier or SystemdNotifier(), resumed, trace)
         loop.observers.append(service._observe)
+        service.companion = open_companion(config, loop, restart=service.stop)
         if config.report_leds:
             from firmware_host.service.led_report import LedStatusReporter   # for a HIL rig only: not loaded otherwise
             loop.observers.append(LedStatusReporter(hardware.sensor, loop.renderer).observe)
@@ -99,6 +102,8 @@ class Service:
             self.notifier.stopping()
             if self.loop.judge_worker is not None:
                 self.loop.judge_worker.close()
+            if self.companion is not None:
+                self.companion.close()
             self.hardware.close()
             self.journal.record_service("stopped")
             self.journal.close()

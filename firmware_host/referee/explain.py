@@ -1,0 +1,130 @@
+"""Why a board is not a legal play, in the words of the rule it breaks.
+
+    explain(start, dice, reading, rules)   # ["Only white's checkers move in white's turn: ...", ...]
+
+The referee's verdict says *that* a reading is illegal and how to put it right; a player who
+disputes it wants to know *why*. Each check below is one rule of shared/spec/rules.md, tested from
+the mover's checkers that left points (origins) and arrived on others (destinations). The first rules
+broken are named, most basic first; when none of them explains the board (the checkers moved by legal
+single steps, but not in an order or amount the roll allows), the last line says so. Pure.
+"""
+from __future__ import annotations
+
+from typing import Iterable
+
+from firmware_host.referee.judge import Reading
+from firmware_host.rules import CHECKERS, Color, Position, Rules
+from firmware_host.rules.plays import TooManyPlays, Turn, dice_text
+from firmware_host.rules.variants import VARIANTS
+
+# Past this many plays (a gulbara cascade) the plays are not listed to compare with.
+MOST_PLAYS_COMPARED = 500
+
+
+def _counts(board: Position | Reading, color: Color) -> tuple[tuple[int, ...], int, int]:
+    points = board.white if color is Color.WHITE else board.black
+    index = 0 if color is Color.WHITE else 1
+    return tuple(points), board.bar[index], board.off[index]
+
+
+def _where(points: Iterable[int]) -> str:
+    names = [str(point) for point in points]
+    return names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1]
+
+
+def _home(color: Color, parallel: bool) -> range:
+    """The mover's home table (where bearing off starts): White's 1..6; Black's 19..24 in the
+    contrary games, 13..18 in the parallel ones (Black starts on 12 and runs 12..1, 24..13)."""
+    if color is Color.WHITE:
+        return range(1, 7)
+    return range(13, 19) if parallel else range(19, 25)
+
+
+def explain(start: Position, dice: Iterable[int], reading: Reading, rules: Rules) -> list[str]:
+    """The rules the board `reading` breaks, for `start.turn` to play `dice` from `start`."""
+    dice = tuple(dice)
+    mover, other = start.turn, start.turn.opponent
+    variant = VARIANTS[start.variant]
+    parallel = variant.family.name == "PARALLEL"
+    reasons: list[str] = []
+
+    before, after = _counts(start, mover), _counts(reading, mover)
+    other_before, other_after = _counts(start, other), _counts(reading, other)
+    total_before, total_after = sum(before[0]) + before[1] + before[2], sum(after[0]) + after[1] + after[2]
+    if total_after != total_before:
+        missing = total_before - total_after
+        reasons.append(f"{abs(missing)} {mover} checker{'s' if abs(missing) > 1 else ''} "
+                       f"{'missing from' if missing > 0 else 'too many on'} the board: each side has {CHECKERS}.")
+    other_total = sum(other_after[0]) + other_after[1] + other_after[2]
+    if other_total != sum(other_before[0]) + other_before[1] + other_before[2]:
+        reasons.append(f"{other} has {other_total} checkers on the board, not {CHECKERS}.")
+
+    hit_points = [p for p in range(1, 25) if other_after[0][p - 1] < other_before[0][p - 1]]
+    moved_back = [p for p in range(1, 25) if other_after[0][p - 1] > other_before[0][p - 1]]
+    hits = other_after[1] - other_before[1]
+    if moved_back or other_after[2] != other_before[2] or (hit_points and not variant.has_bar) \
+            or len(hit_points) > max(hits, 0):
+        changed = sorted(set(hit_points) | set(moved_back))
+        reasons.append(f"Only {mover}'s checkers move in {mover}'s turn: {other}'s checkers changed"
+                       + (f" on {_where(changed)}." if changed else " in the tray."))
+    origins = [p for p in range(1, 25) if after[0][p - 1] < before[0][p - 1]]
+    destinations = [p for p in range(1, 25) if after[0][p - 1] > before[0][p - 1]]
+
+    if before[1] > 0 and after[1] == before[1] and origins:
+        reasons.append(f"{mover} has a checker on the bar: it must enter the opponent's home table before "
+                       "any other checker moves.")
+    if after[2] > before[2]:
+        home = _home(mover, parallel)
+        outside = [p for p in range(1, 25) if before[0][p - 1] and p not in home]
+        if outside or before[1]:
+            reasons.append(f"Bearing off starts only once all {CHECKERS} of {mover}'s checkers are in the home "
+                           f"table ({home.start}-{home.stop - 1}); at the turn's start "
+                           + (f"{mover} still had checkers on {_where(outside)}." if outside else "one was on the bar."))
+    for point in destinations:
+        held = other_before[0][point - 1]
+        pinner_on_top = variant.has_pins and start.pinned[point - 1] is mover
+        if held >= 2 or (held >= 1 and (pinner_on_top or not (variant.has_bar or variant.has_pins))):
+            reasons.append(f"Point {point} is held by {other} ({held} checker{'s' if held > 1 else ''}): "
+                           f"{mover} may not land there{'' if variant.has_bar or variant.has_pins else ' (in ' + start.variant + ' a single checker holds a point)'}.")
+    pips = _pips_moved(before, after, mover, parallel)
+    allowed = sum(dice) * (2 if len(dice) == 2 and dice[0] == dice[1] else 1)
+    if pips is not None and pips > allowed and not reasons:
+        reasons.append(f"The checkers moved {pips} pips; {dice_text(dice)} allows at most {allowed}.")
+    if not reasons:
+        held_at_start = [str(p) for p in range(1, 25) if before[0][p - 1]] + ["bar"] * bool(before[1])
+        reasons.append(_no_play_explains(start, dice, rules, origins, held_at_start))
+    return reasons
+
+
+def _pips_moved(before, after, mover: Color, parallel: bool) -> int | None:
+    """How far the mover's checkers went in all (None when some left the board: bearing off may
+    use more of a die than the distance)."""
+    if after[2] != before[2]:
+        return None
+
+    def to_go(points: tuple[int, ...], bar: int) -> int:
+        if mover is Color.WHITE:
+            return sum(p * n for p, n in enumerate(points, 1)) + 25 * bar
+        if parallel:   # black runs 12..1 then 24..13: point p has p + 12 pips to go when p <= 12
+            return sum((p + 12 if p <= 12 else p - 12) * n for p, n in enumerate(points, 1)) + 25 * bar
+        return sum((25 - p) * n for p, n in enumerate(points, 1)) + 25 * bar
+
+    return to_go(*before[:2]) - to_go(*after[:2])
+
+
+def _no_play_explains(start: Position, dice: tuple[int, ...], rules: Rules, origins: list[int],
+                      held_at_start: list[str]) -> str:
+    roll = dice_text(dice)
+    try:
+        plays = Turn(start, dice, rules).plays(limit=MOST_PLAYS_COMPARED)
+    except TooManyPlays:
+        return f"No legal play of {roll} leads to this board."
+    starts = [place for place in held_at_start if any(move.origin == place for play in plays for move in play.moves)]
+    if not starts:
+        return f"{roll} cannot be played at all: the board must stay as it was."
+    used_up = "; the whole roll must be played where it can be (the larger die when only one can)"
+    wrong = [str(p) for p in origins if str(p) not in starts]
+    if wrong:
+        return (f"No legal play of {roll} moves a checker from {_where(wrong)}: the legal plays start from "
+                f"{_where(starts)}{used_up}.")
+    return f"No legal play of {roll} leads to this board: the checkers moved, but not by the dice{used_up}."

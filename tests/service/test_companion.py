@@ -1,0 +1,223 @@
+"""The companion socket of the service (docs/companion-protocol.md): snapshots on every change, checked
+commands, and a referee that a slow, silent or dead client costs nothing."""
+import json
+import os
+import socket
+import threading
+import time
+
+import pytest
+
+from firmware_host.config import load_config
+from firmware_host.service import companion as companion_module
+from firmware_host.service.run import Service
+from firmware_host.leds.scene import Mark, Scene
+from firmware_host.sensing.reading import BoardReading
+
+
+@pytest.fixture
+def config_file(tmp_path):
+    path = tmp_path / "config.toml"
+    path.write_text(f'hardware = "simulated"\n'
+                    f'[journal]\npath = "{tmp_path / "journal.sqlite3"}"\n'
+                    f'[logging]\nfile = "{tmp_path / "tavli-board.log"}"\n'
+                    f'raw_frames_dir = "{tmp_path / "raw"}"\n'
+                    f'[match]\nsequence = "tavli"\ntarget = 5\n')
+    return path
+
+
+@pytest.fixture
+def service(config_file):
+    service = Service.open(load_config(config_file))
+    thread = threading.Thread(target=service.run)
+    thread.start()
+    yield service
+    service.stop()
+    thread.join(20)
+    assert not thread.is_alive()
+
+
+class Client:
+    def __init__(self, path):
+        self.socket = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        self.socket.connect(str(path))
+        self.socket.settimeout(10)
+        self.file = self.socket.makefile("rb")
+
+    def send(self, data) -> None:
+        self.socket.sendall((data if isinstance(data, bytes) else json.dumps(data).encode()) + b"\n")
+
+    def next(self, wanted=lambda message: True) -> dict:
+        while True:
+            line = self.file.readline()
+            assert line, "the service closed the connection"
+            message = json.loads(line)
+            if wanted(message):
+                return message
+
+    def snapshot(self, wanted=lambda snapshot: True) -> dict:
+        return self.next(lambda message: message["type"] == "snapshot" and wanted(message))
+
+    def reply(self, request) -> dict:
+        self.send(request)
+        return self.next(lambda message: message["type"] == "reply")
+
+    def close(self) -> None:
+        self.file.close()
+        self.socket.close()
+
+
+@pytest.fixture
+def client(service):
+    client = Client(service.config.web.socket)
+    yield client
+    client.close()
+
+
+def white_points(snapshot) -> dict:
+    return snapshot["reading"]["white"]["points"]
+
+
+def test_a_client_hears_the_board_at_once_and_every_change_of_it(service, client):
+    first = client.snapshot(lambda s: s["reading"] is not None)
+    assert first["protocol"] == companion_module.PROTOCOL_VERSION
+    assert white_points(first) == {"6": 5, "8": 3, "13": 5, "24": 2}      # the simulated board's opening
+    assert first["match"]["sequence"] == ["portes", "plakoto", "fevga"] and first["match"]["target"] == 5
+    board = service.hardware.simulation.board
+    board.lift(13, "white")
+    lifted = client.snapshot(lambda s: s["reading"] and white_points(s).get("13") == 4)
+    assert lifted["changing"] or lifted["reading"]["white"]["points"]["13"] == 4
+    board.place(9, "white")
+    placed = client.snapshot(lambda s: s["reading"] and white_points(s).get("9") == 1 and not s["changing"])
+    assert placed["seq"] > first["seq"]
+
+
+def test_snapshots_are_sent_only_when_something_changed(service, client):
+    snapshot = client.snapshot(lambda s: s["reading"] is not None and not s["changing"])
+    client.socket.settimeout(1.0)
+    with pytest.raises(TimeoutError):   # a board standing still, no timer: nothing more to say
+        while True:
+            later = client.next()
+            assert later["seq"] > snapshot["seq"]
+            snapshot = later
+
+
+def test_bad_commands_get_a_reply_that_says_what_is_wrong_and_change_nothing(service, client):
+    before = client.snapshot(lambda s: s["reading"] is not None)
+    replies = [client.reply(request) for request in (
+        b"not json", b"[1, 2]", {"command": "reboot"}, {"command": "referee", "action": "explode"},
+        {"command": "referee"}, {"command": "snapshot", "extra": 1}, {"command": "new_match", "match": "tavli"},
+        {"command": "new_match", "match": {"target": 0}}, {"command": "snapshot", "id": [1]},
+        {"command": "referee", "action": "next", "id": 7})]
+    errors = [reply["error"] for reply in replies]
+    assert all(not reply["ok"] for reply in replies)
+    assert errors[0].startswith("not a JSON object")
+    assert errors[2] == "unknown command 'reboot'; allowed: snapshot, referee, new_match, apply_settings"
+    assert "action 'explode' is not valid" in errors[3] and "action None" in errors[4]
+    assert errors[5] == "snapshot: unknown key 'extra'; allowed: none"
+    assert errors[6] == "new_match: match must be an object (a TOML table)"
+    assert "new match: match.target: 0 is not valid; allowed: an integer from 1 to 99" in errors[7]
+    assert errors[9] == "not in referee mode" and replies[9]["id"] == 7
+    client.send({"command": "snapshot"})
+    after = client.snapshot()
+    assert after["match"] == before["match"] and after["state"] == before["state"]
+
+
+def test_a_new_match_before_the_first_game_takes_its_preset_target_and_house_rules(service, client):
+    client.snapshot(lambda s: s["reading"] is not None)
+    reply = client.reply({"command": "new_match", "id": "m1", "match": {"sequence": "fevga", "target": 3},
+                          "house_rules": {"fevga": {"start_table_scope": "both"}}})
+    assert reply["ok"], reply
+    assert reply["id"] == "m1" and reply["sequence"] == ["fevga"] and reply["target"] == 3
+    snapshot = client.snapshot(lambda s: s["match"]["sequence"] == ["fevga"])
+    assert snapshot["game"]["variant"] == "fevga" and snapshot["game"]["rules"]["start_table_scope"] == "both"
+    assert snapshot["state"] == "setup"                  # the board still shows portes: set it up for fevga
+    assert snapshot["verdict"]["kind"] == "setup" and snapshot["verdict"]["steps"]
+
+
+def test_a_line_too_long_is_refused_and_the_client_dropped(service, client):
+    client.snapshot()
+    client.send(b"x" * (companion_module.LINE_LIMIT + 10))
+    reply = client.next(lambda message: message["type"] == "reply")
+    assert reply["error"] == f"a command line is longer than {companion_module.LINE_LIMIT} bytes"
+    assert client.file.readline() == b""     # dropped
+    other = Client(service.config.web.socket)
+    try:
+        assert other.snapshot()["type"] == "snapshot"     # the service is unaffected
+    finally:
+        other.close()
+
+
+def test_a_client_that_never_reads_costs_the_loop_nothing_and_hears_only_the_newest(service, client):
+    companion = service.companion
+    client.snapshot()
+    silent = Client(service.config.web.socket)   # connected, never reads
+    time.sleep(0.3)
+    big = {"type": "snapshot", "padding": "p" * 20_000}
+    started = time.perf_counter()
+    for _ in range(2000):   # 40 MB offered to a client that reads nothing
+        companion.publish(big)
+    per_publish = (time.perf_counter() - started) / 2000
+    assert per_publish < 0.005, f"publishing took {per_publish * 1e3:.2f} ms a snapshot"
+    queues = [len(c.queue) for c in companion._clients.values()]
+    assert max(queues) <= companion_module.QUEUE_LIMIT
+    last_seq = companion._sequence
+    # The board is still refereed: a change is still seen by a client that does read.
+    service.hardware.simulation.board.lift(6, "white")
+    client.snapshot(lambda s: s.get("reading") and s["reading"]["white"]["points"].get("6") == 4)
+    # The silent client, reading at last, skips what fell off its queue and reaches the newest.
+    seqs = []
+    silent.socket.settimeout(5)
+    while not seqs or seqs[-1] < last_seq:
+        seqs.append(silent.next()["seq"])
+    assert len(seqs) < 2000
+    silent.close()
+
+
+def test_a_dead_client_is_dropped_and_the_rest_go_on(service, client):
+    client.snapshot()
+    dead = Client(service.config.web.socket)
+    dead.socket.shutdown(socket.SHUT_RDWR)
+    dead.close()
+    service.hardware.simulation.board.lift(24, "white")
+    client.snapshot(lambda s: s["reading"] and s["reading"]["white"]["points"].get("24") == 1)
+    deadline = time.monotonic() + 5
+    while service.companion.clients != 1 and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert service.companion.clients == 1
+
+
+def test_settings_are_applied_from_the_file_or_refused_with_the_parsers_message(service, client, config_file):
+    client.snapshot()
+    text = config_file.read_text()
+    config_file.write_text(text.replace("target = 5", "target = 500"))
+    refused = client.reply({"command": "apply_settings"})
+    assert not refused["ok"] and "match.target: 500 is not valid; allowed: an integer from 1 to 99" in refused["error"]
+    config_file.write_text(text.replace("target = 5", "target = 7") + "[leds]\nbrightness = 0.5\n")
+    applied = client.reply({"command": "apply_settings"})
+    assert applied["ok"], applied
+    assert applied["changed"] == ["leds.brightness", "match.target"] and applied["restart"] == []
+    assert service.loop.controller.match_rules.target == 7
+    renderer = service.loop.renderer          # a steady white mark at full intensity: half of 255 now
+    frame = renderer.render(Scene({"1": Mark.LIFTED_ORIGIN}), 0.0)
+    assert max(frame[renderer.layout.locations["1"][0]]) in range(125, 130)
+
+
+def test_a_socket_that_cannot_be_opened_leaves_the_referee_running(config_file, tmp_path, caplog):
+    blocked = tmp_path / "not-a-folder"
+    blocked.write_text("a file where the socket's folder should be")
+    config_file.write_text(config_file.read_text() + f'[web]\nsocket = "{blocked / "companion.sock"}"\n')
+    service = Service.open(load_config(config_file))
+    thread = threading.Thread(target=service.run)
+    thread.start()
+    try:
+        assert service.companion is None
+        assert "web companion: cannot open its socket" in caplog.text
+        deadline = time.monotonic() + 10
+        while service.loop.controller.sensed is None and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert service.loop.controller.sensed == BoardReading.loads(
+            service.hardware.simulation.board.reading().dumps())
+    finally:
+        service.stop()
+        thread.join(20)
