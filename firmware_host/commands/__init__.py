@@ -19,6 +19,7 @@ COMMAND_MODULES = (
     "firmware_host.commands.demo",
     "firmware_host.commands.service",
     "firmware_host.commands.hil",
+    "firmware_host.commands.web",
 )
 
 

@@ -29,6 +29,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                            "and the signals run (default: %(default)s; 1 is the real board)")
     demo.add_argument("--boards", choices=("moments", "every-turn"), default="moments",
                       help="draw the board at the notable moments (default) or after every turn")
+    demo.add_argument("--web-port", type=int, default=8080,
+                      help="serve the web companion on 127.0.0.1 at this port, to watch the match in a browser "
+                           "(default: %(default)s; 0: no companion)")
     demo.add_argument("--interactive", action="store_true",
                       help="no scripted players: type the actions yourself (lift, place, slide, press, hold ...)")
     demo.set_defaults(handler=run)
@@ -54,8 +57,10 @@ def run(args: argparse.Namespace) -> int:
         match = MatchRules(sequence=args.match, target=args.target)
     except RulesError as error:
         raise UsageError(str(error)) from None
-    return run_demo(Settings(match, seed=args.seed, speed=args.speed, boards=args.boards),
-                    interactive=args.interactive)
+    if not 0 <= args.web_port <= 65535:
+        raise UsageError(f"--web-port {args.web_port} is not valid: from 1 to 65535, or 0 for no companion")
+    return run_demo(Settings(match, seed=args.seed, speed=args.speed, boards=args.boards,
+                             web_port=args.web_port or None), interactive=args.interactive)
 
 
 def run_state_diagram(args: argparse.Namespace) -> int:

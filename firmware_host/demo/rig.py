@@ -19,6 +19,7 @@ import dataclasses
 import queue
 import random
 import shutil
+import subprocess
 import sys
 import tempfile
 import threading
@@ -27,8 +28,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable, TextIO
 
+import tomli_w
+
 from firmware_host.app import EventLoop
-from firmware_host.config import Config, load_config
+from firmware_host.config import Config, hash_pin, load_config
 from firmware_host.controller.controller import Timings
 from firmware_host.controller.orientation import Orientation, laid_out
 from firmware_host.demo.players import DemoStuck, Players, Seen, Table
@@ -40,6 +43,7 @@ from firmware_host.rules import Position
 from firmware_host.rules.match import MatchRules
 from firmware_host.sensing.config import SCAN_HZ_RANGE
 from firmware_host.sensing.reading import BoardReading
+from firmware_host.service.companion import open_companion
 from firmware_host.service.hardware import Hardware
 from firmware_host.sim.board import SimBoard
 from firmware_host.sim.console import ConsoleError, run_command
@@ -58,11 +62,13 @@ class Settings:
     speed: float = 8.0
     out: TextIO = sys.stdout
     boards: str = "moments"      # "moments": at setup, stunts and game ends; "every-turn"; "none"
+    web_port: int | None = None  # serve the web companion on 127.0.0.1 at this port (None: not at all)
 
 
-def demo_config(speed: float, folder: Path) -> Config:
-    """The built-in (simulated) configuration, its timings shortened by `speed`, logs in `folder`."""
-    config = load_config(None)
+def demo_config(speed: float, folder: Path, path: Path | None = None) -> Config:
+    """The configuration file at `path` (None: the built-in, simulated one), its timings shortened by
+    `speed`, logs and journal in `folder`."""
+    config = load_config(path)
     sensors = config.sensing.sensors
     sensors = dataclasses.replace(
         sensors, quiet_ms=max(1, round(sensors.quiet_ms / speed)), grace_ms=max(1, round(sensors.grace_ms / speed)),
@@ -82,7 +88,8 @@ class Demo:
 
     def __init__(self, settings: Settings, folder: Path, first_board: BoardReading):
         self.settings = settings
-        self.config = demo_config(settings.speed, folder)
+        self.config_file = None if settings.web_port is None else write_companion_config(folder, settings)
+        self.config = demo_config(settings.speed, folder, self.config_file)
         self.config = dataclasses.replace(self.config, match_rules=settings.match)
         self.journal = Journal.open(self.config.journal_path)
         self.table = Table()
@@ -96,17 +103,40 @@ class Demo:
         self.renderer = Renderer.from_config(self.config.leds)
         self.board: SimBoard = self.hardware.simulation.board
         self._thread = threading.Thread(target=self.loop.run, name="event-loop", daemon=True)
+        self.companion = None
+        self.web: subprocess.Popen | None = None
+        if self.config_file is not None:
+            # Settings saved in the browser are read back as the demo reads its file: at its speed.
+            self.companion = open_companion(self.config, self.loop,
+                                            reload=lambda: demo_config(settings.speed, folder, self.config_file))
 
     def __enter__(self) -> Demo:
         self.hardware.start()
         self._thread.start()
+        if self.config_file is not None:
+            # The companion's own process, as on the Pi (`tavli-board web`), on the demo's config file.
+            self.web = subprocess.Popen([sys.executable, "-m", "firmware_host", "web", "--config", str(self.config_file)],
+                                        stdout=subprocess.DEVNULL)
         return self
 
     def __exit__(self, *exc_info) -> None:
+        if self.web is not None:
+            self.web.terminate()
+            try:
+                self.web.wait(5.0)
+            except subprocess.TimeoutExpired:
+                self.web.kill()
+                self.web.wait()
         self.loop.stop()
         self._thread.join(5.0)
+        if self.companion is not None:
+            self.companion.close()
         self.hardware.close()
         self.journal.close()
+
+    @property
+    def web_url(self) -> str:
+        return f"http://127.0.0.1:{self.config.web.port}/"
 
     # -- hands ------------------------------------------------------------------------------------
 
@@ -149,6 +179,24 @@ class Demo:
                  f"score white {seen.score[0]} - black {seen.score[1]}]")
         self.say(render_board(self.config.leds.layout, frame, self.board.reading()))
 
+DEMO_PIN = "1234"   # the demo's settings PIN, printed at its start (a real board's is set with `web-pin`)
+
+
+def write_companion_config(folder: Path, settings: Settings) -> Path:
+    """The demo's configuration file, so that the companion can show and change its settings: the
+    simulated board, the journal and socket in `folder`, the web port and the demo's PIN."""
+    path = folder / "config.toml"
+    path.write_text(tomli_w.dumps({
+        "hardware": "simulated",
+        "match": {"sequence": list(settings.match.sequence), "target": settings.match.target},
+        "journal": {"path": str(folder / "journal.sqlite3")},
+        "logging": {"file": str(folder / "tavli-board.log"), "raw_frames_dir": str(folder / "raw")},
+        "web": {"socket": str(folder / "companion.sock"), "host": "127.0.0.1", "port": settings.web_port,
+                "pin": hash_pin(DEMO_PIN)},
+    }))
+    return path
+
+
 def play_scripted_match(demo: Demo) -> Seen:
     """The two scripted players play the match to its end; the final board and score are shown."""
     final = Players(demo, demo.settings.seed).play_match()
@@ -172,6 +220,9 @@ def run_demo(settings: Settings, interactive: bool = False) -> int:
         with Demo(settings, folder, board) as demo:
             print(f"tavli-board demo: a match of {', '.join(match.sequence)} to {match.target}, seed "
                   f"{settings.seed}, speed {settings.speed:g}; the players sit {orientation.value}", file=out)
+            if demo.web is not None:
+                print(f"tavli-board demo: watch it at {demo.web_url} (the settings PIN is {DEMO_PIN})", file=out,
+                      flush=True)
             if interactive:
                 return run_interactive(demo)
             try:

@@ -95,13 +95,13 @@ def _point(location: str, side: Color) -> int:
     return point if side is WHITE else 25 - point
 
 
-def _move_text(moves: Iterable[Move], side: Color) -> str:
+def move_text(moves: Iterable[Move], side: Color) -> str:
     return " ".join(f"{_point(move.origin, side)}/{_point(move.destination, side)}{'*' if move.hit else ''}"
                     for move in moves)
 
 
 def _turn_text(turn: _Turn) -> str:
-    return f"{turn.dice[0]}{turn.dice[1]}: {_move_text(turn.moves, turn.side)}".rstrip()
+    return f"{turn.dice[0]}{turn.dice[1]}: {move_text(turn.moves, turn.side)}".rstrip()
 
 
 def _portes_games(events: list[Event]) -> list[_Game]:

@@ -23,11 +23,11 @@ from firmware_host.leds.scene import SIDES, Mark, Scene
 RGB = tuple[int, int, int]
 
 # Geometry, in SVG units: a point is POINT_W wide; the board is 6 points, the bar, 6 points, the tray.
-POINT_W, POINT_H, BAR_W, TRAY_W, MARGIN, GAP = 40, 190, 44, 52, 14, 34
+POINT_W, POINT_H, BAR_W, TRAY_W, MARGIN, GAP, LABEL_H = 40, 190, 44, 52, 8, 34, 20
 RADIUS = 18
 STACK = 5           # checkers drawn per point; a taller stack shows its count on the last one
 BOARD_W = 12 * POINT_W + BAR_W + TRAY_W
-HEIGHT = 2 * POINT_H + GAP + 2 * MARGIN
+HEIGHT = 2 * POINT_H + GAP + 2 * (MARGIN + LABEL_H)
 INFO_H = 96         # the dice, turn and score row under the board
 WIDTH = BOARD_W + 2 * MARGIN
 
@@ -125,13 +125,14 @@ def board_svg(reading: Reading | None, scene: Scene | None = None, *, palette: s
     colours = PALETTES[palette].colours
     counts = _location_counts(reading)
     marks: Mapping[str, Mark] = scene.marks if scene is not None else {}
-    top = MARGIN + (28 if title else 0)
-    parts = [f'<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 {WIDTH} {top + HEIGHT - MARGIN + INFO_H}" '
+    title_h = 28 if title else 0
+    top = MARGIN + title_h + LABEL_H
+    parts = [f'<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 {WIDTH} {title_h + HEIGHT + INFO_H}" '
              f'class="board" role="img" aria-label="the board" font-family="sans-serif">']
     if title:
-        parts.append(f'<text x="{MARGIN}" y="{MARGIN + 14}" font-size="18" fill="#222">{escape(title)}</text>')
-    parts.append(f'<rect x="{MARGIN - 6}" y="{top - 6}" width="{BOARD_W + 12}" height="{2 * POINT_H + GAP + 12}" '
-                 f'rx="8" fill="{WOOD}"/>')
+        parts.append(f'<text x="{MARGIN}" y="{MARGIN + 16}" font-size="18" fill="#222">{escape(title)}</text>')
+    parts.append(f'<rect x="{MARGIN - 6}" y="{top - LABEL_H}" width="{BOARD_W + 12}" '
+                 f'height="{2 * POINT_H + GAP + 2 * LABEL_H}" rx="8" fill="{WOOD}"/>')
     parts.append(f'<rect x="{MARGIN}" y="{top}" width="{12 * POINT_W + BAR_W}" height="{2 * POINT_H + GAP}" fill="{FELT}"/>')
     bottom = top + 2 * POINT_H + GAP
     step = (POINT_H - RADIUS) / STACK + 1
@@ -148,9 +149,9 @@ def board_svg(reading: Reading | None, scene: Scene | None = None, *, palette: s
         shapes = [f'<polygon points="{x + 1:g},{edge:g} {x + POINT_W - 1:g},{edge:g} {x + POINT_W / 2:g},{tip:g}" '
                   f'fill="{fill}" stroke="{outline(mark)}" stroke-width="{6 if mark else 0}" stroke-linejoin="round"/>']
         label = point_labels.get(point, point) if point_labels else point
-        label_y = edge - 4 if far else edge + 15
-        shapes.append(f'<text x="{x + POINT_W / 2:g}" y="{label_y:g}" text-anchor="middle" font-size="13" '
-                      f'fill="#f4e9d4">{label}</text>')
+        label_y = edge - 5 if far else edge + 16
+        shapes.append(f'<text x="{x + POINT_W / 2:g}" y="{label_y:g}" text-anchor="middle" font-size="15" '
+                      f'font-weight="bold" fill="#f4e9d4">{label}</text>')
         shapes += _stack(x + POINT_W / 2, edge, far, *counts.get(location, (0, 0)), step=step)
         parts.append(_group(location, counts.get(location, (0, 0)), mark, shapes))
 
@@ -168,17 +169,16 @@ def board_svg(reading: Reading | None, scene: Scene | None = None, *, palette: s
             if place == "bar":
                 shapes += _stack(x + width / 2, y if far else y + POINT_H, far, white, black, step=step)
             elif white or black:
-                colour = "white" if white else "black"
-                fill, line = CHECKER[colour]
+                fill, _ = CHECKER["white" if white else "black"]
                 for index in range(min(white + black, 15)):   # borne-off checkers lie flat, edge on
                     slab_y = (y + 4 + index * 8) if far else (y + POINT_H - 10 - index * 8)
                     shapes.append(f'<rect x="{x + 6:g}" y="{slab_y:g}" width="{width - 12}" height="6" rx="2" '
-                                  f'fill="{fill}" stroke="{line}"/>')
+                                  f'fill="{fill}" stroke="#6b6252" stroke-width="0.5"/>')
                 shapes.append(f'<text x="{x + width / 2:g}" y="{y + POINT_H / 2 + 7:g}" text-anchor="middle" '
                               f'font-size="20" font-weight="bold" fill="#ffd97a">{white + black}</text>')
             parts.append(_group(location, (white, black), mark, shapes))
 
-    parts += _info(scene, colours, bottom + MARGIN)
+    parts += _info(scene, colours, bottom + LABEL_H + MARGIN + 4)
     parts.append("</svg>")
     return "".join(parts)
 

@@ -36,6 +36,8 @@ def verdict_words(controller: Controller) -> dict[str, Any] | None:
     if state == m.REFEREE:
         return {"kind": "referee", "headline": "Referee mode: a press shows the next page, a long press leaves",
                 "why": [], "steps": guidance}
+    if state in _BETWEEN_TURNS:
+        return {"kind": state, "headline": _BETWEEN_TURNS[state](controller), "why": [], "steps": []}
     if controller.referee is None or verdict is None:
         return None
     mover, roll = controller.position.turn, dice_text(controller.dice or ())
@@ -61,6 +63,32 @@ def verdict_words(controller: Controller) -> dict[str, Any] | None:
         if verdict.fault is not None:
             words["why"] = [f"{_place(verdict.fault.location)}: {verdict.fault.reason}"]
     return words
+
+
+def _game_result(controller: Controller) -> str:
+    last = controller.match.games[-1]
+    result = last.result
+    won = "a tie" if result.winner is None else f"{result.winner} wins {result.points} ({result.reason})"
+    return f"Game {len(controller.match.games)} of {last.variant} is over: {won}"
+
+
+def _faults(controller: Controller) -> str:
+    faults = "; ".join(f"{fault.location or 'the board'}: {fault.reason}" for fault in controller.sensor_faults.values())
+    return f"Sensor fault ({faults}): no verdict until it clears; the game is kept"
+
+
+# What the board waits for outside a turn, in words.
+_BETWEEN_TURNS = {
+    m.OPENING_ROLL: lambda c: "Opening roll: press the button; each side gets one die and the higher starts",
+    m.AWAITING_ROLL: lambda c: f"{c.position.turn} to roll: press the button",
+    m.BLOCKADE: lambda c: "Neither side can ever move again: a press ends the game drawn",
+    m.GAME_OVER: _game_result,
+    m.MATCH_OVER: lambda c: f"The match is over: {c.match.winner} wins; a press starts a new match",
+    m.RESUMING: lambda c: "Resumed from the journal: waiting for the board to show the game",
+    m.LINK_LOST: lambda c: "The sensor link is lost: the game is kept; check the sensor cable",
+    m.SENSOR_FAULT: _faults,
+    m.BUTTON_STUCK: lambda c: "The dice button is stuck down: release it; the game is kept",
+}
 
 
 def _order(location: str) -> tuple[bool, str]:

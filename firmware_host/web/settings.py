@@ -1,0 +1,158 @@
+"""The settings page's data: what may be changed from a browser, checked by the service's own config
+parser and written atomically.
+
+    form = settings_form(config)                  # every editable value, with its explanation and default
+    new_config = save_settings(path, changes)     # ConfigError (the parser's message): nothing written
+
+Only these settings can be changed here: the match (preset or games, target), every house rule per
+game, LED brightness and palette, and the sensor and button timings. Everything else of the file
+(the hardware, paths, the PIN) is kept as it is. The file is rewritten whole from its parsed TOML
+(comments are not kept), through a temporary file, fsync and rename: a power cut leaves the old file
+or the new one, never half of one.
+"""
+from __future__ import annotations
+
+import copy
+import os
+import tempfile
+from pathlib import Path
+from typing import Any, Mapping
+
+import tomli_w
+
+from firmware_host.config import Config, ConfigError, Problem, parse_config
+from firmware_host.hw.boardfile import BoardFileError, read_board_file
+from firmware_host.leds.palette import PALETTES
+from firmware_host.rules import GAME_OPTIONS, VARIANTS
+from firmware_host.rules.match import PRESETS
+
+# table -> the keys of it a browser may set
+EDITABLE: Mapping[str, tuple[str, ...]] = {
+    "match": ("sequence", "target"),
+    "leds": ("brightness", "palette"),
+    "sensors": ("quiet_ms", "grace_ms"),
+    "button": ("hold_ms",),
+}
+EXPLAINED = {
+    "match.sequence": "The games of a match, in turn: a preset (" + ", ".join(PRESETS) + "), one game, or games "
+                      "separated by commas.",
+    "match.target": "Points that win the match.",
+    "leds.brightness": "How bright the LEDs are, from 0.01 to 1 (the supply's current cap still applies).",
+    "leds.palette": "The LED colours: standard, or colour-blind (told apart with any common colour-vision deficiency).",
+    "sensors.quiet_ms": "How long the board must stand still before it is judged (ms).",
+    "sensors.grace_ms": "How long a wrong board may stand before it is called illegal (ms).",
+    "button.hold_ms": "How long a press must last to be a hold (referee mode) (ms).",
+}
+
+
+def _kind(parse) -> dict[str, Any]:
+    """How a house rule's value is entered: a checkbox, a choice, a number, or dice."""
+    name = getattr(parse, "__name__", "")
+    if getattr(parse, "choices", None):
+        return {"kind": "choice", "choices": list(parse.choices)}
+    if name == "_parse_bool":
+        return {"kind": "bool"}
+    if name == "_parse_die_set":
+        return {"kind": "dice"}
+    return {"kind": "number"}
+
+
+def _plain(value: Any) -> Any:
+    return sorted(value) if isinstance(value, frozenset) else value
+
+
+def settings_form(config: Config) -> dict[str, Any]:
+    """Every setting the page shows, with its value now, its explanation and (house rules) default."""
+    sequence = config.match_rules.sequence
+    preset = next((name for name, games in PRESETS.items() if games == sequence), None)
+    values = {
+        "match.sequence": preset or ",".join(sequence),
+        "match.target": config.match_rules.target,
+        "leds.brightness": config.leds.brightness,
+        "leds.palette": config.leds.palette,
+        "sensors.quiet_ms": config.sensing.sensors.quiet_ms,
+        "sensors.grace_ms": config.sensing.sensors.grace_ms,
+        "button.hold_ms": round(config.pins.button.hold_s * 1000),
+    }
+    general = [{"key": key, "value": value, "explanation": EXPLAINED[key]} for key, value in values.items()]
+    general[3]["choices"] = list(PALETTES)
+    games = []
+    for variant in VARIANTS:
+        rules = config.rules_for(variant)
+        games.append({"game": variant, "rules": [
+            {"name": name, "value": _plain(rules.options[name]), "default": _plain(option.defaults[variant]),
+             "explanation": option.doc, **_kind(option.parse)}
+            for name, option in GAME_OPTIONS.items() if option.applies_to(variant)]})
+    return {"file": config.source, "settings": general, "house_rules": games, "presets": list(PRESETS),
+            "pin_set": config.web.pin is not None}
+
+
+class SettingsRefused(ValueError):
+    """Changes that are not settings of this page, or not of the right shape."""
+
+
+def merged_document(document: dict[str, Any], changes: Any) -> dict[str, Any]:
+    """`document` (the config file, parsed) with `changes` laid over it: {"match": {...}, "leds": {...},
+    "house_rules": {game: {rule: value}}}. Raises `SettingsRefused` for anything else."""
+    if not isinstance(changes, dict):
+        raise SettingsRefused("settings: an object of tables, such as {\"match\": {\"target\": 5}}")
+    merged = copy.deepcopy(document)
+    for table, values in changes.items():
+        if table != "house_rules" and table not in EDITABLE:
+            raise SettingsRefused(f"settings.{table}: not settable from the web page; allowed: "
+                                  f"{', '.join([*EDITABLE, 'house_rules'])}")
+        if not isinstance(values, dict):
+            raise SettingsRefused(f"settings.{table}: an object (a TOML table)")
+        target = merged.setdefault(table, {})
+        if not isinstance(target, dict):
+            raise SettingsRefused(f"settings.{table}: the file's {table} is not a table")
+        if table == "house_rules":
+            for game, rules in values.items():
+                if not isinstance(rules, dict):
+                    raise SettingsRefused(f"settings.house_rules.{game}: an object of rules")
+                game_table = target.setdefault(game, {})
+                if not isinstance(game_table, dict):
+                    raise SettingsRefused(f"settings.house_rules.{game}: the file's value is not a table")
+                game_table.update(rules)
+            continue
+        for key in values:
+            if key not in EDITABLE[table]:
+                raise SettingsRefused(f"settings.{table}.{key}: not settable from the web page; allowed: "
+                                      f"{', '.join(EDITABLE[table])}")
+        target.update(values)
+    return merged
+
+
+def save_settings(path: Path, changes: Any) -> Config:
+    """Check `changes` over the config file at `path` with the config parser and, when it accepts
+    them, write the file atomically; returns the new configuration. Raises `SettingsRefused` or
+    `ConfigError` (with the parser's message); then the file is unchanged."""
+    try:
+        document = read_board_file(path) if path.exists() else {}
+    except BoardFileError as error:
+        raise ConfigError([Problem(str(path), "", f"the file cannot be read now: {error}")]) from None
+    merged = merged_document(document, changes)
+    config = parse_config(merged, str(path), relative_to=path)
+    write_atomically(path, tomli_w.dumps(merged))
+    return config
+
+
+def write_atomically(path: Path, text: str) -> None:
+    """Replace `path` with `text`: a temporary file beside it, flushed to disk, then renamed over it."""
+    mode = path.stat().st_mode & 0o777 if path.exists() else 0o640
+    handle, temporary = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
+    try:
+        with os.fdopen(handle, "w") as file:
+            file.write(text)
+            file.flush()
+            os.fsync(file.fileno())
+        os.chmod(temporary, mode)
+        os.replace(temporary, path)
+    except BaseException:
+        Path(temporary).unlink(missing_ok=True)
+        raise
+    directory = os.open(path.parent, os.O_RDONLY)
+    try:
+        os.fsync(directory)   # the rename itself survives a power cut
+    finally:
+        os.close(directory)

@@ -1,0 +1,276 @@
+// tavli-board companion: fills each page from the live snapshots (server-sent events) and the JSON API.
+// No framework and no build step: plain DOM calls, served from the package.
+"use strict";
+
+const $ = (selector) => document.querySelector(selector);
+
+function element(tag, text, attributes) {
+  const node = document.createElement(tag);
+  if (text !== undefined && text !== null) node.textContent = text;
+  for (const [name, value] of Object.entries(attributes || {})) node.setAttribute(name, value);
+  return node;
+}
+
+function csrfToken() {
+  const cookie = document.cookie.split("; ").find((part) => part.startsWith("tavli_csrf="));
+  return cookie ? cookie.slice("tavli_csrf=".length) : "";
+}
+
+// A JSON POST; resolves to {ok, status, data}; the server's message is data.error when not ok.
+async function post(path, body) {
+  const response = await fetch(path, {
+    method: "POST", credentials: "same-origin",
+    headers: {"Content-Type": "application/json", "X-CSRF-Token": csrfToken()},
+    body: JSON.stringify(body),
+  });
+  let data = {};
+  try { data = await response.json(); } catch (error) { data = {error: response.statusText}; }
+  return {ok: response.ok, status: response.status, data};
+}
+
+async function getJSON(path) {
+  const response = await fetch(path, {credentials: "same-origin"});
+  return response.json();
+}
+
+function say(target, text, good) {
+  target.textContent = text;
+  target.className = "message " + (good ? "good" : "bad");
+}
+
+// -- the live snapshots ---------------------------------------------------------------------------
+
+const listeners = [];
+let latest = null;
+
+function listen(callback) {
+  listeners.push(callback);
+  if (latest) callback(latest.snapshot, latest.svg);
+}
+
+function connect() {
+  const source = new EventSource("/events");
+  source.addEventListener("snapshot", (event) => {
+    latest = JSON.parse(event.data);
+    $("#link-state").textContent = "live";
+    for (const callback of listeners) callback(latest.snapshot, latest.svg);
+  });
+  source.addEventListener("link", () => { $("#link-state").textContent = "the referee service is not reachable"; });
+  source.onerror = () => { $("#link-state").textContent = "reconnecting\u2026"; };
+}
+
+// -- Live -----------------------------------------------------------------------------------------
+
+function showLive(snapshot, svg) {
+  $("#board").innerHTML = svg;
+  $("#board").dataset.seq = snapshot.seq;
+  $("#status").textContent = snapshot.status;
+  const verdict = snapshot.verdict;
+  $("#headline").textContent = verdict ? verdict.headline : "";
+  for (const [id, items] of [["#why", verdict ? verdict.why : []], ["#steps", verdict ? verdict.steps : []]]) {
+    const list = $(id);
+    list.replaceChildren(...items.map((text) => element("li", text)));
+  }
+  $("#verdict").className = "verdict " + (verdict ? verdict.kind : "none");
+  const last = snapshot.last_play;
+  $("#last-play").textContent = last ? `last play: ${last.side} ${last.text}` : "";
+  const inReferee = snapshot.state === "referee";
+  $("#referee-enter").hidden = inReferee;
+  $("#referee-next").hidden = !inReferee;
+  $("#referee-leave").hidden = !inReferee;
+}
+
+function setUpLive() {
+  listen(showLive);
+  for (const button of document.querySelectorAll(".actions button")) {
+    button.addEventListener("click", async () => {
+      const answer = await post("/api/referee", {action: button.dataset.action});
+      say($("#action-message"), answer.ok ? "" : answer.data.error, answer.ok);
+    });
+  }
+}
+
+// -- Match ----------------------------------------------------------------------------------------
+
+async function showMatch() {
+  const data = await getJSON("/api/match");
+  const games = $("#games");
+  games.replaceChildren();
+  if (data.message) games.append(element("p", data.message, {class: "muted"}));
+  for (const game of data.games) {
+    const result = game.result ? ` \u2014 ${game.result.winner || "nobody"} wins ${game.result.points} (${game.result.reason})` : "";
+    games.append(element("h3", `Game ${game.number}: ${game.variant}${result}`));
+    const list = element("ol", null, {class: "plays"});
+    list.replaceChildren(...game.plays.map((play) => element("li", `${play.side} ${play.text}`)));
+    games.append(list);
+  }
+  const dice = data.dice;
+  const stats = $("#dice-stats");
+  stats.replaceChildren(element("p", `${dice.rolls} rolls, ${dice.doubles} doubles` +
+    (dice.p_value === null ? "" : `; chi-square p = ${dice.p_value} (${dice.fair ? "consistent with fair dice" : "unlikely from fair dice"})`)));
+  const table = element("table");
+  table.append(element("tr"));
+  table.firstChild.append(element("th", "face"), element("th", "seen"), element("th", "expected"));
+  for (const face of dice.faces) {
+    const row = element("tr");
+    row.append(element("td", face.face), element("td", face.seen), element("td", face.expected));
+    table.append(row);
+  }
+  stats.append(table);
+}
+
+function setUpMatch() {
+  let shown = null;
+  listen((snapshot) => {
+    const score = snapshot.match.score;
+    $("#match-score").textContent = `${snapshot.match.sequence.join(", ")} to ${snapshot.match.target}: ` +
+      `white ${score.white} \u2013 black ${score.black}`;
+    const key = JSON.stringify([snapshot.match.id, snapshot.match.games.length, snapshot.last_play]);
+    if (key !== shown) { shown = key; showMatch(); }
+  });
+}
+
+// -- History --------------------------------------------------------------------------------------
+
+async function setUpHistory() {
+  const data = await getJSON("/api/history");
+  const body = $("#history tbody");
+  if (data.message) $("#history-message").textContent = data.message;
+  for (const match of data.matches) {
+    const row = element("tr");
+    const links = element("td");
+    links.append(element("a", "JSON", {href: `/history/${match.match}.json`, download: ""}), " ",
+                 element("a", "gnubg .mat", {href: `/history/${match.match}.mat`, download: ""}));
+    const status = match.winner ? `${match.status} by ${match.winner}` : match.status;
+    row.append(element("td", match.match), element("td", match.started_at), element("td", match.sequence.join(", ")),
+               element("td", `${match.score.white}\u2013${match.score.black} (to ${match.target})`),
+               element("td", status), links);
+    body.append(row);
+  }
+}
+
+// -- Settings -------------------------------------------------------------------------------------
+
+function input(name, value, setting) {
+  let field;
+  if (setting.kind === "bool") {
+    field = element("input", null, {type: "checkbox"});
+    field.checked = value;
+  } else if (setting.choices) {
+    field = element("select");
+    for (const choice of setting.choices) field.append(element("option", choice, {value: choice}));
+    field.value = value;
+  } else {
+    field = element("input", null, {type: typeof value === "number" ? "number" : "text", step: "any"});
+    field.value = Array.isArray(value) ? value.join(",") : value;
+  }
+  field.name = name;
+  field.dataset.original = field.type === "checkbox" ? String(field.checked) : field.value;
+  return field;
+}
+
+function valueOf(field) {
+  if (field.type === "checkbox") return field.checked;
+  if (field.type === "number" && field.value.trim() !== "" && !Number.isNaN(Number(field.value))) return Number(field.value);
+  return field.value;
+}
+
+function changed(field) {
+  return (field.type === "checkbox" ? String(field.checked) : field.value) !== field.dataset.original;
+}
+
+async function setUpSettings() {
+  const form = await getJSON("/api/settings");
+  $("#config-file").textContent = form.file;
+  const general = $("#general");
+  for (const setting of form.settings) {
+    const label = element("label", null, {class: "setting"});
+    label.append(element("span", setting.key, {class: "key"}), input(setting.key, setting.value, setting),
+                 element("small", setting.explanation));
+    general.append(label);
+  }
+  const rules = $("#house-rules");
+  for (const game of form.house_rules) {
+    const box = element("details");
+    box.append(element("summary", game.game));
+    for (const rule of game.rules) {
+      const label = element("label", null, {class: "setting"});
+      const shown = Array.isArray(rule.default) ? rule.default.join(",") : rule.default;
+      label.append(element("span", rule.name, {class: "key"}), input(`house_rules.${game.game}.${rule.name}`, rule.value, rule),
+                   element("small", `${rule.explanation} (default: ${shown})`));
+      box.append(label);
+    }
+    rules.append(box);
+  }
+  if (!form.pin_set) say($("#settings-message"), "No PIN is set in the configuration: settings are read-only here.", false);
+  $("#settings-form").addEventListener("submit", async (event) => {
+    event.preventDefault();
+    const settings = {};
+    for (const field of document.querySelectorAll("#settings-form [name]")) {
+      if (field.name === "pin" || !changed(field)) continue;
+      const parts = field.name.split(".");
+      let table = settings;
+      for (const part of parts.slice(0, -1)) table = table[part] = table[part] || {};
+      table[parts[parts.length - 1]] = valueOf(field);
+    }
+    const answer = await post("/api/settings", {pin: $("#settings-pin").value, settings});
+    if (!answer.ok) { say($("#settings-message"), answer.data.error, false); return; }
+    for (const field of document.querySelectorAll("#settings-form [name]")) {
+      field.dataset.original = field.type === "checkbox" ? String(field.checked) : field.value;
+    }
+    const data = answer.data;
+    let text = data.applied ? `Saved and applied${data.changed.length ? ": " + data.changed.join(", ") : ""}.` : `Saved. ${data.message || ""}`;
+    if (data.restart && data.restart.length) text += ` ${data.restarting ? "The referee restarts for" : "Applied at the next start"}: ${data.restart.join(", ")}.`;
+    say($("#settings-message"), text, true);
+  });
+  $("#new-match-form").addEventListener("submit", async (event) => {
+    event.preventDefault();
+    const target = Number($("#new-match-target").value);
+    const answer = await post("/api/new-match", {pin: $("#new-match-pin").value,
+      match: {sequence: $("#new-match-sequence").value, target: Number.isNaN(target) ? $("#new-match-target").value : target}});
+    say($("#new-match-message"), answer.ok ? `A new match of ${answer.data.sequence.join(", ")} to ${answer.data.target}.` : answer.data.error, answer.ok);
+  });
+}
+
+// -- Status ---------------------------------------------------------------------------------------
+
+async function showStatus() {
+  const data = await getJSON("/api/status");
+  const facts = $("#status-facts");
+  const link = data.link || {};
+  const hello = link.hello;
+  const rows = [
+    ["Version", data.version],
+    ["Referee service", data.service ? "running" : "not reachable"],
+    ["Match", data.status || "\u2014"],
+    ["Sensor link", link.up ? "up" : "down"],
+    ["Sensor MCU", hello ? `firmware ${hello.firmware}, board ${hello.board_id}, ${hello.channels} channels at ${hello.scan_hz} Hz` : "no hello yet"],
+    ["MCU self-test", link.selftest ? (link.selftest.passed ? "passed" : "failed: " + link.selftest.failures.map((f) => f.join(" ")).join("; ")) : "not run since the service started"],
+    ["Frames dropped", link.frames_dropped === undefined ? "\u2014" : link.frames_dropped],
+    ["Journal", `${data.journal.path}: ${(data.journal.bytes / 1024).toFixed(1)} KiB`],
+    ["Configuration", data.config],
+    ["Browsers watching", data.browsers],
+  ];
+  facts.replaceChildren();
+  for (const [name, value] of rows) facts.append(element("dt", name), element("dd", value));
+  const body = $("#faults tbody");
+  const log = data.faults ? data.faults.log : [];
+  body.replaceChildren(...log.slice().reverse().map((fault) => {
+    const row = element("tr");
+    const what = Object.entries(fault).filter(([key]) => key !== "at" && key !== "event").map(([key, value]) => `${key}: ${JSON.stringify(value)}`);
+    row.append(element("td", new Date(fault.at * 1000).toISOString().slice(0, 19)), element("td", `${fault.event} ${what.join(", ")}`));
+    return row;
+  }));
+}
+
+function setUpStatus() {
+  let shown = null;
+  listen((snapshot) => {
+    const key = JSON.stringify([snapshot.link, snapshot.faults, snapshot.status]);
+    if (key !== shown) { shown = key; showStatus(); }
+  });
+}
+
+const PAGES = {live: setUpLive, match: setUpMatch, history: setUpHistory, settings: setUpSettings, status: setUpStatus};
+connect();
+PAGES[document.body.dataset.page]();
