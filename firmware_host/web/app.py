@@ -235,8 +235,8 @@ async def board(request: Request) -> Response:
     if request.method == "POST":
         given = await json_body(request)
     else:
-        given = {name: _query(request, name) for name in ("position", "reading", "orientation", "palette", "marks")}
-        given = {name: value for name, value in given.items() if value is not None}
+        _query(request, "position")    # the length check
+        given = dict(request.query_params)
         for name in ("position", "reading", "marks"):
             if name in given:
                 try:
