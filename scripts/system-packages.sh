@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # Debian packages some tests use: gnubg (imports the exported match files), graphviz (renders
-# the state diagram) and systemd (systemd-analyze verifies the unit and scores its hardening).
+# the state diagram), systemd (systemd-analyze verifies the units and scores their hardening) and
+# chromium with chromium-driver (the web companion's pages in a real headless browser, via Selenium).
 # Without them those tests skip with a reason; CI installs them so they run.
 set -euo pipefail
-wanted=(gnubg graphviz systemd)
+wanted=(gnubg graphviz systemd chromium chromium-driver)
 missing=()
 for package in "${wanted[@]}"; do
   dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q "install ok installed" || missing+=("$package")

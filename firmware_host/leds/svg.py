@@ -208,5 +208,5 @@ def _info(scene: Scene | None, colours: Mapping[str, RGB], y: float) -> list[str
                      f'stroke="{colour}" stroke-width="5"/>')
         text = MARK_WORDS[mark]
         parts.append(f'<text x="{legend_x + 24}" y="{y + 73}" font-size="16" fill="#222">{escape(text)}</text>')
-        legend_x += 34 + 8 * len(text)
+        legend_x += 40 + 9 * len(text)
     return parts

@@ -1,0 +1,177 @@
+"""The companion's real pages in a real headless Chromium (Debian's chromium and chromium-driver, through
+Selenium) while the demo rig plays on the simulated board, with `tavli-board web` in a process of its
+own: the SVG's checker counts follow the board, an illegal board is explained in words, a bad setting
+shows the parser's message and changes nothing, a good one is applied.
+
+Screenshots go to a temporary folder; with TAVLI_SCREENSHOTS=docs they are the ones in docs/.
+"""
+import os
+import shutil
+import socket
+import tempfile
+import time
+import urllib.request
+from pathlib import Path
+
+import pytest
+
+CHROMIUM, CHROMEDRIVER = Path("/usr/bin/chromium"), shutil.which("chromedriver") or "/usr/bin/chromedriver"
+if not CHROMIUM.exists() or not Path(CHROMEDRIVER).exists():
+    pytest.skip("chromium and chromium-driver are not installed (scripts/system-packages.sh installs them)",
+                allow_module_level=True)
+webdriver = pytest.importorskip("selenium.webdriver", reason="selenium is not installed (the test extra)")
+
+from selenium.common.exceptions import StaleElementReferenceException  # noqa: E402
+from selenium.webdriver.common.by import By  # noqa: E402
+from selenium.webdriver.support.ui import WebDriverWait  # noqa: E402
+
+from firmware_host.controller.orientation import Orientation, laid_out  # noqa: E402
+from firmware_host.demo import Demo, Players, Settings  # noqa: E402
+from firmware_host.demo.rig import DEMO_PIN  # noqa: E402
+from firmware_host.rules import Position  # noqa: E402
+from firmware_host.rules.match import MatchRules  # noqa: E402
+
+DOCS = Path(__file__).resolve().parents[2] / "docs"
+WAIT_S = 20
+
+
+def free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+@pytest.fixture(scope="module")
+def demo():
+    folder = Path(tempfile.mkdtemp(prefix="tb-browser-"))
+    settings = Settings(MatchRules(sequence="portes", target=3), seed=3, speed=8.0, boards="none",
+                        out=open(os.devnull, "w"), web_port=free_port())
+    with Demo(settings, folder, laid_out(Position.start("portes"), Orientation.AS_WIRED)) as demo:
+        deadline = time.monotonic() + WAIT_S
+        while True:
+            try:
+                urllib.request.urlopen(demo.web_url + "api/snapshot", timeout=2).read()
+                break
+            except OSError:
+                assert time.monotonic() < deadline, "tavli-board web never answered"
+                assert demo.web.poll() is None, "tavli-board web ended"
+                time.sleep(0.2)
+        yield demo
+    settings.out.close()
+    shutil.rmtree(folder, ignore_errors=True)
+
+
+@pytest.fixture(scope="module")
+def browser():
+    profile = tempfile.mkdtemp(prefix="tb-chromium-")
+    options = webdriver.ChromeOptions()
+    options.binary_location = str(CHROMIUM)
+    for flag in ("--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
+                 "--disable-component-update", "--disable-sync", "--no-first-run", "--disable-dev-shm-usage",
+                 f"--user-data-dir={profile}", "--window-size=1100,900"):
+        options.add_argument(flag)
+    driver = webdriver.Chrome(service=webdriver.ChromeService(executable_path=CHROMEDRIVER), options=options)
+    yield driver
+    driver.quit()
+    shutil.rmtree(profile, ignore_errors=True)
+
+
+@pytest.fixture(scope="module")
+def shots(tmp_path_factory):
+    return DOCS if os.environ.get("TAVLI_SCREENSHOTS") == "docs" else tmp_path_factory.mktemp("screenshots")
+
+
+def svg_groups(browser) -> dict[str, tuple[int, int, str]]:
+    """(white, black, mark) per location of the board on the page, read in one go (the SVG is
+    replaced whole at every snapshot)."""
+    groups = browser.execute_script(
+        "return [...document.querySelectorAll('#board g.location')].map("
+        "g => [g.dataset.location, +g.dataset.white, +g.dataset.black, g.dataset.mark])")
+    return {location: (white, black, mark) for location, white, black, mark in groups}
+
+
+def svg_count(browser, location: str) -> tuple[int, int]:
+    return svg_groups(browser)[location][:2]
+
+
+def wait(browser, condition, what: str):
+    return WebDriverWait(browser, WAIT_S, poll_frequency=0.05, ignored_exceptions=(StaleElementReferenceException,)
+                         ).until(lambda _: condition(), message=what)
+
+
+def test_the_live_board_follows_the_sensors(demo, browser):
+    browser.get(demo.web_url)
+    wait(browser, lambda: browser.find_elements(By.CSS_SELECTOR, "#board svg"), "the board drawn")
+    reading = demo.board.reading()
+    for point in (1, 6, 13, 24):
+        assert svg_count(browser, str(point)) == (reading.white.point(point), reading.black.point(point))
+    demo.board.slide(13, 9, "white")
+    wait(browser, lambda: svg_count(browser, "13")[0] == reading.white.point(13) - 1 and svg_count(browser, "9") == (1, 0),
+         "the slide 13 to 9 on the page")
+    demo.board.slide(9, 13, "white")
+    wait(browser, lambda: svg_count(browser, "13")[0] == reading.white.point(13), "the checker back on 13")
+
+
+def test_an_illegal_board_is_explained_in_words(demo, browser, shots):
+    browser.get(demo.web_url)
+    seen = Players(demo, seed=3).play_until(lambda seen: seen.state == "moving" and seen.verdict == "unchanged")
+    mover = seen.position.turn
+    other = mover.opponent
+    # The opponent's checker moves in the mover's turn: no roll explains that.
+    start = next(point for point in range(1, 25) if seen.sensed.side(other.value).point(point) >= 2)
+    empty = next(point for point in range(1, 25) if not any(seen.sensed.point(point)))
+    demo.board.slide(start, empty, other.value)
+    wait(browser, lambda: "Illegal board" in browser.find_element(By.ID, "headline").text, "the illegal verdict")
+    why = browser.find_element(By.ID, "why").text
+    assert f"Only {mover.value}'s checkers move in {mover.value}'s turn: {other.value}'s checkers changed" in why
+    steps = browser.find_element(By.ID, "steps").text
+    assert f"take one {other.value} checker from" in steps
+    marks = {location: mark for location, (_, _, mark) in svg_groups(browser).items() if mark}
+    assert set(marks.values()) & {"take-from", "put-on"}, "the LED marks of the correction are drawn"
+    browser.save_screenshot(str(shots / "companion-live.png"))
+    browser.set_window_size(412, 915)     # a phone held at the table
+    browser.save_screenshot(str(shots / "companion-live-phone.png"))
+    browser.set_window_size(1100, 900)
+    demo.board.slide(empty, start, other.value)
+    wait(browser, lambda: "Illegal board" not in browser.find_element(By.ID, "headline").text, "the board legal again")
+
+
+def settings_submit(browser, target: str) -> str:
+    field = browser.find_element(By.CSS_SELECTOR, '#general [name="match.target"]')
+    field.clear()
+    field.send_keys(target)
+    pin = browser.find_element(By.ID, "settings-pin")
+    pin.clear()
+    pin.send_keys(DEMO_PIN)
+    message = browser.find_element(By.ID, "settings-message")
+    browser.execute_script("arguments[0].textContent = ''", message)
+    browser.find_element(By.ID, "settings-save").click()
+    wait(browser, lambda: message.text, "the answer to the save")
+    return message.text
+
+
+def test_a_bad_setting_shows_the_parsers_message_and_a_good_one_is_applied(demo, browser, shots):
+    browser.get(demo.web_url + "settings")
+    wait(browser, lambda: browser.find_elements(By.CSS_SELECTOR, '#general [name="match.target"]'), "the form")
+    before = demo.config_file.read_bytes()
+    refused = settings_submit(browser, "500")
+    assert f"{demo.config_file}: match.target: 500 is not valid; allowed: an integer from 1 to 99" in refused
+    assert demo.config_file.read_bytes() == before and demo.loop.controller.match_rules.target == 3
+    browser.save_screenshot(str(shots / "companion-settings.png"))
+    applied = settings_submit(browser, "7")
+    assert applied.startswith("Saved and applied: match.target"), applied
+    assert demo.loop.controller.match_rules.target == 7 and "target = 7" in demo.config_file.read_text()
+
+
+def test_the_other_pages_show_the_match_history_and_status(demo, browser, shots):
+    players = Players(demo, seed=5)
+    players.play_until(lambda seen: players.turns >= 4 and seen.state == "moving")
+    for page, ready in (("match", "#games h3"), ("history", "#history tbody tr"), ("status", "#status-facts dd")):
+        browser.get(demo.web_url + page)
+        wait(browser, lambda: browser.find_elements(By.CSS_SELECTOR, ready), f"the {page} page filled")
+        if page == "match":
+            wait(browser, lambda: len(browser.find_elements(By.CSS_SELECTOR, "ol.plays li")) >= 4, "the plays listed")
+            assert browser.find_element(By.CSS_SELECTOR, "ol.plays li").text.startswith(("white ", "black "))
+        browser.save_screenshot(str(shots / f"companion-{page}.png"))
+    facts = browser.find_element(By.ID, "status-facts").text
+    assert "Sensor link\nup" in facts and "Referee service\nrunning" in facts
