@@ -10,14 +10,16 @@
 # environment, and puts `tavli-board` on root's PATH (/usr/local/bin) for selftest, config check and
 # bug-report; creates the unprivileged user `tavli` (groups gpio, spi, dialout); puts the config in
 # /etc/tavli-board/config.toml (only if there is none yet), the udev rule that names the sensor MCU
-# /dev/tavli-sensors, and the unit; checks the configuration; sets the Pi up for the board it runs
+# /dev/tavli-sensors, and the units (the referee and its web companion); checks the configuration;
+# lets the companion save settings (the config folder and file belong to the group `tavli`); sets the
+# Pi up for the board it runs
 # on (/proc/device-tree/model), in a block of config.txt it owns and in cmdline.txt:
 #   - LEDs, driver "auto" or "neopixel_spi" on a Pi 1-4: SPI on, spidev.bufsiz large enough for a
 #     whole frame in one transfer, and the core clock held steady so the SPI clock is (core_freq=250
 #     on a Pi 1-3, core_freq_min=500 on a Pi 4). A Pi 5 drives them through its PIO: nothing to set.
 #   - sensor link "uart": the PL011 UART on GPIO14/15 as /dev/ttyAMA0 (Pi 1-4: enable_uart=1,
 #     dtoverlay=disable-bt and no serial console; Pi 5: dtparam=uart0=on). "usb": nothing to set.
-# and starts the service at once and at every boot. A changed boot configuration asks for a reboot.
+# and starts both services at once and at every boot. A changed boot configuration asks for a reboot.
 #
 # Staging: with DESTDIR=/some/dir it writes only under that folder (no user, no systemctl, no
 # udevadm, no reboot), for packaging and for the tests, which also set MODEL_FILE (the board's model
@@ -69,9 +71,9 @@ if [[ "$(cd "$target" && pwd)" != "$SOURCE" ]]; then
         | tar -C "$target" --no-same-owner -xf -
 fi
 
-say "installing it into $PREFIX/.venv with the Pi drivers (a few minutes on a Pi)"
+say "installing it into $PREFIX/.venv with the Pi drivers and the web companion (a few minutes on a Pi)"
 "$PYTHON" -m venv "$target/.venv"
-"$target/.venv/bin/pip" install --disable-pip-version-check --quiet "$target[pi]"
+"$target/.venv/bin/pip" install --disable-pip-version-check --quiet "$target[pi,web]"
 mkdir -p "$DESTDIR/usr/local/bin"
 ln -sfn "$PREFIX/.venv/bin/tavli-board" "$DESTDIR/usr/local/bin/tavli-board"
 
@@ -94,9 +96,12 @@ link=$(setting sensors.mcu.link)
 
 mkdir -p "$DESTDIR/etc/udev/rules.d" "$DESTDIR/etc/systemd/system"
 "$TAVLI_BOARD" config udev-rule --config "$DESTDIR$CONFIG_DIR/config.toml" > "$DESTDIR/etc/udev/rules.d/99-tavli-board.rules"
-sed "s#/opt/tavli-board#$PREFIX#g" "$SOURCE/systemd/tavli-board.service" > "$DESTDIR/etc/systemd/system/tavli-board.service"
-chmod 0644 "$DESTDIR/etc/udev/rules.d/99-tavli-board.rules" "$DESTDIR/etc/systemd/system/tavli-board.service"
-say "installed the udev rule and the unit"
+chmod 0644 "$DESTDIR/etc/udev/rules.d/99-tavli-board.rules"
+for unit in tavli-board.service tavli-board-web.service; do
+    sed "s#/opt/tavli-board#$PREFIX#g" "$SOURCE/systemd/$unit" > "$DESTDIR/etc/systemd/system/$unit"
+    chmod 0644 "$DESTDIR/etc/systemd/system/$unit"
+done
+say "installed the udev rule and the units"
 
 # -- the Pi's boot configuration -------------------------------------------------------------------
 
@@ -180,14 +185,20 @@ for group in gpio spi dialout; do
         say "warning: there is no group $group on this system; $SERVICE_USER is not in it"
     fi
 done
+# The web companion (tavli-board-web, as $SERVICE_USER) saves settings: the file, and its folder for
+# the atomic rename.
+chgrp "$SERVICE_USER" "$CONFIG_DIR" "$CONFIG_DIR/config.toml"
+chmod 0770 "$CONFIG_DIR"
+chmod 0660 "$CONFIG_DIR/config.toml"
 if [[ "$link" == uart && -n "$pi" && $pi != 5 ]]; then
     systemctl disable --now hciuart.service 2>/dev/null || true   # Bluetooth's UART is the sensors' now
 fi
 udevadm control --reload-rules
 udevadm trigger --subsystem-match=tty
 systemctl daemon-reload
-systemctl enable tavli-board.service
-systemctl restart tavli-board.service
+systemctl enable tavli-board.service tavli-board-web.service
+systemctl restart tavli-board.service tavli-board-web.service
 say "done: systemctl status tavli-board; journalctl -u tavli-board; sudo tavli-board selftest (service stopped)"
+say "the web companion: port $(sed -n 's/^web.port = \([0-9]*\).*/\1/p' <<< "$settings") of this Pi (settings need [web] pin: tavli-board web-pin)"
 [[ $boot_changed == yes ]] && say "reboot now (sudo reboot): the boot configuration changed"
 exit 0

@@ -138,7 +138,7 @@ def test_the_program_is_roots_and_nobody_elses_to_change(pi4):
 def test_a_regular_install_of_the_copy_with_the_pi_drivers_and_a_command_on_roots_path(pi4):
     root, _ = pi4
     (call,) = (root / PREFIX.lstrip("/") / ".venv" / "pip-calls").read_text().splitlines()
-    assert call.split() == ["install", "--disable-pip-version-check", "--quiet", f"{root}{PREFIX}[pi]"]
+    assert call.split() == ["install", "--disable-pip-version-check", "--quiet", f"{root}{PREFIX}[pi,web]"]
     assert "-e" not in call.split() and "--editable" not in call
     link = root / "usr" / "local" / "bin" / "tavli-board"
     assert link.is_symlink() and os.readlink(link) == f"{PREFIX}/.venv/bin/tavli-board"
@@ -149,10 +149,12 @@ def test_config_udev_rule_and_unit_are_staged_readable_and_roots(pi4, checkout):
     config = root / "etc" / "tavli-board" / "config.toml"
     rule = root / "etc" / "udev" / "rules.d" / "99-tavli-board.rules"
     unit = root / "etc" / "systemd" / "system" / "tavli-board.service"
+    web_unit = root / "etc" / "systemd" / "system" / "tavli-board-web.service"
     assert config.read_text() == (checkout / "systemd" / "config.toml").read_text()
     assert rule.read_text() == udev_rule(load_config(config))
     assert f"ExecStart={PREFIX}/.venv/bin/tavli-board run --config /etc/tavli-board/config.toml" in unit.read_text()
-    for path in (config, rule, unit):
+    assert f"ExecStart={PREFIX}/.venv/bin/tavli-board web --config /etc/tavli-board/config.toml" in web_unit.read_text()
+    for path in (config, rule, unit, web_unit):
         assert path.stat().st_mode & 0o777 == 0o644
 
 
@@ -257,13 +259,13 @@ def test_install_keeps_an_existing_config_and_refuses_a_broken_one(checkout, fak
     assert not (root / "etc" / "systemd" / "system" / "tavli-board.service").exists()
 
 
-@pytest.fixture(scope="module")
-def relocated_unit(pi4, tmp_path_factory) -> Path:
-    """The staged unit with its paths moved to where the staged tree lies (systemd-analyze checks that
-    ExecStart exists)."""
+@pytest.fixture(scope="module", params=["tavli-board.service", "tavli-board-web.service"])
+def relocated_unit(pi4, tmp_path_factory, request) -> Path:
+    """Each staged unit (the referee's, the web companion's) with its paths moved to where the staged
+    tree lies (systemd-analyze checks that ExecStart exists)."""
     root, _ = pi4
-    text = (root / "etc" / "systemd" / "system" / "tavli-board.service").read_text()
-    unit = tmp_path_factory.mktemp("unit") / "tavli-board.service"
+    text = (root / "etc" / "systemd" / "system" / request.param).read_text()
+    unit = tmp_path_factory.mktemp("unit") / request.param
     unit.write_text(text.replace(PREFIX, f"{root}{PREFIX}"))
     return unit
 
@@ -277,6 +279,7 @@ def test_the_unit_verifies_without_a_word_on_stderr(relocated_unit):
 
 @needs_analyze
 def test_the_unit_is_hardened_to_an_exposure_of_3_or_better(relocated_unit):
+    """The web companion's too, with the network it needs allowed (the referee's has none)."""
     result = subprocess.run([ANALYZE, "security", "--offline=true", str(relocated_unit)], capture_output=True,
                             text=True, timeout=60)
     exposure = float(re.search(r"Overall exposure level for \S+: ([\d.]+)", result.stdout).group(1))
@@ -301,3 +304,4 @@ def test_a_regular_install_carries_the_board_file_and_the_firmware(tmp_path, che
     assert check.returncode == 0, check.stdout + check.stderr
     assert check.stdout.startswith(f"{site}/firmware_host/")   # the installed copy, not this checkout
     assert (site / "hardware" / "board.toml").is_file() and (site / "hardware" / "firmware" / "tavli_mcu").is_dir()
+    assert {path.name for path in (site / "firmware_host" / "web" / "static").iterdir()} == {"app.js", "app.css"}
