@@ -41,7 +41,9 @@ def run_web(args: argparse.Namespace) -> int:
         raise UsageError(f"the web companion needs the `web` extra (pip install 'tavli-board[web]'): {error}") from None
     host, port = args.host or config.web.host, args.port or config.web.port
     print(f"tavli-board web: http://{host}:{port}/ (the service's socket: {config.web.socket})", flush=True)
-    uvicorn.run(create_app(config), host=host, port=port, log_level="warning", access_log=False)
+    # Event streams never end by themselves: a stop waits for them this long, then closes them.
+    uvicorn.run(create_app(config), host=host, port=port, log_level="warning", access_log=False,
+                timeout_graceful_shutdown=1)
     return 0
 
 
