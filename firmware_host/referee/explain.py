@@ -86,6 +86,7 @@ def explain(start: Position, dice: Iterable[int], reading: Reading, rules: Rules
         if held >= 2 or (held >= 1 and (pinner_on_top or not (variant.has_bar or variant.has_pins))):
             reasons.append(f"Point {point} is held by {other} ({held} checker{'s' if held > 1 else ''}): "
                            f"{mover} may not land there{'' if variant.has_bar or variant.has_pins else ' (in ' + start.variant + ' a single checker holds a point)'}.")
+    reasons += _start_rules(start, dice, before, after, mover, rules)
     pips = _pips_moved(before, after, mover, parallel)
     allowed = sum(dice) * (2 if len(dice) == 2 and dice[0] == dice[1] else 1)
     if pips is not None and pips > allowed and not reasons:
@@ -94,6 +95,33 @@ def explain(start: Position, dice: Iterable[int], reading: Reading, rules: Rules
         held_at_start = [str(p) for p in range(1, 25) if before[0][p - 1]] + ["bar"] * bool(before[1])
         reasons.append(_no_play_explains(start, dice, rules, origins, held_at_start))
     return reasons
+
+
+def _start_rules(start: Position, dice: tuple[int, ...], before, after, mover: Color, rules: Rules) -> list[str]:
+    """The parallel games' rules about leaving the start point: the first checker (fevga, moultezim)
+    and the head rule (narde)."""
+    start_rule = rules.options.get("start_rule", "none")
+    if start_rule == "none":
+        return []
+    head = 24 if mover is Color.WHITE else 12
+    left_now = before[0][head - 1] - after[0][head - 1]
+    if start_rule == "first_checker":
+        # Passed the opponent's start: White on 11 or lower, Black on 13-23, or borne off.
+        passed = range(1, 12) if mover is Color.WHITE else range(13, 24)
+        off_the_start = sum(after[0]) - after[0][head - 1]
+        if left_now > 0 and off_the_start >= 2 and after[2] == 0 and not any(after[0][p - 1] for p in passed):
+            opponent_start = 12 if mover is Color.WHITE else 24
+            return [f"The first checker has not passed the opponent's start ({opponent_start}) yet: until one has, "
+                    f"no second {mover} checker may leave the start point ({head})."]
+        return []
+    if start_rule == "head_rule":
+        doubles = len(dice) == 2 and dice[0] == dice[1]
+        first_roll = start.rolls[0 if mover is Color.WHITE else 1] == 0
+        allowed = 2 if doubles and first_roll and dice[0] in rules.options["head_rule_first_roll_doubles"] else 1
+        if left_now > allowed:
+            return [f"Head rule: only {allowed} checker{'s' if allowed > 1 else ''} may leave the head ({head}) "
+                    f"in a turn; {left_now} left it."]
+    return []
 
 
 def _pips_moved(before, after, mover: Color, parallel: bool) -> int | None:

@@ -4,7 +4,7 @@ from pathlib import Path
 import pytest
 
 from firmware_host.cli import main
-from firmware_host.config import BUILT_IN, ConfigError, load_config, parse_config
+from firmware_host.config import BUILT_IN, ConfigError, hash_pin, load_config, parse_config, pin_matches
 from firmware_host.hw.boardfile import BoardFileError
 from firmware_host.hw.pinmap import load_pin_map, parse_pin_map
 from firmware_host.leds.layout import load_led_config, parse_led_config
@@ -224,3 +224,21 @@ def test_the_hil_rig_report_is_off_unless_set_and_must_be_a_boolean(write_config
     assert load_config(write_config("[hil]\nreport_leds = true\n")).report_leds is True
     assert any("hil.report_leds" in problem for problem in problems_of(write_config('[hil]\nreport_leds = "yes"\n')))
     assert any("hil.colour" in problem for problem in problems_of(write_config("[hil]\ncolour = 1\n")))
+
+
+def test_the_web_table_sets_the_companions_socket_address_and_hashed_pin(tmp_path):
+    pin = hash_pin("5791")
+    config = parse_config({"web": {"socket": "sock", "host": "0.0.0.0", "port": 9000, "pin": pin}}, "c.toml",
+                          relative_to=tmp_path / "c.toml")
+    assert config.web.socket == tmp_path / "sock" and (config.web.host, config.web.port) == ("0.0.0.0", 9000)
+    assert pin_matches(config.web.pin, "5791") and not pin_matches(config.web.pin, "5790")
+    assert {s.key: s.value for s in config.settings()}["web.pin"] == "set (hashed)"    # never shown
+
+
+def test_a_web_table_with_a_plain_pin_or_a_bad_port_is_refused_with_each_problem(tmp_path):
+    with pytest.raises(ConfigError) as refused:
+        parse_config({"web": {"port": 0, "pin": "1234", "colour": "red"}}, "c.toml")
+    assert str(refused.value).splitlines() == [
+        "c.toml: web.colour: unknown key; allowed: socket, host, port, pin",
+        "c.toml: web.pin: is not a hashed PIN; allowed: the line `tavli-board web-pin` prints",
+        "c.toml: web.port: 0 is not valid; allowed: an integer from 1 to 65535"]

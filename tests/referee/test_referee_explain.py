@@ -1,0 +1,91 @@
+"""Why a board is illegal, in words (`referee.explain`): each reason is checked against the rule text of
+shared/spec/rules.md it names, on boards changed by hand from the games' starts."""
+from referee_kit import changed, moved
+
+from firmware_host.referee import Reading
+from firmware_host.referee.explain import explain
+from firmware_host.rules import BLACK, WHITE, Position, Rules
+
+
+def start(variant: str, turn=WHITE) -> tuple[Position, Reading]:
+    position = Position.start(variant, turn)
+    return position, Reading.from_json({side: position.to_json()[side] for side in ("white", "black")}, variant)
+
+
+def reasons(position: Position, dice, reading: Reading, **options) -> list[str]:
+    return explain(position, dice, reading, Rules.for_variant(position.variant, options))
+
+
+def test_only_the_side_to_move_moves_its_checkers():
+    position, reading = start("portes")
+    assert reasons(position, (6, 5), moved(reading, BLACK, "12", "7")) == [
+        "Only white's checkers move in white's turn: black's checkers changed on 7 and 12."]
+
+
+def test_a_side_has_fifteen_checkers():
+    position, reading = start("portes")
+    assert reasons(position, (6, 5), changed(reading, WHITE, "6", -1))[0] == \
+        "1 white checker missing from the board: each side has 15."
+    assert reasons(position, (6, 5), changed(reading, WHITE, "6", +2))[0] == \
+        "2 white checkers too many on the board: each side has 15."
+
+
+def test_two_checkers_close_a_point_in_the_contrary_games():
+    position, reading = start("portes")     # black holds 12 with 5 and 1 with 2
+    assert reasons(position, (6, 5), moved(reading, WHITE, "13", "12")) == [
+        "Point 12 is held by black (5 checkers): white may not land there."]
+
+
+def test_one_checker_closes_a_point_in_the_parallel_games():
+    position, reading = start("fevga", BLACK)
+    # Black starts on 12 and runs 12 -> 1: a 12-point journey lands on white's start, 24, which one checker holds.
+    position = Position.from_json({**position.to_json(), "white": {"points": {"24": 14, "6": 1}, "bar": 0, "off": 0}})
+    reading = Reading.from_json({side: position.to_json()[side] for side in ("white", "black")}, "fevga")
+    assert reasons(position, (6, 5), moved(reading, BLACK, "12", "6")) == [
+        "Point 6 is held by white (1 checker): black may not land there (in fevga a single checker holds a point)."]
+
+
+def test_a_checker_on_the_bar_enters_first():
+    position, _ = start("portes")
+    position = Position.from_json({**position.to_json(), "white": {"points": {"24": 2, "13": 5, "8": 3, "6": 4},
+                                                                   "bar": 1, "off": 0}})
+    reading = Reading.from_json({side: position.to_json()[side] for side in ("white", "black")}, "portes")
+    assert "white has a checker on the bar: it must enter the opponent's home table before any other checker moves." \
+        in reasons(position, (6, 5), moved(reading, WHITE, "13", "7"))
+
+
+def test_bearing_off_waits_for_all_fifteen_in_the_home_table():
+    position, reading = start("portes")
+    assert reasons(position, (6, 5), moved(reading, WHITE, "6", "off"))[0] == (
+        "Bearing off starts only once all 15 of white's checkers are in the home table (1-6); at the turn's "
+        "start white still had checkers on 8, 13 and 24.")
+
+
+def test_the_first_checker_must_pass_the_opponents_start_before_a_second_leaves():
+    position, reading = start("fevga")
+    two_runners = moved(moved(reading, WHITE, "24", "18"), WHITE, "24", "19")
+    assert reasons(position, (6, 5), two_runners) == [
+        "The first checker has not passed the opponent's start (12) yet: until one has, no second white checker "
+        "may leave the start point (24)."]
+
+
+def test_the_head_rule_lets_one_checker_leave_the_head_a_turn_and_two_on_a_first_roll_of_3_4_or_6_doubles():
+    position, reading = start("narde")
+    two = moved(moved(reading, WHITE, "24", "18"), WHITE, "24", "19")
+    assert reasons(position, (6, 5), two) == ["Head rule: only 1 checker may leave the head (24) in a turn; 2 left it."]
+    three = moved(moved(moved(reading, WHITE, "24", "20"), WHITE, "24", "20"), WHITE, "24", "20")
+    assert reasons(position, (4, 4), three) == ["Head rule: only 2 checkers may leave the head (24) in a turn; 3 left it."]
+
+
+def test_a_move_longer_than_the_dice_allow():
+    position, reading = start("portes")
+    assert reasons(position, (2, 1), moved(reading, WHITE, "13", "5")) == [
+        "The checkers moved 8 pips; 2-1 allows at most 3."]
+
+
+def test_a_board_no_single_rule_explains_names_where_the_legal_plays_start():
+    position, reading = start("portes")
+    # 6 -> 3 is three pips, a single die of neither 6 nor 5: no legal play of 6-5 moves from 6 at all.
+    assert reasons(position, (6, 5), moved(reading, WHITE, "6", "3")) == [
+        "No legal play of 6-5 moves a checker from 6: the legal plays start from 8, 13 and 24; the whole roll "
+        "must be played where it can be (the larger die when only one can)."]
