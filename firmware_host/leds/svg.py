@@ -14,11 +14,12 @@ and `data-mark`, so a test (or a script) reads the picture back without parsing 
 """
 from __future__ import annotations
 
-from typing import Mapping, Protocol, Sequence
+from typing import Mapping
 from xml.sax.saxutils import escape, quoteattr
 
 from firmware_host.leds.palette import PALETTES
 from firmware_host.leds.scene import SIDES, Mark, Scene
+from firmware_host.leds.terminal import Reading   # a board reading in physical numbering
 
 RGB = tuple[int, int, int]
 
@@ -45,19 +46,6 @@ MARK_WORDS: Mapping[str, str] = {
     Mark.LAST_PLAY_DESTINATION: "last play to",
     Mark.SENSOR_FAULT: "sensor fault",
 }
-
-
-class SideCounts(Protocol):
-    points: Sequence[int]  # points[0] is point 1
-    bar: int
-    off: int
-
-
-class Reading(Protocol):
-    """A board reading in physical numbering, such as `firmware_host.sensing.reading.BoardReading`."""
-
-    white: SideCounts
-    black: SideCounts
 
 
 def _hex(colour: RGB) -> str:

@@ -221,3 +221,50 @@ def test_a_socket_that_cannot_be_opened_leaves_the_referee_running(config_file, 
     finally:
         service.stop()
         thread.join(20)
+
+
+def press(service) -> None:
+    pin = service.config.pins.button.pin
+    service.hardware.simulation.press_button(pin)
+    time.sleep(0.1)
+    service.hardware.simulation.release_button(pin)
+    time.sleep(0.1)
+
+
+def test_referee_mode_is_entered_paged_and_left_from_the_socket(service, client):
+    client.snapshot(lambda s: s["state"] == "opening_roll")
+    refused = client.reply({"command": "referee", "action": "enter"})
+    assert refused["error"] == "referee mode opens during a game (now: opening roll)"
+    deadline = time.monotonic() + 20
+    while service.loop.controller.state != "moving":      # ties roll again; a non-starter's first roll
+        assert time.monotonic() < deadline, service.loop.controller.state
+        press(service)
+    entered = client.reply({"command": "referee", "action": "enter"})
+    assert entered["ok"] and entered["state"] == "referee"
+    first = client.snapshot(lambda s: s["state"] == "referee")
+    assert first["referee"]["page"] == "legal_play" and first["referee"]["index"] == 0
+    assert client.reply({"command": "referee", "action": "next"})["ok"]
+    second = client.snapshot(lambda s: s["referee"] and s["referee"]["index"] == 1)
+    assert second["referee"]["of"] == first["referee"]["of"]
+    left = client.reply({"command": "referee", "action": "leave"})
+    assert left["ok"] and left["state"] == "moving"
+    assert client.reply({"command": "new_match", "match": {"target": 3}})["error"].startswith(
+        "a match is under way (game 1 of tavli (portes): ")
+
+
+def test_settings_that_need_a_restart_end_the_service_for_systemd_to_start_again(config_file):
+    service = Service.open(load_config(config_file))
+    thread = threading.Thread(target=service.run)
+    thread.start()
+    client = Client(service.config.web.socket)
+    try:
+        client.snapshot()
+        config_file.write_text(config_file.read_text() + "[sensors]\nquiet_ms = 250\n")
+        reply = client.reply({"command": "apply_settings"})
+        assert reply["ok"] and reply["restart"] == ["sensors.quiet_ms"] and reply["restarting"] is True
+        thread.join(20)
+        assert not thread.is_alive()                     # stopped cleanly: Restart=always starts it again
+    finally:
+        client.close()
+        service.stop()
+        thread.join(20)
