@@ -7,6 +7,7 @@ import sys
 from pathlib import Path
 
 from firmware_host.commands import UsageError
+from firmware_host.config import WebSettings
 from firmware_host.rules import RulesError
 from firmware_host.rules.match import PRESETS, MatchRules
 
@@ -29,7 +30,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                            "and the signals run (default: %(default)s; 1 is the real board)")
     demo.add_argument("--boards", choices=("moments", "every-turn"), default="moments",
                       help="draw the board at the notable moments (default) or after every turn")
-    demo.add_argument("--web-port", type=int, default=8080,
+    demo.add_argument("--web-port", type=int, default=WebSettings.port,
                       help="serve the web companion on 127.0.0.1 at this port, to watch the match in a browser "
                            "(default: %(default)s; 0: no companion)")
     demo.add_argument("--interactive", action="store_true",

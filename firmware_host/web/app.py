@@ -90,7 +90,9 @@ class Companion:
 
     # -- checks -----------------------------------------------------------------------------------------
 
-    def check_pin(self, body: dict[str, Any]) -> None:
+    async def check_pin(self, body: dict[str, Any]) -> None:
+        """The PIN of the body against `[web] pin`; a 4xx when it is missing or wrong, or after too many
+        wrong ones. The hash (scrypt, 16 MiB, tens of ms) is worked out off the event loop."""
         stored = self.config.web.pin
         if stored is None:
             raise Refused(403, "changes are turned off: no PIN is set in the configuration ([web] pin, made by "
@@ -102,9 +104,10 @@ class Companion:
         pin = body.get("pin")
         if not isinstance(pin, str) or not pin:
             raise Refused(401, "the PIN is needed for this change")
-        if len(pin) > 128 or not pin_matches(stored, pin):
-            self._pin_failures.append(now)
+        self._pin_failures.append(now)        # counted before the check: tries made at once count too
+        if len(pin) > 128 or not await asyncio.to_thread(pin_matches, stored, pin):
             raise Refused(403, "wrong PIN")
+        self._pin_failures.remove(now)
 
 
 def _snapshot_svg(snapshot: dict[str, Any]) -> str:
@@ -314,7 +317,7 @@ async def new_match(request: Request) -> Response:
     unknown = sorted(set(body) - {"pin", "match", "house_rules"})
     if unknown:
         raise Refused(400, f"unknown key {unknown[0]!r}; allowed: pin, match, house_rules")
-    companion.check_pin(body)
+    await companion.check_pin(body)
     command = {"command": "new_match", "match": body.get("match", {}), "house_rules": body.get("house_rules", {})}
     return JSONResponse(await _service_command(companion, command))
 
@@ -331,11 +334,11 @@ async def save(request: Request) -> Response:
     unknown = sorted(set(body) - {"pin", "settings"})
     if unknown:
         raise Refused(400, f"unknown key {unknown[0]!r}; allowed: pin, settings")
-    companion.check_pin(body)
+    await companion.check_pin(body)
     if companion.config.source == BUILT_IN:
         raise Refused(409, "the service runs on the built-in settings: there is no configuration file to change")
     try:
-        # The parser reads the board file and the scrypt check is slow: off the event loop.
+        # The parser reads the board file and the file is fsynced: off the event loop.
         config = await asyncio.to_thread(save_settings, Path(companion.config.source), body.get("settings"))
     except SettingsRefused as error:
         raise Refused(400, str(error)) from None

@@ -1,11 +1,8 @@
 """What the settings page may change and how it is written: only its tables and keys, checked by the
-config parser, the file replaced whole or not at all; and `tavli-board web-pin`."""
-import subprocess
-import sys
-
+config parser, the file replaced whole or not at all."""
 import pytest
 
-from firmware_host.config import ConfigError, load_config, pin_matches
+from firmware_host.config import ConfigError, load_config
 from firmware_host.web.settings import SettingsRefused, merged_document, save_settings, settings_form
 
 
@@ -52,15 +49,3 @@ def test_the_form_lists_every_house_rule_of_every_game_with_its_default_and_expl
     assert doubles["kind"] == "dice" and doubles["default"] == [3, 4, 6]
     assert {setting["key"] for setting in form["settings"]} >= {"match.sequence", "leds.brightness", "sensors.grace_ms"}
     assert form["pin_set"] is False
-
-
-def test_web_pin_prints_a_hashed_pin_line_and_refuses_a_short_one():
-    made = subprocess.run([sys.executable, "-m", "firmware_host", "web-pin"], input="8642\n", capture_output=True,
-                          text=True, timeout=60)
-    assert made.returncode == 0
-    line = made.stdout.strip()
-    assert line.startswith('pin = "scrypt$') and "8642" not in line
-    assert pin_matches(line.split('"')[1], "8642") and not pin_matches(line.split('"')[1], "8643")
-    short = subprocess.run([sys.executable, "-m", "firmware_host", "web-pin"], input="12\n", capture_output=True,
-                           text=True, timeout=60)
-    assert short.returncode == 2 and short.stderr.strip().endswith("a PIN needs at least 4 characters")
