@@ -105,7 +105,7 @@ def snapshot(controller: Controller, link: LinkFacts, palette: str) -> dict[str,
             "winner": None if match.winner is None else match.winner.value,
         },
         "game": {"number": len(match.games) + (0 if controller.state in (m.GAME_OVER, m.MATCH_OVER) else 1),
-                 "variant": controller.variant, "rules": dict(_plain(controller.rules.options))},
+                 "variant": controller.variant, "rules": controller.rules.to_json()},
         "position": controller.position.to_json(),
         "orientation": controller.orientation.value,
         "reading": None if controller.sensed is None else controller.sensed.to_json(),
@@ -136,11 +136,6 @@ def snapshot(controller: Controller, link: LinkFacts, palette: str) -> dict[str,
         },
         "link": {"up": link.up, "hello": link.hello, "selftest": link.selftest, "frames_dropped": link.frames_dropped},
     }
-
-
-def _plain(options):
-    for name, value in options.items():
-        yield name, sorted(value) if isinstance(value, frozenset) else list(value) if isinstance(value, tuple) else value
 
 
 # == commands ============================================================================================

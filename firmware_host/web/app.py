@@ -118,9 +118,13 @@ def _snapshot_svg(snapshot: dict[str, Any]) -> str:
                   None if scene["dice"] is None else tuple(scene["dice"]),
                   None if scene["dice_signal"] is None else DiceSignal(scene["dice_signal"]), scene["turn"],
                   None if score is None else Score(score["white"], score["black"], score["target"]))
-    orientation = Orientation(snapshot["orientation"])
-    labels = {point: orientation.point(point) for point in range(1, 25)}
-    return board_svg(reading, drawn, palette=snapshot.get("palette", "standard"), point_labels=labels)
+    return board_svg(reading, drawn, palette=snapshot.get("palette", "standard"),
+                     point_labels=_labels(Orientation(snapshot["orientation"])))
+
+
+def _labels(orientation: Orientation) -> dict[int, int]:
+    """Physical point -> the number the players call it, the board lying as `orientation` says."""
+    return {point: orientation.point(point) for point in range(1, 25)}
 
 
 # == request helpers ==========================================================================================
@@ -281,8 +285,7 @@ def _given_svg(given: dict[str, Any]) -> str:
     except (ValueError, AttributeError, TypeError) as error:
         raise Refused(400, f"marks: an object of location to mark ({', '.join(m.value for m in Mark)}): "
                            f"{error}") from None
-    labels = {point: orientation.point(point) for point in range(1, 25)}
-    return board_svg(reading, scene, palette=palette, point_labels=labels, title=title)
+    return board_svg(reading, scene, palette=palette, point_labels=_labels(orientation), title=title)
 
 
 def _svg(text: str) -> Response:

@@ -23,7 +23,7 @@ import tomli_w
 from firmware_host.config import Config, ConfigError, Problem, parse_config
 from firmware_host.hw.boardfile import BoardFileError, read_board_file
 from firmware_host.leds.palette import PALETTES
-from firmware_host.rules import GAME_OPTIONS, VARIANTS
+from firmware_host.rules import GAME_OPTIONS, VARIANTS, Rules
 from firmware_host.rules.match import PRESETS
 
 # table -> the keys of it a browser may set
@@ -45,20 +45,16 @@ EXPLAINED = {
 }
 
 
-def _kind(parse) -> dict[str, Any]:
-    """How a house rule's value is entered: a checkbox, a choice, a number, or dice."""
-    name = getattr(parse, "__name__", "")
-    if getattr(parse, "choices", None):
-        return {"kind": "choice", "choices": list(parse.choices)}
-    if name == "_parse_bool":
+def _kind(option) -> dict[str, Any]:
+    """How a house rule's value is entered, from its parser's choices or the type of its defaults:
+    a choice, a checkbox, dice (a set of die values) or a number."""
+    choices = getattr(option.parse, "choices", None)
+    if choices:
+        return {"kind": "choice", "choices": list(choices)}
+    default = next(iter(option.defaults.values()))
+    if isinstance(default, bool):
         return {"kind": "bool"}
-    if name == "_parse_die_set":
-        return {"kind": "dice"}
-    return {"kind": "number"}
-
-
-def _plain(value: Any) -> Any:
-    return sorted(value) if isinstance(value, frozenset) else value
+    return {"kind": "dice" if isinstance(default, frozenset) else "number"}
 
 
 def settings_form(config: Config) -> dict[str, Any]:
@@ -74,14 +70,15 @@ def settings_form(config: Config) -> dict[str, Any]:
         "sensors.grace_ms": config.sensing.sensors.grace_ms,
         "button.hold_ms": round(config.pins.button.hold_s * 1000),
     }
-    general = [{"key": key, "value": value, "explanation": EXPLAINED[key]} for key, value in values.items()]
-    general[3]["choices"] = list(PALETTES)
+    choices = {"leds.palette": list(PALETTES)}
+    general = [{"key": key, "value": value, "explanation": EXPLAINED[key],
+                **({"choices": choices[key]} if key in choices else {})} for key, value in values.items()]
     games = []
     for variant in VARIANTS:
-        rules = config.rules_for(variant)
+        rules, defaults = config.rules_for(variant).to_json(), Rules.for_variant(variant).to_json()
         games.append({"game": variant, "rules": [
-            {"name": name, "value": _plain(rules.options[name]), "default": _plain(option.defaults[variant]),
-             "explanation": option.doc, **_kind(option.parse)}
+            {"name": name, "value": rules[name], "default": defaults[name], "explanation": option.doc,
+             **_kind(option)}
             for name, option in GAME_OPTIONS.items() if option.applies_to(variant)]})
     return {"file": config.source, "settings": general, "house_rules": games, "presets": list(PRESETS),
             "pin_set": config.web.pin is not None}

@@ -6,7 +6,7 @@ import re
 import time
 
 import pytest
-from conftest import PIN, csrf_headers
+from conftest import PIN, csrf_headers, write_config
 
 from firmware_host.rules import Position
 
@@ -161,3 +161,26 @@ def test_status_and_match_pages_data(web, referee):
     assert match["dice"]["rolls"] == len([g for g in match["games"] for _ in g["plays"]]) or match["dice"]["rolls"] >= 0
     report = web.get("/bug-report")
     assert report.status_code == 200 and report.headers["content-type"] == "application/gzip"
+
+
+def test_without_the_service_the_pages_say_so_and_settings_are_saved_for_its_next_start(tmp_path):
+    from starlette.testclient import TestClient
+
+    from firmware_host.config import load_config
+    from firmware_host.web.app import create_app
+
+    config_path = write_config(tmp_path)       # no service behind its socket
+    with TestClient(create_app(load_config(config_path))) as lonely:
+        lonely.get("/")
+        assert lonely.get("/").status_code == 200
+        assert lonely.get("/api/snapshot").json()["error"] == \
+            "no snapshot from the referee service yet (is it running?)"
+        assert lonely.get("/board.svg").status_code == 503
+        refused = lonely.post("/api/referee", headers=csrf_headers(lonely), json={"action": "enter"})
+        assert refused.status_code == 503 and "the referee service is not running" in refused.json()["error"]
+        saved = lonely.post("/api/settings", headers=csrf_headers(lonely),
+                            json={"pin": PIN, "settings": {"match": {"target": 11}}})
+        assert saved.status_code == 200 and saved.json()["saved"] is True and saved.json()["applied"] is False
+        assert "the service reads them when it starts" in saved.json()["message"]
+        assert load_config(config_path).match_rules.target == 11
+        assert lonely.get("/api/history").json() == {"matches": [], "message": f"no journal yet at {tmp_path / 'journal.sqlite3'}"}
