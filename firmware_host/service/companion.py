@@ -284,6 +284,8 @@ class Companion:
         self._sequence = 0
         self.path.parent.mkdir(parents=True, exist_ok=True)
         if self.path.exists() or self.path.is_symlink():
+            if _answers(self.path):
+                raise OSError(f"another service already answers on {self.path}")
             self.path.unlink()                   # a socket left by a killed service
         self._listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
         self._listener.bind(str(self.path))
@@ -517,6 +519,16 @@ def open_companion(config: Config, loop: EventLoop, *, restart: Callable[[], Non
         return None
     loop.observers.append(companion.observe)
     return companion
+
+
+def _answers(path: Path) -> bool:
+    """Whether a live service listens on the socket at `path` (one left by a killed service does not)."""
+    with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as probe:
+        try:
+            probe.connect(str(path))
+        except OSError:
+            return False
+    return True
 
 
 def _encode(data: dict[str, Any]) -> bytes:

@@ -268,3 +268,32 @@ def test_settings_that_need_a_restart_end_the_service_for_systemd_to_start_again
         client.close()
         service.stop()
         thread.join(20)
+
+
+def test_a_second_service_on_the_same_socket_leaves_the_first_ones_alone(service, client, config_file, caplog):
+    client.snapshot()
+    second = Service.open(load_config(config_file))
+    try:
+        assert second.companion is None and "another service already answers on" in caplog.text
+    finally:
+        second.hardware.close()
+        second.journal.close()
+    other = Client(service.config.web.socket)      # the first still takes new clients
+    try:
+        assert other.snapshot()["type"] == "snapshot"
+    finally:
+        other.close()
+
+
+def test_a_socket_left_by_a_killed_service_is_replaced(config_file):
+    config = load_config(config_file)
+    stale = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    stale.bind(str(config.web.socket))
+    stale.close()                                   # the file stays, nobody listens
+    service = Service.open(config)
+    try:
+        assert service.companion is not None
+    finally:
+        service.companion.close()
+        service.hardware.close()
+        service.journal.close()

@@ -1,9 +1,7 @@
-"""The web companion's fixtures: the referee service on the simulated board, with its companion socket,
-and the web application talking to it (in this process through Starlette's TestClient, or as
-`tavli-board web` in a process of its own for the browser tests)."""
+"""The web companion's fixtures: the referee service on the simulated board with its companion socket,
+and the web application talking to it in this process through Starlette's TestClient."""
 import shutil
 import tempfile
-import threading
 import time
 from pathlib import Path
 
@@ -11,42 +9,8 @@ import pytest
 
 pytest.importorskip("starlette", reason="the web companion needs the `web` extra (starlette, uvicorn)")
 
-from firmware_host.config import hash_pin, load_config  # noqa: E402
-from firmware_host.service.run import Service  # noqa: E402
-
-PIN = "2468"
-
-
-def write_config(folder: Path, port: int = 8080) -> Path:
-    path = folder / "config.toml"
-    path.write_text(f'hardware = "simulated"\n'
-                    f'[match]\nsequence = "tavli"\ntarget = 5\n'
-                    f'[journal]\npath = "{folder / "journal.sqlite3"}"\n'
-                    f'[logging]\nfile = "{folder / "tavli-board.log"}"\nraw_frames_dir = "{folder / "raw"}"\n'
-                    f'[web]\nsocket = "{folder / "companion.sock"}"\nport = {port}\npin = "{hash_pin(PIN)}"\n')
-    return path
-
-
-class Referee:
-    """The service running on a thread, on a config file of its own."""
-
-    def __init__(self, config_path: Path):
-        self.config_path = config_path
-        self.service = Service.open(load_config(config_path))
-        self.thread = threading.Thread(target=self.service.run)
-        self.thread.start()
-
-    @property
-    def board(self):
-        return self.service.hardware.simulation.board
-
-    @property
-    def controller(self):
-        return self.service.loop.controller
-
-    def stop(self) -> None:
-        self.service.stop()
-        self.thread.join(20)
+from firmware_host.config import load_config  # noqa: E402
+from web_kit import Referee, write_config  # noqa: E402
 
 
 @pytest.fixture(scope="module")
@@ -72,7 +36,3 @@ def web(referee):
             time.sleep(0.05)
         client.get("/")    # the CSRF cookie
         yield client
-
-
-def csrf_headers(client) -> dict:
-    return {"X-CSRF-Token": client.cookies.get("tavli_csrf"), "Content-Type": "application/json"}

@@ -6,7 +6,7 @@ import re
 import time
 
 import pytest
-from conftest import PIN, csrf_headers, write_config
+from web_kit import PIN, csrf_headers, write_config
 
 from firmware_host.rules import Position
 

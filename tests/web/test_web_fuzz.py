@@ -3,7 +3,7 @@ no CSRF token, no PIN. Each gets a 4xx with a message, nothing changes, and the 
 import json
 import time
 
-from conftest import csrf_headers
+from web_kit import csrf_headers
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
