@@ -287,6 +287,7 @@ def test_a_second_service_on_the_same_socket_leaves_the_first_ones_alone(service
 
 def test_a_socket_left_by_a_killed_service_is_replaced(config_file):
     config = load_config(config_file)
+    config.web.socket.parent.mkdir(parents=True, exist_ok=True)
     stale = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
     stale.bind(str(config.web.socket))
     stale.close()                                   # the file stays, nobody listens
