@@ -107,7 +107,7 @@ class Demo:
         self.web: subprocess.Popen | None = None
         if self.config_file is not None:
             # Settings saved in the browser are read back as the demo reads its file: at its speed.
-            self.companion = open_companion(self.config, self.loop,
+            self.companion = open_companion(self.config, self.loop, self_test=self.hardware.sensor.run_self_test,
                                             reload=lambda: demo_config(settings.speed, folder, self.config_file))
 
     def __enter__(self) -> Demo:

@@ -162,7 +162,8 @@ def parse_command(line: bytes, base_document: Callable[[], dict]) -> Command:
     name, ident = request.get("command"), request.get("id")
     if not isinstance(ident, (str, int, type(None))) or isinstance(ident, bool):
         raise CommandError("id: a string or an integer")
-    known = {"snapshot": (), "referee": ("action",), "new_match": ("match", "house_rules"), "apply_settings": ()}
+    known = {"snapshot": (), "referee": ("action",), "new_match": ("match", "house_rules"), "apply_settings": (),
+             "self_test": ()}
     if name not in known:
         raise CommandError(f"unknown command {name!r}; allowed: {', '.join(known)}")
     extra = sorted(set(request) - {"command", "id", *known[name]})
@@ -190,11 +191,12 @@ def parse_command(line: bytes, base_document: Callable[[], dict]) -> Command:
 class Commands:
     """Does checked commands on the loop's thread. `reload()`: the configuration as its file now says
     (raises `ConfigError`); `restart()`: end the service so that systemd starts it again (None: the
-    settings that need a restart wait for the next start)."""
+    settings that need a restart wait for the next start); `self_test()`: ask the sensor MCU for its
+    self-test (the result comes back as a `SelfTestResult` event, in the next snapshots)."""
 
     def __init__(self, loop: EventLoop, config: Config, reload: Callable[[], Config] | None = None,
-                 restart: Callable[[], None] | None = None) -> None:
-        self.loop, self.config, self.reload, self.restart = loop, config, reload, restart
+                 restart: Callable[[], None] | None = None, self_test: Callable[[], None] | None = None) -> None:
+        self.loop, self.config, self.reload, self.restart, self.self_test = loop, config, reload, restart, self_test
 
     def run(self, command: Command) -> dict[str, Any]:
         controller = self.loop.controller
@@ -205,6 +207,11 @@ class Commands:
             return self._referee(controller, command.action, now)
         if command.name == "new_match":
             return self._new_match(controller, command.config, now)
+        if command.name == "self_test":
+            if self.self_test is None:
+                raise CommandError("this service has no sensor MCU to test")
+            self.self_test()
+            return {"requested": True}
         return self._apply_settings(controller)
 
     def _referee(self, controller: Controller, action: str, now: float) -> dict[str, Any]:
@@ -270,10 +277,11 @@ class Companion:
     """Serves snapshots and commands on the Unix socket at `config.web.socket`."""
 
     def __init__(self, config: Config, loop: EventLoop, *, reload: Callable[[], Config] | None = None,
-                 restart: Callable[[], None] | None = None, document: Callable[[], dict] | None = None) -> None:
+                 restart: Callable[[], None] | None = None, self_test: Callable[[], None] | None = None,
+                 document: Callable[[], dict] | None = None) -> None:
         """`document()`: the config as parsed TOML (a new match's tables are checked laid over it)."""
         self.loop = loop
-        self.commands = Commands(loop, config, reload, restart)
+        self.commands = Commands(loop, config, reload, restart, self_test)
         self.path = Path(config.web.socket)
         self.link = LinkFacts()
         self._document = document or dict
@@ -498,7 +506,8 @@ class Companion:
 
 
 def open_companion(config: Config, loop: EventLoop, *, restart: Callable[[], None] | None = None,
-                   reload: Callable[[], Config] | None = None) -> Companion | None:
+                   reload: Callable[[], Config] | None = None,
+                   self_test: Callable[[], None] | None = None) -> Companion | None:
     """The companion of `loop` at `config.web.socket`, told every change; None (logged) when the socket
     cannot be opened: the referee goes on without it. Settings are re-read from the config file
     (`reload`, by default `load_config` of the file the config came from; none for the built-in one)."""
@@ -513,7 +522,7 @@ def open_companion(config: Config, loop: EventLoop, *, restart: Callable[[], Non
             return {}   # a file broken since the start: a new match is checked over the defaults
 
     try:
-        companion = Companion(config, loop, reload=reload, restart=restart, document=document)
+        companion = Companion(config, loop, reload=reload, restart=restart, self_test=self_test, document=document)
     except OSError as error:
         log.error("web companion: cannot open its socket %s: %s", config.web.socket, error)
         return None

@@ -75,7 +75,7 @@ class Service:
                                      resume=resumed)
         service = cls(config, journal, hardware, loop, notifier or SystemdNotifier(), resumed, trace)
         loop.observers.append(service._observe)
-        service.companion = open_companion(config, loop, restart=service.stop)
+        service.companion = open_companion(config, loop, restart=service.stop, self_test=hardware.sensor.run_self_test)
         if config.report_leds:
             from firmware_host.service.led_report import LedStatusReporter   # for a HIL rig only: not loaded otherwise
             loop.observers.append(LedStatusReporter(hardware.sensor, loop.renderer).observe)

@@ -325,6 +325,16 @@ async def new_match(request: Request) -> Response:
     return JSONResponse(await _service_command(companion, command))
 
 
+async def self_test(request: Request) -> Response:
+    """The sensor MCU's self-test, asked of the service (its result comes in the next snapshots)."""
+    companion: Companion = request.app.state.companion
+    body = await json_body(request)
+    if set(body) - {"pin"}:
+        raise Refused(400, f"unknown key {sorted(set(body) - {'pin'})[0]!r}; allowed: pin")
+    await companion.check_pin(body)
+    return JSONResponse(await _service_command(companion, {"command": "self_test"}))
+
+
 # == settings ===========================================================================================================
 
 async def api_settings(request: Request) -> Response:
@@ -505,6 +515,7 @@ def create_app(config: Config) -> Starlette:
         Route("/api/snapshot", api_snapshot),
         Route("/api/referee", referee, methods=["POST"]),
         Route("/api/new-match", new_match, methods=["POST"]),
+        Route("/api/self-test", self_test, methods=["POST"]),
         Route("/api/settings", api_settings),
         Route("/api/settings", save, methods=["POST"]),
         Route("/api/match", api_match),

@@ -69,6 +69,11 @@ BODIES = {
 <section>
   <h2>Status</h2>
   <dl id="status-facts" class="facts"></dl>
+  <form id="self-test-form">
+    <label class="pin">PIN <input type="password" id="self-test-pin" autocomplete="current-password"></label>
+    <button type="submit">Run the sensor MCU's self-test</button>
+    <p id="self-test-message" class="message" role="status"></p>
+  </form>
   <h3>Faults</h3>
   <table id="faults"><thead><tr><th>When (UTC)</th><th>What</th></tr></thead><tbody></tbody></table>
   <p><a href="/bug-report" id="bug-report" download>Download a bug report</a> (configuration, log, journal tail,

@@ -112,7 +112,7 @@ def test_bad_commands_get_a_reply_that_says_what_is_wrong_and_change_nothing(ser
     errors = [reply["error"] for reply in replies]
     assert all(not reply["ok"] for reply in replies)
     assert errors[0].startswith("not a JSON object")
-    assert errors[2] == "unknown command 'reboot'; allowed: snapshot, referee, new_match, apply_settings"
+    assert errors[2] == "unknown command 'reboot'; allowed: snapshot, referee, new_match, apply_settings, self_test"
     assert "action 'explode' is not valid" in errors[3] and "action None" in errors[4]
     assert errors[5] == "snapshot: unknown key 'extra'; allowed: none"
     assert errors[6] == "new_match: match must be an object (a TOML table)"
@@ -298,3 +298,15 @@ def test_a_socket_left_by_a_killed_service_is_replaced(config_file):
         service.companion.close()
         service.hardware.close()
         service.journal.close()
+
+
+def test_the_sensor_mcus_self_test_is_asked_for_and_its_result_published(service, client):
+    client.snapshot(lambda s: s["link"]["up"])
+    assert client.reply({"command": "self_test"}) == {"type": "reply", "id": None, "ok": True, "command": "self_test",
+                                                      "requested": True}
+    assert client.snapshot(lambda s: s["link"]["selftest"] is not None)["link"]["selftest"] == \
+        {"passed": True, "failures": []}
+    service.hardware.simulation.mcu.fail_self_test([("point:7", 3)])
+    client.send({"command": "self_test"})
+    failed = client.snapshot(lambda s: s["link"]["selftest"] and not s["link"]["selftest"]["passed"])
+    assert failed["link"]["selftest"]["failures"] == [["point:7", "out_of_range"]]

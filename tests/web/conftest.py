@@ -31,7 +31,8 @@ def web(referee):
     app = create_app(load_config(referee.config_path))
     with TestClient(app, base_url="http://testserver") as client:
         deadline = time.monotonic() + 20
-        while app.state.companion.link.snapshot is None:
+        # The simulated board starts set up: the first game begins, then nothing changes by itself.
+        while app.state.companion.link.snapshot is None or referee.controller.state != "opening_roll":
             assert time.monotonic() < deadline, "the web application never heard from the service"
             time.sleep(0.05)
         client.get("/")    # the CSRF cookie

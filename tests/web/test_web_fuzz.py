@@ -15,7 +15,7 @@ values = st.recursive(
                                                                         children, max_size=4),
     max_leaves=12)
 bodies = st.dictionaries(st.sampled_from(KEYS) | st.text(max_size=8), values, max_size=5)
-POSTS = ["/api/referee", "/api/new-match", "/api/settings", "/board.svg"]
+POSTS = ["/api/referee", "/api/new-match", "/api/self-test", "/api/settings", "/board.svg"]
 FUZZ = settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 
 

@@ -264,6 +264,11 @@ async function showStatus() {
 }
 
 function setUpStatus() {
+  $("#self-test-form").addEventListener("submit", async (event) => {
+    event.preventDefault();
+    const answer = await post("/api/self-test", {pin: $("#self-test-pin").value});
+    say($("#self-test-message"), answer.ok ? "Asked: the result shows above when the MCU answers." : answer.data.error, answer.ok);
+  });
   let shown = null;
   listen((snapshot) => {
     const key = JSON.stringify([snapshot.link, snapshot.faults, snapshot.status]);
