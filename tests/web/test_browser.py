@@ -175,6 +175,7 @@ def test_the_other_pages_show_the_match_history_and_status(demo, browser, shots)
         browser.save_screenshot(str(shots / f"companion-{page}.png"))
     facts = browser.find_element(By.ID, "status-facts").text
     assert "Sensor link\nup" in facts and "Referee service\nrunning" in facts
+    assert "Browsers watching\n1" in facts       # each page left closed its event stream
     browser.find_element(By.ID, "self-test-pin").send_keys(DEMO_PIN)
     browser.find_element(By.CSS_SELECTOR, "#self-test-form button").click()
     wait(browser, lambda: "MCU self-test\npassed" in browser.find_element(By.ID, "status-facts").text,

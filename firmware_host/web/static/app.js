@@ -57,6 +57,8 @@ function connect() {
   });
   source.addEventListener("link", () => { $("#link-state").textContent = "the referee service is not reachable"; });
   source.onerror = () => { $("#link-state").textContent = "reconnecting\u2026"; };
+  // A page left for another closes its stream at once (a browser keeps few connections per server).
+  window.addEventListener("pagehide", () => source.close());
 }
 
 // -- Live -----------------------------------------------------------------------------------------
