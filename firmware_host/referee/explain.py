@@ -27,7 +27,7 @@ def _counts(board: Position | Reading, color: Color) -> tuple[tuple[int, ...], i
     return tuple(points), board.bar[index], board.off[index]
 
 
-def _where(points: Iterable[int]) -> str:
+def _where(points: Iterable[int | str]) -> str:
     names = [str(point) for point in points]
     return names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1]
 

@@ -34,7 +34,7 @@ from starlette.applications import Starlette
 from starlette.background import BackgroundTask
 from starlette.exceptions import HTTPException
 from starlette.requests import Request
-from starlette.responses import (FileResponse, HTMLResponse, JSONResponse, PlainTextResponse, Response,
+from starlette.responses import (FileResponse, HTMLResponse, JSONResponse, Response,
                                  StreamingResponse)
 from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles

@@ -1,6 +1,8 @@
 """Why a board is illegal, in words (`referee.explain`): each reason is checked against the rule text of
-shared/spec/rules.md it names, on boards changed by hand from the games' starts."""
-from referee_kit import changed, moved
+shared/spec/rules.md it names, on boards changed by hand from the games' starts, and in random turns."""
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from referee_kit import NO_CASCADES, changed, moved, random_turns, reading_of
 
 from firmware_host.referee import Reading
 from firmware_host.referee.explain import explain
@@ -9,7 +11,7 @@ from firmware_host.rules import BLACK, WHITE, Position, Rules
 
 def start(variant: str, turn=WHITE) -> tuple[Position, Reading]:
     position = Position.start(variant, turn)
-    return position, Reading.from_json({side: position.to_json()[side] for side in ("white", "black")}, variant)
+    return position, reading_of(position)
 
 
 def reasons(position: Position, dice, reading: Reading, **options) -> list[str]:
@@ -40,7 +42,7 @@ def test_one_checker_closes_a_point_in_the_parallel_games():
     position, reading = start("fevga", BLACK)
     # Black starts on 12 and runs 12 -> 1: a 12-point journey lands on white's start, 24, which one checker holds.
     position = Position.from_json({**position.to_json(), "white": {"points": {"24": 14, "6": 1}, "bar": 0, "off": 0}})
-    reading = Reading.from_json({side: position.to_json()[side] for side in ("white", "black")}, "fevga")
+    reading = reading_of(position)
     assert reasons(position, (6, 5), moved(reading, BLACK, "12", "6")) == [
         "Point 6 is held by white (1 checker): black may not land there (in fevga a single checker holds a point)."]
 
@@ -49,7 +51,7 @@ def test_a_checker_on_the_bar_enters_first():
     position, _ = start("portes")
     position = Position.from_json({**position.to_json(), "white": {"points": {"24": 2, "13": 5, "8": 3, "6": 4},
                                                                    "bar": 1, "off": 0}})
-    reading = Reading.from_json({side: position.to_json()[side] for side in ("white", "black")}, "portes")
+    reading = reading_of(position)
     assert "white has a checker on the bar: it must enter the opponent's home table before any other checker moves." \
         in reasons(position, (6, 5), moved(reading, WHITE, "13", "7"))
 
@@ -89,3 +91,26 @@ def test_a_board_no_single_rule_explains_names_where_the_legal_plays_start():
     assert reasons(position, (6, 5), moved(reading, WHITE, "6", "3")) == [
         "No legal play of 6-5 moves a checker from 6: the legal plays start from 8, 13 and 24; the whole roll "
         "must be played where it can be (the larger die when only one can)."]
+
+
+@settings(max_examples=40, deadline=None)
+@given(data=st.data(), variant=st.sampled_from(["portes", "plakoto", "fevga", "narde"]))
+def test_in_any_turn_an_opponents_checker_moved_or_one_taken_away_is_named(data, variant):
+    """Whatever the position and roll: moving one of the opponent's checkers is always named as the
+    opponent's move, and a mover's checker taken off the board as one missing."""
+    turns = list(random_turns(data, variant, NO_CASCADES[variant], max_turns=data.draw(st.integers(1, 30))))
+    position, dice = turns[-1]
+    mover, other = position.turn, position.turn.opponent
+    reading = reading_of(position)
+    held = [str(p) for p in range(1, 25) if position.count(other, p) and position.pinned[p - 1] is None]
+    free = [str(p) for p in range(1, 25) if not position.count(WHITE, p) and not position.count(BLACK, p)]
+    if held and free:
+        origin, destination = data.draw(st.sampled_from(held)), data.draw(st.sampled_from(free))
+        said = reasons(position, dice, moved(reading, other, origin, destination), **(NO_CASCADES[variant] or {}))
+        assert said[0].startswith(f"Only {mover.value}'s checkers move in {mover.value}'s turn: "
+                                  f"{other.value}'s checkers changed on "), said
+    mine = [str(p) for p in range(1, 25) if position.count(mover, p)]
+    if mine:
+        taken = changed(reading, mover, data.draw(st.sampled_from(mine)), -1)
+        assert reasons(position, dice, taken, **(NO_CASCADES[variant] or {}))[0] == \
+            f"1 {mover.value} checker missing from the board: each side has 15."
