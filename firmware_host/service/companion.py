@@ -6,10 +6,11 @@ Unix socket in the service's runtime directory (docs/companion-protocol.md).
     ...
     companion.close()
 
-The referee never waits on a client. The loop's observer builds a snapshot only when a client is
-connected and something it shows changed, encodes it once and appends it to each client's bounded
-queue (`QUEUE_LIMIT` messages; the oldest is dropped: a snapshot is the whole state, so a slow
-client only skips to the newest). The socket thread writes with non-blocking sends and drops a
+The referee never waits on a client. The loop's observer builds a snapshot (plain data, some tens
+of microseconds) only when a client is connected and something it shows changed, and hands it to
+the socket's thread, which works out why an illegal board is illegal, encodes the snapshot once and
+appends it to each client's bounded queue (`QUEUE_LIMIT` messages; the oldest is dropped: a
+snapshot is the whole state, so a slow client only skips to the newest). The socket thread writes with non-blocking sends and drops a
 client whose unsent bytes pass `BACKLOG_LIMIT`, or that sends a line longer than `LINE_LIMIT`.
 
 Commands are checked on the socket thread (their shape; a new match's rules by the config parser)
@@ -42,7 +43,7 @@ from firmware_host.rules.plays import Owed, dice_text
 from firmware_host.sensing.events import (BoardStable, FramesDropped, LinkLost, LinkSilent, LinkUp, McuReset,
                                           SelfTestResult, SensorFault, event_json)
 from firmware_host.service.status import status_line
-from firmware_host.service.verdict_words import verdict_words
+from firmware_host.service.verdict_words import IllegalBoard, illegal_board, reasons, verdict_words
 
 log = logging.getLogger(__name__)
 
@@ -123,7 +124,7 @@ def snapshot(controller: Controller, link: LinkFacts, palette: str) -> dict[str,
                   "score": None if scene.score is None else
                   {"white": scene.score.white, "black": scene.score.black, "target": scene.score.target}},
         "palette": palette,
-        "verdict": verdict_words(controller),
+        "verdict": verdict_words(controller, with_reasons=False),   # the reasons: on the socket's thread
         "referee": None if page is None else {"page": page.kind, "index": page.index, "of": page.of},
         "last_play": None if last is None else {
             "side": last.mover.value, "dice": list(last.dice), "text": dice_text(last.dice) + ": " +
@@ -288,6 +289,8 @@ class Companion:
         self._clients: dict[int, _Client] = {}
         self._lock = threading.Lock()
         self._message: bytes | None = None       # the last snapshot, encoded
+        # The newest snapshot not yet encoded (the loop's thread appends, the socket's thread takes).
+        self._pending: collections.deque = collections.deque(maxlen=1)
         self._key: tuple | None = None
         self._sequence = 0
         self.path.parent.mkdir(parents=True, exist_ok=True)
@@ -336,17 +339,13 @@ class Companion:
         if key == self._key:
             return
         self._key = key
-        self.publish(snapshot(controller, self.link, self.commands.config.leds.palette))
+        self.publish(snapshot(controller, self.link, self.commands.config.leds.palette), illegal_board(controller))
 
-    def publish(self, data: dict[str, Any]) -> None:
+    def publish(self, data: dict[str, Any], why: IllegalBoard | None = None) -> None:
+        """Hand a snapshot to the socket's thread, which explains an illegal board (`why`), encodes it
+        once and queues it for every client; only the newest waiting is kept."""
         self._sequence += 1
-        message = _encode({**data, "seq": self._sequence, "protocol": PROTOCOL_VERSION})
-        self._message = message
-        with self._lock:
-            for client in self._clients.values():
-                if len(client.queue) == client.queue.maxlen:
-                    client.dropped += 1
-                client.queue.append(message)
+        self._pending.append(({**data, "seq": self._sequence, "protocol": PROTOCOL_VERSION}, why))
         self._wake()
 
     # -- any thread -----------------------------------------------------------------------------------
@@ -376,6 +375,7 @@ class Companion:
                         self._accept()
                     elif key.data == "wake":
                         self._drain_wake()
+                        self._send_pending()
                     else:
                         client = key.data
                         if mask & selectors.EVENT_READ:
@@ -409,6 +409,21 @@ class Companion:
             client.queue.append(self._message)
         else:
             self.loop.call_soon(lambda: self.observe(self.loop.controller, None))
+
+    def _send_pending(self) -> None:
+        try:
+            data, why = self._pending.popleft()
+        except IndexError:
+            return
+        if why is not None and data.get("verdict") is not None:
+            data["verdict"]["why"] = reasons(why)
+        message = _encode(data)
+        self._message = message
+        with self._lock:
+            for client in self._clients.values():
+                if len(client.queue) == client.queue.maxlen:
+                    client.dropped += 1
+                client.queue.append(message)
 
     def _drain_wake(self) -> None:
         try:

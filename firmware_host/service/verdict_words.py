@@ -3,15 +3,18 @@ is illegal (the rule it breaks, `referee.explain`) and what to do, one step at a
 
     verdict_words(controller)   # {"kind": "illegal", "headline": ..., "why": [...], "steps": [...]}
 
-Read on the loop's thread (the web companion's snapshot); the explanation of an illegal board is
-worked out once per verdict and kept, so a snapshot costs no search.
+Read on the loop's thread (the web companion's snapshot). Why an illegal board is illegal may take a
+search of the roll's plays, so the companion takes only its inputs there (`illegal_board`, immutable
+values) and works out the `reasons` on its own thread; the last explanation is kept.
 """
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any
 
 from firmware_host.controller import Controller
 from firmware_host.controller import machine as m
+from firmware_host.referee import Reading
 from firmware_host.referee.explain import explain
 from firmware_host.rules import Position, Rules
 from firmware_host.rules.plays import dice_text
@@ -23,8 +26,42 @@ def _place(location: str) -> str:
     return _PLACES.get(location, f"point {location}")
 
 
-def verdict_words(controller: Controller) -> dict[str, Any] | None:
-    """The words for the board as the controller sees it now; None outside a game's turn."""
+@dataclass(frozen=True)
+class IllegalBoard:
+    """What explaining an illegal board needs: the turn's start, its dice, the board in the turn's
+    numbering and the game's rules."""
+
+    start: Position
+    dice: tuple[int, ...]
+    reading: Reading
+    rules: Rules
+
+
+def illegal_board(controller: Controller) -> IllegalBoard | None:
+    """The inputs of the explanation while the board is illegal (correcting, or judged illegal); else None."""
+    illegal = controller.state == m.CORRECTING or (controller.referee is not None and controller.verdict is not None
+                                                   and controller.verdict.kind == "illegal")
+    if not illegal or controller.sensed is None or controller.dice is None:
+        return None
+    reading = controller.orientation.reading(controller.sensed, controller.variant)
+    return IllegalBoard(controller.position, tuple(controller.dice), reading, controller.rules)
+
+
+def reasons(board: IllegalBoard) -> list[str]:
+    """Why `board` is illegal: the rules it breaks (`referee.explain`), the last answer kept."""
+    key = (board.start, board.dice, board.reading)
+    if _last_explained[0] != key or _last_explained[1] is not board.rules:
+        _last_explained[:] = [key, board.rules, explain(board.start, board.dice, board.reading, board.rules)]
+    return list(_last_explained[2])
+
+
+# The last explanation worked out, by what it depends on.
+_last_explained: list = [None, None, []]
+
+
+def verdict_words(controller: Controller, *, with_reasons: bool = True) -> dict[str, Any] | None:
+    """The words for the board as the controller sees it now; None outside a game's turn. Without
+    `with_reasons`, "why" of an illegal board is left empty (for `reasons` to fill elsewhere)."""
     state, verdict = controller.state, controller.verdict
     guidance = [str(step) for step in controller.guidance()]
     if state == m.SETUP:
@@ -32,7 +69,7 @@ def verdict_words(controller: Controller) -> dict[str, Any] | None:
                 "why": [], "steps": guidance}
     if state == m.CORRECTING:
         return {"kind": "illegal", "headline": "Illegal board: put it back as the lights show",
-                "why": list(_explanation(controller)), "steps": guidance}
+                "why": _why(controller, with_reasons), "steps": guidance}
     if state == m.REFEREE:
         return {"kind": "referee", "headline": "Referee mode: a press shows the next page, a long press leaves",
                 "why": [], "steps": guidance}
@@ -56,7 +93,7 @@ def verdict_words(controller: Controller) -> dict[str, Any] | None:
             (f": it may go to {', '.join(_place(d) for d in where)}" if where else ": it has nowhere legal to go")
     elif kind == "illegal":
         words["headline"] = f"Not a legal play of {roll}"
-        words["why"] = list(_explanation(controller))
+        words["why"] = _why(controller, with_reasons)
         words["steps"] = [str(step) for step in verdict.steps]
     elif kind == "fault":
         words["headline"] = "The sensors cannot be trusted here"
@@ -95,20 +132,6 @@ def _order(location: str) -> tuple[bool, str]:
     return (not location.isdigit(), location.zfill(3))
 
 
-def _explanation(controller: Controller) -> tuple[str, ...]:
-    """Why the board is illegal: the rules it breaks, in the turn's numbering."""
-    if controller.sensed is None or controller.dice is None:
-        return ()
-    reading = controller.orientation.reading(controller.sensed, controller.variant)
-    return _explain_cached(controller.position, tuple(controller.dice), reading, controller.rules)
-
-
-# The last explanation worked out, by what it depends on (the loop's thread only).
-_last_explained: list = [None, None, ()]
-
-
-def _explain_cached(start: Position, dice: tuple[int, ...], reading, rules: Rules) -> tuple[str, ...]:
-    key = (start, dice, reading)
-    if _last_explained[0] != key or _last_explained[1] is not rules:
-        _last_explained[:] = [key, rules, tuple(explain(start, dice, reading, rules))]
-    return _last_explained[2]
+def _why(controller: Controller, with_reasons: bool) -> list[str]:
+    board = illegal_board(controller) if with_reasons else None
+    return [] if board is None else reasons(board)
