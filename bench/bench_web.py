@@ -125,7 +125,8 @@ def main() -> int:
     web = subprocess.Popen([sys.executable, "-m", "firmware_host", "web", "--config", str(config_path)],
                            stdout=subprocess.DEVNULL)
     url = f"http://127.0.0.1:{port}/"
-    figures: dict[str, object] = {"machine": os.uname().machine, "cpus": os.cpu_count()}
+    figures: dict[str, object] = {"machine": os.uname().machine, "cpus": os.cpu_count(),
+                                  "load_average_at_start": round(os.getloadavg()[0], 1)}
     stop = threading.Event()
     driver = None
     try:
