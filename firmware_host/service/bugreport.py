@@ -6,6 +6,7 @@
     config/board.toml        the board file
     log/tail.log             the last lines of the log, across its rotated files
     journal/tail.jsonl       the journal's last records
+    journal/last-board.svg   the last position the journal holds, drawn as the board lay (leds.svg)
     raw-frames/last-minute.txt   the sensor link's bytes of the last minute (see service.rawlog)
 
 It is built from files only, so it works while the service runs, hangs or is stopped, and with a
@@ -28,7 +29,11 @@ from pathlib import Path
 
 from firmware_host import __version__
 from firmware_host.config import Config, ConfigError, LogSettings, load_config
+from firmware_host.controller.orientation import Orientation, laid_out
+from firmware_host.journal.events import Kind
 from firmware_host.journal.store import CorruptJournal, JournalError, JournalReader
+from firmware_host.leds.svg import board_svg
+from firmware_host.rules import Position
 from firmware_host.sensing.config import DEFAULT_BOARD_FILE
 from firmware_host.service.rawlog import WINDOW_S, recent_frames
 
@@ -64,6 +69,27 @@ def journal_tail(path: Path, records: int = JOURNAL_TAIL_RECORDS) -> str:
         return f"(the journal {path} cannot be read: {error})\n"
 
 
+def last_board_svg(path: Path, records: int = JOURNAL_TAIL_RECORDS) -> str | None:
+    """The last position among the journal's last `records` records, drawn as its game's board lay;
+    None when there is none (or no journal: `journal_tail` says why)."""
+    try:
+        with JournalReader.open(path) as reader:
+            events = reader.tail(records)
+    except (JournalError, CorruptJournal, sqlite3.Error):
+        return None
+    last = next((event for event in reversed(events) if "position" in event.data), None)
+    if last is None:
+        return None
+    started = next((event for event in reversed(events)
+                    if event.kind is Kind.GAME_STARTED and event.seq <= last.seq and event.match_id == last.match_id), None)
+    orientation = Orientation(started.data.get("orientation") or Orientation.AS_WIRED.value) if started else \
+        Orientation.AS_WIRED
+    position = Position.from_json(last.data["position"])
+    return board_svg(laid_out(position, orientation), point_labels={p: orientation.point(p) for p in range(1, 25)},
+                     title=f"match {last.match_id}, record {last.seq} ({last.kind.value}): {position.variant}, "
+                           f"{position.turn} to play; the board lay {orientation.value}")
+
+
 def _read(path: Path | None) -> str | None:
     try:
         return None if path is None else path.read_text(encoding="utf-8", errors="replace")
@@ -95,6 +121,7 @@ def build_bug_report(config_path: Path | None, output: Path, now: float | None =
         "config/board.toml": _read(board_file),
         "log/tail.log": log_tail(log_settings),
         "journal/tail.jsonl": journal_tail(journal_path),
+        "journal/last-board.svg": last_board_svg(journal_path),
         "raw-frames/last-minute.txt": "\n".join(frames) + "\n" if frames else
         f"(no frames recorded in the last {WINDOW_S:g} s in {log_settings.raw_frames_dir})\n",
     }

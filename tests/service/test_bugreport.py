@@ -4,7 +4,9 @@ import tarfile
 import time
 
 from firmware_host.cli import main
+from firmware_host.controller.orientation import Orientation
 from firmware_host.journal import Journal
+from firmware_host.rules import WHITE, Position, Rules, legal_plays
 from firmware_host.rules.match import MatchRules
 from firmware_host.service.bugreport import build_bug_report
 from firmware_host.service.rawlog import RawFrameRecorder
@@ -39,6 +41,25 @@ def test_the_bundle_holds_config_log_journal_and_the_last_minute_of_frames(tmp_p
     assert files["log/tail.log"] == "older line\nnewest line\n"
     assert '"fault": "link-lost"' in files["journal/tail.jsonl"]
     assert files["raw-frames/last-minute.txt"].strip().endswith("rx 00 bb") and "aa" not in files["raw-frames/last-minute.txt"]
+    assert "journal/last-board.svg" not in files       # no position journaled yet
+
+
+def test_the_bundle_draws_the_last_journaled_position_as_the_board_lay(tmp_path):
+    config = tmp_path / "config.toml"
+    config.write_text('[journal]\npath = "journal.sqlite3"\n[logging]\nfile = "t.log"\nraw_frames_dir = "raw"\n')
+    journal = Journal.open(tmp_path / "journal.sqlite3")
+    journal.start_match(MatchRules(sequence=("portes",)))
+    start = Position.start("portes")
+    journal.start_game("portes", Rules.for_variant("portes"), starter=WHITE, position=start,
+                       orientation=Orientation.SEATS_SWAPPED.value)
+    journal.record_roll(WHITE, (6, 5))
+    play = next(play for play in legal_plays(start, (6, 5)) if [m.origin for m in play.moves] == ["24", "18"])
+    journal.record_play(WHITE, (6, 5), play)
+    journal.close()
+    svg = contents(build_bug_report(config, tmp_path / "report.tar.gz"))["journal/last-board.svg"]
+    assert "the board lay seats-swapped" in svg and "portes, black to play" in svg
+    # White's checker on 13 (24 -> 18 -> 13) lies on physical point 12 with the seats swapped: 6 there now.
+    assert 'data-location="12" data-white="6" data-black="0"' in svg
 
 
 def test_the_bundle_is_readable_by_its_owner_only_whatever_the_umask(tmp_path):
