@@ -1,5 +1,8 @@
 """Test setup shared by the whole suite.
 
+Every test runs with HOME and the XDG base folders in a temporary folder of its own (`_private_home`),
+so no test reads or writes the developer's own configuration, journal or state.
+
 Blinka chooses its board when `board` is first imported, and off a Pi it only offers the
 OS-agnostic board (with a NEOPIXEL pin, so the real `neopixel` module imports) when this variable
 is set; so it is set here, at module level, before any test module can import `board`.
@@ -17,6 +20,19 @@ import tomli_w
 os.environ["BLINKA_OS_AGNOSTIC"] = "1"
 
 BOARD_FILE = Path(__file__).resolve().parents[1] / "hardware" / "board.toml"
+XDG_FOLDERS = {"XDG_CONFIG_HOME": ".config", "XDG_STATE_HOME": ".local/state", "XDG_DATA_HOME": ".local/share",
+               "XDG_CACHE_HOME": ".cache", "XDG_RUNTIME_DIR": "run"}
+
+
+@pytest.fixture(autouse=True)
+def _private_home(tmp_path_factory, monkeypatch) -> Path:
+    """HOME and the XDG folders of this test: empty, temporary, its own."""
+    home = tmp_path_factory.mktemp("home")
+    monkeypatch.setenv("HOME", str(home))
+    for variable, folder in XDG_FOLDERS.items():
+        (home / folder).mkdir(parents=True, mode=0o700)
+        monkeypatch.setenv(variable, str(home / folder))
+    return home
 
 
 @pytest.fixture(scope="session")
