@@ -153,6 +153,8 @@ class Controller:
         self.refused_until = float("-inf")
         self.link_lost_at: float | None = None             # when the link went down, while it is
         self.deadline: float | None = None                 # game over: when the next game's setup begins
+        # What the journal lost when it opened (`Journal.damage`): shown until a press acknowledges it.
+        self.journal_damage: str | None = getattr(journal, "damage", None)
         # Resuming: the state the journaled game goes on in, once the board shows it.
         self.resume_target: str | None = None
         self.orientation_journaled = True
@@ -197,6 +199,8 @@ class Controller:
         self.now = now
         if isinstance(event, (BoardChanging, BoardStable, BoardSettled)):
             self._sense(event)
+        elif isinstance(event, DicePressed) and self.journal_damage is not None:
+            self._acknowledge_journal_damage()
         elif isinstance(event, DicePressed):
             self._fire("press")
         elif isinstance(event, DiceHeld):
@@ -245,6 +249,13 @@ class Controller:
         """Fire `trigger` where the current state lists it; elsewhere the event changes nothing."""
         if trigger in m.TRIGGERS_BY_STATE[self.state]:
             self.trigger(trigger)
+
+    def _acknowledge_journal_damage(self) -> None:
+        """The first press after a journal lost records only says "seen": the game goes on from the
+        position it resumed (the lights guide the board back to it), never from a guess."""
+        self.journal.record_fault_cleared("journal_damaged", "a press acknowledged the lost records",
+                                          damage=self.journal_damage)
+        self.journal_damage = None
 
     def _sense(self, event: BoardChanging | BoardStable | BoardSettled) -> None:
         self.sensed = event.reading
@@ -647,6 +658,8 @@ class Controller:
     def _build_scene(self) -> Scene:
         self.blinking_owed = None
         scene = getattr(self, f"_scene_{self.state}")()
+        if self.journal_damage is not None:
+            return Scene(scene.marks, None, DiceSignal.JOURNAL_DAMAGED, scene.turn, scene.score)
         if self.now < self.refused_until and scene.dice_signal is not DiceSignal.NO_LEGAL_MOVE:
             return Scene(scene.marks, None, DiceSignal.ROLL_REFUSED, scene.turn, scene.score)
         return scene

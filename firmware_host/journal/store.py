@@ -15,9 +15,18 @@ The table refuses UPDATE and DELETE (triggers), so history is never rewritten: c
 records (a referee action that sets a position).
 
 Opening: a file that SQLite cannot read, that is not a tavli-board journal, or whose records cannot
-be read back is renamed `<name>.corrupt-<UTC time>` (with its -wal and -shm files), logged as an
-error, and a new journal is started: a bad file never stops the service from starting. Only a place
-where no journal can be written at all (a read-only or full disk) raises `JournalError`.
+be read back is renamed `<name>.corrupt-<UTC time>` (with its -wal, -shm and -mark files), logged as
+an error, and a new journal is started: a bad file never stops the service from starting. Only a
+place where no journal can be written at all (a read-only or full disk) raises `JournalError`.
+
+Lost records: SQLite drops a damaged write-ahead log's frames, and rows of a damaged page, without a
+word. The journal proves what it holds (`proof`: a hash chain over the records and an fsync'd mark
+of the last commit beside the file). On opening, the latest match's records are checked from its
+start against both; a journal that cannot prove every record it committed is renamed
+`<name>.damaged-<UTC time>` untouched (SQLite never opens it for writing), logged as an error, and
+a new journal holds the records of the unfinished match that can be proven: the match goes on from
+the last proven position, and `damage` says what was lost, for the lights to show until a person
+has seen it.
 
 One owner: the controller's event loop, on one thread. Readers in other processes (the export,
 history and bug-report commands) use `JournalReader`, read-only, while the service writes.
@@ -36,6 +45,7 @@ from typing import Any, Callable, Iterable, Mapping
 from firmware_host import __version__
 from firmware_host.journal.events import (GAME_KINDS, Event, GameState, Kind, MatchProgress, ResumeState,
                                           match_rules_json)
+from firmware_host.journal.proof import MARK_SUFFIX, Mark, MarkWriter, link, read_mark
 from firmware_host.rules import GameResult, Play, Position, Rules
 from firmware_host.rules.match import MatchRules, OpeningRoll
 from firmware_host.rules.position import Color
@@ -43,7 +53,8 @@ from firmware_host.rules.position import Color
 log = logging.getLogger(__name__)
 
 APPLICATION_ID = 0x54564C42  # "TVLB": marks the file as a tavli-board journal
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2          # 2: the chain column (`proof`); a schema 1 journal gains it on opening
+_READABLE_SCHEMAS = (1, SCHEMA_VERSION)
 _SCHEMA = """
 CREATE TABLE events (
     seq INTEGER PRIMARY KEY,
@@ -51,7 +62,8 @@ CREATE TABLE events (
     game INTEGER,
     kind TEXT NOT NULL,
     at TEXT NOT NULL,
-    data TEXT NOT NULL
+    data TEXT NOT NULL,
+    chain TEXT
 );
 CREATE INDEX events_by_match ON events (match_id, seq);
 CREATE INDEX events_by_kind ON events (kind, seq);
@@ -78,6 +90,15 @@ class JournalStateError(RuntimeError):
 
 class CorruptJournal(Exception):
     """Raised inside opening and reading: the file is not a readable tavli-board journal."""
+
+
+class LostRecords(Exception):
+    """Raised inside opening: the journal cannot prove that it holds every record it committed."""
+
+    def __init__(self, reason: str, proven_match: list[Event]):
+        super().__init__(reason)
+        self.reason = reason
+        self.proven_match = proven_match   # the unfinished match's records that are proven, or []
 
 
 def utc_timestamp(seconds: float) -> str:
@@ -175,21 +196,28 @@ def _check_identity(connection: sqlite3.Connection) -> None:
             return
     if application_id != APPLICATION_ID:
         raise CorruptJournal(f"it is an SQLite database of another program (application_id {application_id:#x})")
-    if version != SCHEMA_VERSION:
-        raise CorruptJournal(f"it has journal schema {version}; this tavli-board {__version__} reads schema "
-                             f"{SCHEMA_VERSION}")
+    if version not in _READABLE_SCHEMAS:
+        raise CorruptJournal(f"it has journal schema {version}; this tavli-board {__version__} reads schemas "
+                             f"{' and '.join(map(str, _READABLE_SCHEMAS))}")
 
 
 class Journal(JournalReader):
     """The service's journal: records events as they happen and restores the unfinished match."""
 
     def __init__(self, connection: sqlite3.Connection, path: Path, wall_clock: Callable[[], float],
-                 moved_aside: Path | None):
+                 progress: MatchProgress | None, chain: str | None):
         super().__init__(connection, path)
         self._wall_clock = wall_clock
-        self.moved_aside = moved_aside   # where a corrupt journal went at opening, or None
-        self._progress: MatchProgress | None = None
+        self._progress = progress
+        self._chain = chain                  # the chain value of the last record (`proof`)
+        self._marks = MarkWriter(path)
+        self.moved_aside: Path | None = None   # where an unusable or damaged journal went at opening
+        self.damage: str | None = None         # what opening found lost, in one line; None if nothing
         self.listeners: list[Callable[[list[Event]], None]] = []   # told of every write's events, once written
+
+    def close(self) -> None:
+        self._marks.close()
+        super().close()
 
     # -- opening --------------------------------------------------------------------------------
 
@@ -197,44 +225,73 @@ class Journal(JournalReader):
     def open(cls, path: Path | str, *, wall_clock: Callable[[], float] = time.time) -> Journal:
         """Open (or create) the journal at `path` and fold its unfinished match.
 
-        A corrupt or foreign file is moved aside and a new journal started (see the module doc);
-        `moved_aside` then says where it went. `JournalError` only when nothing can be written there.
+        A corrupt or foreign file is moved aside and a new journal started; one that has lost
+        committed records is moved aside and a new one holds what can be proven of its unfinished
+        match (see the module doc); `moved_aside` then says where it went and `damage` what was
+        lost. `JournalError` only when nothing can be written there.
         """
         path = Path(path)
         try:
             path.parent.mkdir(parents=True, exist_ok=True)
         except OSError as error:
             raise JournalError(f"cannot create the journal's folder {path.parent}: {error.strerror}") from None
-        moved_aside = None
         try:
-            journal = cls._open_file(path, wall_clock, None)
+            return cls._open_file(path, wall_clock)
         except CorruptJournal as error:
-            moved_aside = _move_aside(path, wall_clock())
+            moved_aside = _move_aside(path, wall_clock(), "corrupt")
             log.error("journal %s cannot be used (%s); moved it aside to %s and started a new journal: its "
                       "unfinished match cannot be resumed, its finished ones are still in the moved file",
                       path, error, moved_aside)
-            try:
-                journal = cls._open_file(path, wall_clock, moved_aside)
-            except CorruptJournal as again:  # a brand-new file that cannot be used: the place is the problem
-                raise JournalError(f"cannot start a new journal at {path}: {again}") from None
+            journal = cls._start_again(path, wall_clock, [])
+            journal.damage = f"the journal could not be read ({error}): a new one was started"
+            journal.moved_aside = moved_aside
             journal.record_service("journal_moved_aside", reason=str(error), moved_to=str(moved_aside))
+        except LostRecords as lost:
+            moved_aside = _move_aside(path, wall_clock(), "damaged")
+            proven = lost.proven_match[-1].seq if lost.proven_match else None
+            log.error("journal %s has lost committed records: %s; kept the damaged files as %s; %s", path,
+                      lost.reason, moved_aside,
+                      f"the unfinished match goes on from record {proven}, the last that can be proven"
+                      if proven is not None else "no unfinished match can be proven: a new journal was started")
+            journal = cls._start_again(path, wall_clock, lost.proven_match)
+            journal.damage = f"the journal lost committed records ({lost.reason})"
+            journal.moved_aside = moved_aside
+            journal.record_service("journal_damaged", reason=lost.reason, moved_to=str(moved_aside),
+                                   resumed_from=proven)
         return journal
 
     @classmethod
-    def _open_file(cls, path: Path, wall_clock: Callable[[], float], moved_aside: Path | None) -> Journal:
+    def _start_again(cls, path: Path, wall_clock: Callable[[], float], events: list[Event]) -> Journal:
+        """A new journal at `path` (the old one moved aside) holding `events`."""
+        try:
+            _write_new(path, events)
+            return cls._open_file(path, wall_clock)
+        except (CorruptJournal, LostRecords) as again:  # a brand-new file that cannot be used: the place is the problem
+            raise JournalError(f"cannot start a new journal at {path}: {again}") from None
+        except sqlite3.Error as error:
+            raise JournalError(f"cannot start a new journal at {path}: {error}") from None
+
+    @classmethod
+    def _open_file(cls, path: Path, wall_clock: Callable[[], float]) -> Journal:
+        # Checked read-only first: a read-only connection never checkpoints, so a damaged write-ahead
+        # log is moved aside as it was found.
+        latest_match, chain = _proven_records(path) if path.exists() else ([], None)
+        if not path.exists() and read_mark(path) is not None:
+            raise LostRecords("the database is missing but its mark records commits", [])
         try:
             # isolation_level=None: every statement commits at once unless a BEGIN groups several.
             connection = sqlite3.connect(path, isolation_level=None, check_same_thread=False)
         except sqlite3.OperationalError as error:
             raise JournalError(f"cannot open the journal {path}: {error}") from None
         try:
-            _check_identity(connection)
             connection.execute("PRAGMA journal_mode = WAL")
             connection.execute("PRAGMA synchronous = FULL")
             if connection.execute("SELECT count(*) FROM sqlite_master").fetchone()[0] == 0:
                 _create_schema(connection)
-            journal = cls(connection, path, wall_clock, moved_aside)
-            journal._progress = journal._fold_unfinished_match()
+            elif connection.execute("PRAGMA user_version").fetchone()[0] == 1:
+                connection.executescript(f"BEGIN; ALTER TABLE events ADD COLUMN chain TEXT; "
+                                         f"PRAGMA user_version = {SCHEMA_VERSION}; COMMIT;")
+            journal = cls(connection, path, wall_clock, _fold_unfinished(latest_match), chain)
             # Writing proves the file takes records now, not at the first play.
             journal.record_service("journal_opened", version=__version__, pid=os.getpid())
         except (sqlite3.DatabaseError, JournalWriteError, CorruptJournal, KeyError, ValueError, TypeError) as error:
@@ -245,28 +302,11 @@ class Journal(JournalReader):
             raise CorruptJournal(str(cause) or type(cause).__name__) from None
         return journal
 
-    def _fold_unfinished_match(self) -> MatchProgress | None:
-        """The latest match, folded, if it is not finished; it is the only one that can be unfinished."""
-        latest = self._select("WHERE kind = ?", (Kind.MATCH_STARTED.value,), order="seq DESC", limit=1)
-        if not latest:
-            return None
-        progress = MatchProgress(latest[0])
-        for event in self.match_events(latest[0].seq)[1:]:
-            progress.apply(event)
-        return None if progress.finished else progress
-
     @classmethod
     def seeded(cls, path: Path | str, events: Iterable[Event]) -> Journal:
         """A new journal at `path` holding `events` (one unfinished match's, as `unfinished_match_events`
         gave them, with their seqs): a replay resumes from it (docs/hil.md, "Traces")."""
-        connection = sqlite3.connect(path, isolation_level=None)
-        try:
-            _create_schema(connection)
-            connection.executemany("INSERT INTO events (seq, match_id, game, kind, at, data) VALUES (?, ?, ?, ?, ?, ?)",
-                                   [(event.seq, event.match_id, event.game, event.kind.value, event.at,
-                                     json.dumps(dict(event.data), sort_keys=True)) for event in events])
-        finally:
-            connection.close()
+        _write_new(Path(path), list(events))
         return cls.open(path)
 
     # -- resume ---------------------------------------------------------------------------------
@@ -403,6 +443,7 @@ class Journal(JournalReader):
         at = utc_timestamp(self._wall_clock())
         match_id = self._progress.match_id if in_match and self._progress is not None else None
         events = []
+        chain = self._chain
         try:
             self._db.execute("BEGIN IMMEDIATE")
             try:
@@ -411,8 +452,7 @@ class Journal(JournalReader):
                     if new_match:
                         match_id = seq   # a match is known by the seq of its start
                     event = Event(seq, match_id, game if kind in GAME_KINDS else None, kind, at, dict(data))
-                    self._db.execute("INSERT INTO events (seq, match_id, game, kind, at, data) VALUES (?, ?, ?, ?, ?, ?)",
-                                     (seq, match_id, event.game, kind.value, at, json.dumps(data, sort_keys=True)))
+                    chain = _insert(self._db, event, chain)
                     events.append(event)
                 self._db.execute("COMMIT")
             except BaseException:
@@ -420,6 +460,13 @@ class Journal(JournalReader):
                 raise
         except sqlite3.Error as error:
             raise JournalWriteError(f"cannot write to the journal {self.path}: {error}") from error
+        self._chain = chain
+        try:
+            self._marks.write(Mark(events[-1].seq, chain))
+        except OSError as error:
+            # The records are committed: a mark left behind only proves less, it never raises an alarm.
+            log.warning("journal %s: cannot write its mark (%s); records after %s are not proven yet",
+                        self.path, error.strerror, events[-1].seq)
         if self._progress is not None and match_id == self._progress.match_id:
             for event in events:
                 if event.kind is not Kind.MATCH_STARTED:
@@ -429,6 +476,127 @@ class Journal(JournalReader):
         for listener in self.listeners:
             listener(events)
         return events
+
+
+def _insert(connection: sqlite3.Connection, event: Event, previous: str | None) -> str:
+    """Insert `event` chained to `previous`; returns its chain value."""
+    data = json.dumps(dict(event.data), sort_keys=True)
+    chain = link(previous, event.seq, event.match_id, event.game, event.kind.value, event.at, data)
+    connection.execute("INSERT INTO events (seq, match_id, game, kind, at, data, chain) VALUES (?, ?, ?, ?, ?, ?, ?)",
+                       (event.seq, event.match_id, event.game, event.kind.value, event.at, data, chain))
+    return chain
+
+
+def _write_new(path: Path, events: list[Event]) -> None:
+    """Create a journal file at `path` holding `events` (chained anew) and their mark."""
+    connection = sqlite3.connect(path, isolation_level=None)
+    try:
+        connection.execute("PRAGMA journal_mode = WAL")
+        connection.execute("PRAGMA synchronous = FULL")
+        _create_schema(connection)
+        chain = None
+        connection.execute("BEGIN")
+        for event in events:
+            chain = _insert(connection, event, chain)
+        connection.execute("COMMIT")
+    finally:
+        connection.close()
+    if events:
+        marks = MarkWriter(path)
+        try:
+            marks.write(Mark(events[-1].seq, chain))
+        finally:
+            marks.close()
+
+
+_COLUMNS = "seq, match_id, game, kind, at, data, chain"
+
+
+def _proven_records(path: Path) -> tuple[list[Event], str | None]:
+    """Check the journal at `path`, read-only: the records of its latest match and the last record's
+    chain value. `LostRecords` if it cannot prove every record it committed (`proof`), `CorruptJournal`
+    if it is not a readable tavli-board journal.
+
+    Only rowid order is trusted here, never an index: a damaged index could name an older match as
+    the latest one."""
+    try:
+        connection = sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro", uri=True)
+    except sqlite3.Error as error:
+        raise CorruptJournal(str(error)) from None
+    # Damaged text must read back as something that fails the chain, not stop the reading.
+    connection.text_factory = lambda raw: raw.decode("utf-8", "replace")
+    try:
+        _check_identity(connection)
+        if connection.execute("SELECT count(*) FROM sqlite_master").fetchone()[0] == 0:
+            rows, previous = [], None
+        else:
+            chained = connection.execute("PRAGMA user_version").fetchone()[0] >= 2
+            last = connection.execute("SELECT seq, match_id FROM events NOT INDEXED ORDER BY seq DESC LIMIT 1").fetchone()
+            latest_match = connection.execute("SELECT match_id FROM events NOT INDEXED WHERE match_id IS NOT NULL "
+                                              "ORDER BY seq DESC LIMIT 1").fetchone()
+            mark = read_mark(path)
+            candidates = [row[0] for row in (last, latest_match) if row is not None and row[0] is not None]
+            if mark is not None:
+                candidates.append(mark.seq)
+            start = min(candidates, default=0)
+            rows = connection.execute(f"SELECT {_COLUMNS} FROM events NOT INDEXED WHERE seq >= ? ORDER BY seq",
+                                      (start,)).fetchall()
+            before = connection.execute("SELECT chain FROM events NOT INDEXED WHERE seq < ? ORDER BY seq DESC LIMIT 1",
+                                        (start,)).fetchone()
+            previous = before[0] if before is not None else None
+            if chained:
+                rows, previous = _check_chain(rows, previous, mark)
+    except sqlite3.DatabaseError as error:
+        raise CorruptJournal(str(error)) from None
+    finally:
+        connection.close()
+    events = [_row_event(row[:6]) for row in rows]
+    latest = max((event.match_id for event in events if event.match_id is not None), default=None)
+    return [event for event in events if event.match_id == latest and latest is not None], previous
+
+
+def _check_chain(rows: list[tuple], previous: str | None, mark: Mark | None) -> tuple[list[tuple], str | None]:
+    """`rows` (from the oldest that matters on) checked against the chain and the mark: the rows and
+    the last chain value if all are proven; else `LostRecords` with the proven ones' latest match."""
+    proven, problem = [], None
+    for row in rows:
+        seq, match_id, game, kind, at, data, chain = row
+        if chain is None and previous is None:
+            proven.append(row)   # written before the chain existed: a schema 1 journal's records
+            continue
+        if chain != link(previous, seq, match_id, game, kind, at, data):
+            problem = f"record {seq} does not follow from the records before it"
+            break
+        proven.append(row)
+        previous = chain
+    last_proven = proven[-1][0] if proven else None
+    if problem is None and mark is None and previous is not None:
+        problem = f"its mark ({MARK_SUFFIX}) is missing or unreadable, so nothing after record {last_proven} is proven"
+    if problem is None and mark is not None:
+        at_mark = next((row for row in proven if row[0] == mark.seq), None)
+        if at_mark is None:
+            holds = f"only up to record {last_proven}" if last_proven is not None else "none of those records"
+            problem = f"it committed up to record {mark.seq} but holds {holds}"
+        elif at_mark[6] != mark.chain:
+            problem = f"record {mark.seq} is not the record it committed"
+    if problem is None:
+        return rows, previous
+    events = [_row_event(row[:6]) for row in proven]
+    latest = max((event.match_id for event in events if event.match_id is not None), default=None)
+    match = [event for event in events if latest is not None and event.match_id == latest]
+    if not match or match[0].kind is not Kind.MATCH_STARTED or _fold_unfinished(match) is None:
+        match = []
+    raise LostRecords(problem, match)
+
+
+def _fold_unfinished(events: list[Event]) -> MatchProgress | None:
+    """One match's records, from its start, folded; None if there are none or the match is finished."""
+    if not events or events[0].kind is not Kind.MATCH_STARTED:
+        return None
+    progress = MatchProgress(events[0])
+    for event in events[1:]:
+        progress.apply(event)
+    return None if progress.finished else progress
 
 
 def _create_schema(connection: sqlite3.Connection) -> None:
@@ -443,15 +611,16 @@ def _is_place_problem(error: sqlite3.OperationalError) -> bool:
                                            "locked"))
 
 
-def _move_aside(path: Path, now: float) -> Path:
-    """Rename the journal and its -wal and -shm files out of the way; returns the journal's new name."""
+def _move_aside(path: Path, now: float, why: str) -> Path:
+    """Rename the journal and its -wal, -shm and -mark files out of the way, as `<name>.<why>-<UTC time>`;
+    returns the journal's new name."""
     stamp = datetime.fromtimestamp(now, timezone.utc).strftime("%Y%m%dT%H%M%SZ")
-    target = path.with_name(f"{path.name}.corrupt-{stamp}")
+    target = path.with_name(f"{path.name}.{why}-{stamp}")
     number = 1
-    while target.exists():
+    while target.exists() or Path(f"{target}{MARK_SUFFIX}").exists():
         number += 1
-        target = path.with_name(f"{path.name}.corrupt-{stamp}-{number}")
-    for suffix in ("-wal", "-shm", ""):
+        target = path.with_name(f"{path.name}.{why}-{stamp}-{number}")
+    for suffix in ("-wal", "-shm", MARK_SUFFIX, ""):
         companion = Path(f"{path}{suffix}")
         if companion.exists():
             try:

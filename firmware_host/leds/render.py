@@ -48,7 +48,8 @@ _MA_PER_CHANNEL_UNIT = MA_PER_LED_FULL_WHITE / (3 * 255)
 # plus the error of the cap factor estimated from the frame.
 _DECODE_TOLERANCE = 1.5
 
-_ALL_LEDS_SIGNALS = (DiceSignal.WAITING, DiceSignal.ROLL_REFUSED, DiceSignal.BUTTON_STUCK, DiceSignal.BLOCKADE)
+# Every signal but NO_LEGAL_MOVE (which shows the dice in its own style) lights both dice faces whole.
+_ALL_LEDS_SIGNALS = tuple(signal for signal in DiceSignal if signal is not DiceSignal.NO_LEGAL_MOVE)
 
 
 def idle_current_ma(count: int) -> float:

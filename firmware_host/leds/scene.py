@@ -41,6 +41,8 @@ class DiceSignal(enum.StrEnum):
     ROLL_REFUSED = "roll-refused"  # the press did not roll: the board is not ready
     BUTTON_STUCK = "button-stuck"  # the dice button has been down too long: release it (a fault)
     BLOCKADE = "blockade"  # neither side can ever move again: a press ends the game drawn
+    STORAGE_FAULT = "storage-fault"  # the journal cannot be written (disk full, card read-only): the game is held
+    JOURNAL_DAMAGED = "journal-damaged"  # the journal lost records: play goes on from the last proven position
 
 
 @dataclass(frozen=True)

@@ -256,3 +256,27 @@ def test_the_kept_opening_die_survives_a_restart_before_the_starters_first_roll(
     rig.press()
     assert (rig.state, rig.scene.dice) == ("moving", (6, 4))
     assert rig.records(Kind.ROLL) == [{"side": "white", "dice": [6, 4]}]
+
+
+# -- a journal that lost records ------------------------------------------------------------------
+
+def test_a_journal_that_lost_records_shows_it_until_a_press_and_goes_on_from_the_proven_position(rig):
+    from firmware_host.journal.proof import Mark, MarkWriter
+
+    rig.to_moving()
+    rig.show(rig.board.move("24", "13", "white"))
+    rig.press()                                   # White's play committed, Black's 3-1 rolled
+    rig.journal.close()
+    marks = MarkWriter(rig.journal_path)          # the card lost records after this mark was written
+    marks.write(Mark(10 ** 6, "0" * 32))
+    marks.close()
+    rig.restart(dice=(4, 2))
+    assert rig.journal.damage and rig.journal.moved_aside is not None
+    assert rig.scene.dice_signal is DiceSignal.JOURNAL_DAMAGED
+    rig.show()
+    assert rig.scene.dice_signal is DiceSignal.JOURNAL_DAMAGED    # the signal stays until someone has seen it
+    rolls = len(rig.records(Kind.ROLL))
+    rig.press()
+    assert rig.scene.dice_signal is not DiceSignal.JOURNAL_DAMAGED and len(rig.records(Kind.ROLL)) == rolls
+    cleared = rig.records(Kind.FAULT_CLEARED)[-1]
+    assert cleared["fault"] == "journal_damaged" and "lost committed records" in cleared["damage"]
