@@ -209,8 +209,8 @@ class EventLoop:
             else:
                 self.controller.handle(event, self.clock.monotonic())
         except Exception:
-            # A bug or a journal that cannot be written must not end the loop: the event is lost,
-            # the game is kept as it was (a failed record changes nothing), the log says why.
+            # A bug must not end the loop: the event is lost, the log says why. (A journal that
+            # cannot be written is the controller's storage fault: it holds the event and retries.)
             log.exception("controller: handling %r failed", event)
         for observer in self.observers:
             observer(self.controller, event)

@@ -21,8 +21,9 @@ refused, and what the board means (complete, illegal, legal again) is decided wh
 """
 from __future__ import annotations
 
+import copy
 import logging
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from typing import Any, Callable
 
 from firmware_host.controller import machine as m
@@ -32,6 +33,7 @@ from firmware_host.controller.scenes import (destination_marks, fault_leds, led,
 from firmware_host.hw.buzzer import Beep
 from firmware_host.hw.dice import DiceSource
 from firmware_host.hw.events import DiceButtonFreed, DiceButtonStuck, DiceHeld, DicePressed
+from firmware_host.journal import JournalWriteError
 from firmware_host.journal.events import Kind, PlayRecord, ResumeState
 from firmware_host.leds.scene import LOCATIONS, DiceSignal, Mark, Scene, Score
 from firmware_host.referee import Reading, Referee, Step, Verdict, restore
@@ -52,6 +54,11 @@ MOST_PLAYS_LISTED = 200
 # faces: owed dice blink one at a time, each on both faces (as many blinks as dice owed), then a
 # pause, over and over; a roll is shown steady. (Seconds of the injected clock.)
 OWED_DIE_ON_S, OWED_DIE_OFF_S, OWED_PAUSE_S = 0.6, 0.3, 1.5
+# A journal that cannot be written (a full disk, a card turned read-only) is tried again this often
+# (seconds of the injected clock) while the game is held.
+STORAGE_RETRY_S = 2.0
+# Stands for "the controller's timer was due" among the events a storage fault holds.
+TIMER_DUE = "timer due"
 
 
 @dataclass(frozen=True)
@@ -94,6 +101,17 @@ class RefereePage:
     kind: str                 # "replay_move", "legal_play", "restore"
     index: int = 0            # which move / which play
     of: int = 0               # out of how many
+
+
+@dataclass
+class StorageFault:
+    """The journal refused a write: the event (or timer) that wrote it was undone, and waits with
+    those that came after it, to be handled in order once the journal takes records again."""
+
+    reason: str
+    since: float
+    retry_at: float
+    held: list[object] = field(default_factory=list)   # the failed one first; presses are not held
 
 
 class Controller:
@@ -153,6 +171,7 @@ class Controller:
         self.refused_until = float("-inf")
         self.link_lost_at: float | None = None             # when the link went down, while it is
         self.deadline: float | None = None                 # game over: when the next game's setup begins
+        self.storage_fault: StorageFault | None = None
         # What the journal lost when it opened (`Journal.damage`): shown until a press acknowledges it.
         self.journal_damage: str | None = getattr(journal, "damage", None)
         # Resuming: the state the journaled game goes on in, once the board shows it.
@@ -195,8 +214,100 @@ class Controller:
     # == input ==================================================================================
 
     def handle(self, event: object, now: float) -> None:
-        """Take one event (sensing, button) at clock time `now`; updates `scene`."""
+        """Take one event (sensing, button) at clock time `now`; updates `scene`.
+
+        Each event is atomic: its journal records are one transaction, and if the journal cannot
+        write them the controller is left as it was before the event, and holds the game (a storage
+        fault) until the journal takes records again (`tick` retries)."""
         self.now = now
+        if self.storage_fault is not None:
+            self._hold(event)
+        else:
+            self._atomically(event)
+        self.scene = self._build_scene()
+
+    def tick(self, now: float) -> None:
+        """Let time pass: the game-over wait ends, the refusal pattern goes out, a held game is retried."""
+        self.now = now
+        if self.storage_fault is None:
+            self._atomically(TIMER_DUE)
+        elif now >= self.storage_fault.retry_at:
+            self._retry_storage()
+        self.scene = self._build_scene()
+
+    def next_deadline(self) -> float | None:
+        """The clock time at which `tick` has something to do; None when nothing is pending."""
+        if self.storage_fault is not None:
+            return self.storage_fault.retry_at
+        pending = [t for t in (self.deadline, self.refused_until) if t is not None and t > self.now]
+        if self.blinking_owed is not None:
+            # (At least a millisecond on: a change a rounding error away must not be due at once.)
+            pending.append(self.now + max(_owed_blink(self.blinking_owed, self.now - self.dice_since)[1], 1e-3))
+        return min(pending, default=None)
+
+    # -- one event, journaled and applied or neither ----------------------------------------------------
+
+    def _atomically(self, item: object) -> None:
+        saved = self._saved()
+        try:
+            with self.journal.transaction():
+                self._apply(item)
+        except JournalWriteError as error:
+            self._restore(saved)
+            log.error("%s; the game is held until the journal takes records again (tried every %g s)",
+                      error, STORAGE_RETRY_S)
+            self.storage_fault = StorageFault(str(error), self.now, self.now + STORAGE_RETRY_S, [item])
+        except Exception:
+            self._restore(saved)   # a bug: the journal kept nothing of the event, nor does the controller
+            raise
+
+    def _retry_storage(self) -> None:
+        """Journal the storage fault and its end, then the held events, as one transaction."""
+        fault, saved = self.storage_fault, self._saved()
+        self.storage_fault = None
+        try:
+            with self.journal.transaction():
+                self.journal.record_fault("storage", fault.reason, since_s=round(self.now - fault.since, 3))
+                self.journal.record_fault_cleared("storage", "the journal takes records again",
+                                                  held_s=round(self.now - fault.since, 3), events=len(fault.held))
+                for item in fault.held:
+                    self._apply(item)
+        except JournalWriteError as error:
+            self._restore(saved)
+            fault.reason, fault.retry_at = str(error), self.now + STORAGE_RETRY_S
+            return
+        except Exception:
+            self._restore(saved)
+            raise
+        log.info("the journal takes records again: the game goes on after %.1f s held", self.now - fault.since)
+
+    def _hold(self, event: object) -> None:
+        """While the game is held a press or hold does nothing (the lights say why); a new board
+        change makes the readings held since the last one useless; anything else waits its turn."""
+        held = self.storage_fault.held
+        if isinstance(event, (DicePressed, DiceHeld)):
+            return
+        if isinstance(event, BoardChanging):
+            held[1:] = [item for item in held[1:] if not isinstance(item, (BoardChanging, BoardStable, BoardSettled))]
+        held.append(event)
+
+    def _saved(self) -> dict[str, object]:
+        """What undoing an event needs: every attribute, containers copied (all else is immutable or
+        replaced whole)."""
+        return {name: copy.copy(value) if isinstance(value, (dict, list, set)) else value
+                for name, value in vars(self).items()}
+
+    def _restore(self, saved: dict[str, object]) -> None:
+        vars(self).clear()
+        vars(self).update(saved)
+
+    def _apply(self, item: object) -> None:
+        if item is TIMER_DUE:
+            self._timers()
+        else:
+            self._take(item)
+
+    def _take(self, event: object) -> None:
         if isinstance(event, (BoardChanging, BoardStable, BoardSettled)):
             self._sense(event)
         elif isinstance(event, DicePressed) and self.journal_damage is not None:
@@ -227,23 +338,11 @@ class Controller:
             self._fire("button_freed")
         else:
             log.debug("controller: %s needs nothing from the game", type(event).__name__)
-        self.scene = self._build_scene()
 
-    def tick(self, now: float) -> None:
-        """Let time pass: the game-over wait ends, the refusal pattern goes out."""
-        self.now = now
-        if self.deadline is not None and now >= self.deadline:
+    def _timers(self) -> None:
+        if self.deadline is not None and self.now >= self.deadline:
             self.deadline = None
             self._fire("timeout")
-        self.scene = self._build_scene()
-
-    def next_deadline(self) -> float | None:
-        """The clock time at which `tick` has something to do; None when nothing is pending."""
-        pending = [t for t in (self.deadline, self.refused_until) if t is not None and t > self.now]
-        if self.blinking_owed is not None:
-            # (At least a millisecond on: a change a rounding error away must not be due at once.)
-            pending.append(self.now + max(_owed_blink(self.blinking_owed, self.now - self.dice_since)[1], 1e-3))
-        return min(pending, default=None)
 
     def _fire(self, trigger: str) -> None:
         """Fire `trigger` where the current state lists it; elsewhere the event changes nothing."""
@@ -658,6 +757,8 @@ class Controller:
     def _build_scene(self) -> Scene:
         self.blinking_owed = None
         scene = getattr(self, f"_scene_{self.state}")()
+        if self.storage_fault is not None:
+            return Scene(scene.marks, None, DiceSignal.STORAGE_FAULT, scene.turn, scene.score)
         if self.journal_damage is not None:
             return Scene(scene.marks, None, DiceSignal.JOURNAL_DAMAGED, scene.turn, scene.score)
         if self.now < self.refused_until and scene.dice_signal is not DiceSignal.NO_LEGAL_MOVE:

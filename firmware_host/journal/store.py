@@ -8,8 +8,9 @@
     journal.record_play(WHITE, (6, 5), play)        # on disk when this returns: now show the next roll
 
 Each `record_*` call is one transaction, committed with synchronous=FULL before it returns, so a
-committed play survives a power cut the moment the call is back. A failed write raises
-`JournalWriteError` and changes nothing, in the file or in memory.
+committed play survives a power cut the moment the call is back; inside `with journal.transaction():`
+they are all one (the controller makes each event one). A failed write raises `JournalWriteError`
+and changes nothing, in the file or in memory.
 
 The table refuses UPDATE and DELETE (triggers), so history is never rewritten: corrections are new
 records (a referee action that sets a position).
@@ -33,14 +34,16 @@ history and bug-report commands) use `JournalReader`, read-only, while the servi
 """
 from __future__ import annotations
 
+import copy
 import json
 import logging
 import os
 import sqlite3
 import time
 from datetime import datetime, timezone
+from contextlib import contextmanager
 from pathlib import Path
-from typing import Any, Callable, Iterable, Mapping
+from typing import Any, Callable, Iterable, Iterator, Mapping
 
 from firmware_host import __version__
 from firmware_host.journal.events import (GAME_KINDS, Event, GameState, Kind, MatchProgress, ResumeState,
@@ -210,6 +213,7 @@ class Journal(JournalReader):
         self._wall_clock = wall_clock
         self._progress = progress
         self._chain = chain                  # the chain value of the last record (`proof`)
+        self._batch: list[Event] | None = None   # the records of the transaction under way
         self._marks = MarkWriter(path)
         self.moved_aside: Path | None = None   # where an unusable or damaged journal went at opening
         self.damage: str | None = None         # what opening found lost, in one line; None if nothing
@@ -437,44 +441,70 @@ class Journal(JournalReader):
                                                "score": {color.value: points for color, points in match.score.items()}}))
         return records
 
+    @contextmanager
+    def transaction(self) -> Iterator[None]:
+        """Every record written inside is one transaction, committed (durably) at the end: all of them
+        are kept, or, if any write or the commit fails (`JournalWriteError`) or the block raises,
+        none, and the journal's view of the match is as it was before. Listeners hear of the records
+        once committed. A transaction inside another is part of it."""
+        if self._batch is not None:
+            yield
+            return
+        self._batch = []
+        saved = (copy.copy(self._progress), self._chain)   # a MatchProgress is changed only by reassigning
+        try:
+            yield
+            if self._batch:
+                try:
+                    self._db.execute("COMMIT")
+                except sqlite3.Error as error:
+                    raise JournalWriteError(f"cannot write to the journal {self.path}: {error}") from error
+        except BaseException:
+            if self._db.in_transaction:
+                self._db.execute("ROLLBACK")
+            self._progress, self._chain = saved
+            self._batch = None
+            raise
+        events, self._batch = self._batch, None
+        if events:
+            self._mark(events[-1].seq)
+            for listener in self.listeners:
+                listener(events)
+
+    def _mark(self, seq: int) -> None:
+        try:
+            self._marks.write(Mark(seq, self._chain))
+        except OSError as error:
+            # The records are committed: a mark left behind only proves less, it never raises an alarm.
+            log.warning("journal %s: cannot write its mark (%s); records after %s are not proven yet",
+                        self.path, error.strerror, seq)
+
     def _append(self, records: list[tuple[Kind, Mapping[str, Any]]], *, game: int | None = None,
                 new_match: bool = False, in_match: bool = True) -> list[Event]:
-        """Write `records` in one transaction, then fold them; on failure nothing is kept."""
+        """Write `records` and fold them, in the transaction under way or in one of their own."""
         at = utc_timestamp(self._wall_clock())
         match_id = self._progress.match_id if in_match and self._progress is not None else None
         events = []
-        chain = self._chain
-        try:
-            self._db.execute("BEGIN IMMEDIATE")
+        with self.transaction():
             try:
+                if not self._db.in_transaction:
+                    self._db.execute("BEGIN IMMEDIATE")
                 for kind, data in records:
                     seq = self._db.execute("SELECT coalesce(max(seq), 0) + 1 FROM events").fetchone()[0]
                     if new_match:
                         match_id = seq   # a match is known by the seq of its start
                     event = Event(seq, match_id, game if kind in GAME_KINDS else None, kind, at, dict(data))
-                    chain = _insert(self._db, event, chain)
+                    self._chain = _insert(self._db, event, self._chain)
                     events.append(event)
-                self._db.execute("COMMIT")
-            except BaseException:
-                self._db.execute("ROLLBACK")
-                raise
-        except sqlite3.Error as error:
-            raise JournalWriteError(f"cannot write to the journal {self.path}: {error}") from error
-        self._chain = chain
-        try:
-            self._marks.write(Mark(events[-1].seq, chain))
-        except OSError as error:
-            # The records are committed: a mark left behind only proves less, it never raises an alarm.
-            log.warning("journal %s: cannot write its mark (%s); records after %s are not proven yet",
-                        self.path, error.strerror, events[-1].seq)
-        if self._progress is not None and match_id == self._progress.match_id:
-            for event in events:
-                if event.kind is not Kind.MATCH_STARTED:
-                    self._progress.apply(event)
-            if self._progress.finished:
-                self._progress = None
-        for listener in self.listeners:
-            listener(events)
+            except sqlite3.Error as error:
+                raise JournalWriteError(f"cannot write to the journal {self.path}: {error}") from error
+            self._batch.extend(events)
+            if self._progress is not None and match_id == self._progress.match_id:
+                for event in events:
+                    if event.kind is not Kind.MATCH_STARTED:
+                        self._progress.apply(event)
+                if self._progress.finished:
+                    self._progress = None
         return events
 
 

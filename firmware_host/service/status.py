@@ -15,6 +15,8 @@ from firmware_host.rules.position import Color
 
 def status_line(controller: Controller) -> str:
     state = controller.state
+    if controller.storage_fault is not None:
+        return f"storage fault ({controller.storage_fault.reason}), the game is held; {_game_line(controller, state)}"
     if state == m.LINK_LOST:
         return f"sensor link lost, waiting for the board; {_game_line(controller, controller.overlay_return)}"
     if state == m.SENSOR_FAULT:

@@ -10,10 +10,11 @@ from gpiozero.pins.mock import MockFactory
 from firmware_host.app import EventLoop, JudgeWorker
 from firmware_host.config import load_config
 from firmware_host.controller import Controller, Orientation
+from firmware_host.controller.controller import STORAGE_RETRY_S
 from firmware_host.controller.orientation import laid_out
 from firmware_host.hw import Beep, DiceButton, DicePressed, ScriptedDice
 from firmware_host.journal import Journal, JournalWriteError, Kind
-from firmware_host.leds import CapturingStrip, Mark, Renderer, load_led_config, open_strip
+from firmware_host.leds import CapturingStrip, DiceSignal, Mark, Renderer, load_led_config, open_strip
 from firmware_host.rules import Position
 from firmware_host.sensing.clock import ManualClock
 from firmware_host.sensing.events import BoardChanging, BoardStable
@@ -124,8 +125,8 @@ def test_a_refused_press_beeps_the_buzzer(tmp_path):
     assert beeps == [Beep.ROLL_REFUSED]
 
 
-def test_a_journal_that_cannot_be_written_loses_the_event_not_the_loop(tmp_path, monkeypatch, caplog):
-    rig = Loop(tmp_path)
+def test_a_journal_that_cannot_be_written_holds_the_event_and_the_loop_goes_on(tmp_path, monkeypatch, caplog):
+    rig = Loop(tmp_path, dice=(6, 5) * 3)          # each try rolls the opening dice afresh
     rig.post_board(Board.of(PORTES))
     rig.turn()
 
@@ -135,11 +136,12 @@ def test_a_journal_that_cannot_be_written_loses_the_event_not_the_loop(tmp_path,
     rig.loop.post(DicePressed(0))
     rig.turn()
     assert rig.controller.state == "opening_roll" and rig.controller.opening_dice is None
-    assert "disk is full" in caplog.text
+    assert rig.controller.scene.dice_signal is DiceSignal.STORAGE_FAULT and "disk is full" in caplog.text
+    rig.turn(STORAGE_RETRY_S)                      # tried again: still full, still held
+    assert rig.controller.storage_fault is not None
     monkeypatch.undo()
-    rig.loop.post(DicePressed(0))
-    rig.turn()
-    assert rig.controller.state == "awaiting_roll"
+    rig.turn(STORAGE_RETRY_S)                      # the held press goes through once the journal writes
+    assert rig.controller.state == "awaiting_roll" and rig.controller.storage_fault is None
 
 
 def test_run_ends_when_stopped_from_another_thread(tmp_path):

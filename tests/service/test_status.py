@@ -20,11 +20,12 @@ def match_after(*winners: Color, sequence="tavli", target=5) -> Match:
     return match
 
 
-def controller(state: str, match: Match, *, turn=WHITE, dice=None, overlay_return=m.SETUP, faults=()):
+def controller(state: str, match: Match, *, turn=WHITE, dice=None, overlay_return=m.SETUP, faults=(),
+               storage_fault=None):
     """The controller's attributes the status line reads."""
     variant = match.next_variant
     return SimpleNamespace(state=state, match=match, variant=variant, position=Position.start(variant, turn),
-                           dice=dice, overlay_return=overlay_return,
+                           dice=dice, overlay_return=overlay_return, storage_fault=storage_fault,
                            sensor_faults={(fault.location, fault.kind): fault for fault in faults})
 
 
@@ -65,6 +66,13 @@ def test_an_overlay_says_what_is_wrong_and_what_it_keeps():
         "sensor fault (point:7 flickers); game 2 of tavli (plakoto): opening roll; white 2, black 0 (to 5)"
     assert status_line(controller(m.BUTTON_STUCK, match, overlay_return=m.AWAITING_ROLL)) == \
         "dice button stuck down; game 2 of tavli (plakoto): white to roll; white 2, black 0 (to 5)"
+
+
+def test_a_storage_fault_says_the_game_is_held():
+    held = SimpleNamespace(reason="cannot write to the journal j: database or disk is full")
+    assert status_line(controller(m.MOVING, match_after(WHITE), dice=(6, 5), storage_fault=held)) == \
+        "storage fault (cannot write to the journal j: database or disk is full), the game is held; " \
+        "game 2 of tavli (plakoto): white to move 6-5; white 2, black 0 (to 5)"
 
 
 @pytest.mark.parametrize("state", m.STATES)
