@@ -121,17 +121,33 @@ class LinkSession:
         self._check_sequence(frame.seq, now)
         if self.state is not LinkState.UP:
             return   # before the hello the frames cannot be trusted to fit this board
-        if isinstance(frame, p.Snapshot):
-            if len(frame.counts) == self.hello.channels:
-                self._emit(frame)
-            else:
-                self._drop(f"snapshot of {len(frame.counts)} channels from an MCU of {self.hello.channels}", now)
+        impossible = self._impossible(frame)
+        if impossible:
+            self._drop(f"impossible {type(frame).__name__} frame: {impossible}", now)
+        elif isinstance(frame, (p.Snapshot, p.SelfTestReport)):
+            self._emit(frame)
         elif isinstance(frame, p.Heartbeat):
             self.mcu_rx_errors = frame.rx_errors
         elif isinstance(frame, p.Ack):
             self._on_ack(frame)
+
+    def _impossible(self, frame: p.Frame) -> str | None:
+        """Why a frame with a good CRC cannot be true of this board (its channels, a point's 15
+        checkers of a colour at most), or None. Such a frame is dropped and counted, never passed on."""
+        channels = self.hello.channels
+        if isinstance(frame, p.Snapshot):
+            if len(frame.counts) != channels:
+                return f"{len(frame.counts)} channels from an MCU of {channels}"
+            crowded = [channel for channel, pair in enumerate(frame.counts) if max(pair) > p.MAX_CHANNEL_COUNT]
+            if crowded:
+                return f"channel {crowded[0]} reads {frame.counts[crowded[0]]}, a colour has {p.MAX_CHANNEL_COUNT}"
         elif isinstance(frame, p.SelfTestReport):
-            self._emit(frame)
+            beyond = [channel for channel, _ in frame.failures if channel >= channels]
+            if beyond:
+                return f"channel {beyond[0]} named, the MCU has {channels}"
+        elif isinstance(frame, p.Command):
+            return "a host's command, sent by the MCU"
+        return None
 
     def _check_sequence(self, seq: int, now: float) -> None:
         if self._expected_seq is not None and seq != self._expected_seq:

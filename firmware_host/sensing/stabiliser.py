@@ -8,7 +8,9 @@ each returns the events due, in order:
 - `BoardSettled(reading)` once it has not changed for `grace_s`: the time after which a wrong
   board may be called an error;
 - `SensorFault` / `SensorFaultCleared` for readings no hand can produce. While any fault is active
-  the board is never stable, so a faulty reading never reaches a verdict.
+  the board is never stable, so a faulty reading never reaches a verdict; a reading with more
+  checkers of a colour than a side has is not even passed on as changing (it would be judged as a
+  lift).
 """
 from __future__ import annotations
 
@@ -73,7 +75,8 @@ class Stabiliser:
             self._record_changes(previous, reading, now)
         self._check_totals(reading)
         events: list = self._fault_events(now)
-        events.append(BoardChanging(reading))
+        if not self._too_many:
+            events.append(BoardChanging(reading))
         events += self._timer_events(now)
         return events
 
