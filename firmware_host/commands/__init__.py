@@ -46,4 +46,5 @@ def config_from_args(args) -> Config:
     try:
         return load_config(config_path_from_args(args))
     except ConfigError as error:
-        raise UsageError(f"the configuration is not usable, nothing was started:\n{error}") from None
+        separator = "\n" if len(error.problems) > 1 else " "
+        raise UsageError(f"the configuration is not usable, nothing was started:{separator}{error}") from None

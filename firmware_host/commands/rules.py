@@ -5,15 +5,17 @@ import argparse
 import json
 import random
 import sys
-from typing import Any, Callable, Iterable, TextIO
+from typing import Any, BinaryIO, Callable, Iterable, Iterator, TextIO
 
 from firmware_host.commands import UsageError
+from firmware_host.files import InputError, load_json, parse_json
 from firmware_host.rules import (BLACK, VARIANTS, WHITE, GameResult, Position, PositionError,
                                  Rules, RulesError, Turn, blocked_for_good)
 from firmware_host.rules.match import Match, MatchRules, opening_roll
 from firmware_host.rules.plays import TooManyPlays, dice_text
 
 DEFAULT_MAX_PLAYS = 100_000
+MAX_LINE = 1024 * 1024   # bytes of one JSON-lines request: far more than a position, a reading and rules
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -67,14 +69,11 @@ def parse_rule_args(items: Iterable[str]) -> dict[str, Any]:
 
 
 def read_json_source(source: str, what: str) -> Any:
+    """The JSON value of the file `source` ("-": standard input); a bad one is a usage error naming it."""
     try:
-        text = sys.stdin.read() if source == "-" else open(source, encoding="utf-8").read()
-    except OSError as error:
-        raise UsageError(f"cannot read {what} {source!r}: {error.strerror}") from None
-    try:
-        return json.loads(text)
-    except json.JSONDecodeError as error:
-        raise UsageError(f"{what} {source!r} is not valid JSON: {error}") from None
+        return load_json(source)
+    except InputError as error:
+        raise UsageError(f"the {what} {error}") from None
 
 
 def plays_json(position: Position, dice: Any, options: Any, max_plays: int) -> dict[str, Any]:
@@ -123,21 +122,46 @@ def request_fields(request: Any, required: tuple[str, ...], optional: tuple[str,
     return request
 
 
-def serve_json_lines(lines: Iterable[str], out: TextIO,
+def serve_json_lines(stream: TextIO | BinaryIO, out: TextIO,
                      answer: Callable[[Any], dict[str, Any]]) -> int:
-    """One answer line per request line; a bad line gets {"error": ...} and the rest go on."""
-    for number, line in enumerate(lines, 1):
-        if not line.strip():
+    """One answer line per request line; a bad line (not UTF-8, not JSON, too long, a request that
+    cannot be answered) gets {"error": ...} and the rest go on."""
+    for number, line in enumerate(_bounded_lines(stream), 1):
+        if isinstance(line, InputError):
+            reply = {"error": f"line {number}: {line.problem}"}
+        elif not line.strip():
             continue
-        try:
-            reply = answer(json.loads(line))
-        except json.JSONDecodeError as error:
-            reply = {"error": f"line {number}: not valid JSON: {error}"}
-        except (PositionError, RulesError) as error:
-            reply = {"error": f"line {number}: {error}"}
+        else:
+            try:
+                reply = answer(parse_json(line, f"line {number}"))
+            except InputError as error:
+                reply = {"error": str(error)}
+            except (PositionError, RulesError) as error:
+                reply = {"error": f"line {number}: {error}"}
         out.write(json.dumps(reply, sort_keys=True) + "\n")
         out.flush()
     return 0
+
+
+def _bounded_lines(stream: TextIO | BinaryIO) -> Iterator[str | InputError]:
+    """The stream's lines as text, each at most MAX_LINE long; a line too long or not UTF-8 comes as
+    the `InputError` that says so (the rest of a long line is skipped)."""
+    source = getattr(stream, "buffer", stream)
+    while True:
+        line = source.readline(MAX_LINE + 1)
+        if not line:
+            return
+        if len(line) > MAX_LINE:
+            while line and not line.endswith(b"\n" if isinstance(line, bytes) else "\n"):
+                line = source.readline(MAX_LINE)
+            yield InputError("a line", f"is longer than {MAX_LINE // 1024} KiB")
+        elif isinstance(line, bytes):
+            try:
+                yield line.decode("utf-8")
+            except UnicodeDecodeError as error:
+                yield InputError("a line", f"is not UTF-8 text (byte {line[error.start]:#04x} at offset {error.start})")
+        else:
+            yield line
 
 
 def run_show(args: argparse.Namespace) -> int:

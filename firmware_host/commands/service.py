@@ -203,7 +203,11 @@ def _generated_docs(args, files: dict[str, str], what: str, command: str) -> int
 
 
 def run_wiring(args) -> int:
-    return _generated_docs(args, wiring.generate(args.board), "wiring docs", "wiring")
+    try:
+        files = wiring.generate(args.board)
+    except BoardFileError as error:
+        raise UsageError(str(error)) from None
+    return _generated_docs(args, files, "wiring docs", "wiring")
 
 
 def run_maker_docs(args) -> int:

@@ -6,6 +6,7 @@ import threading
 from pathlib import Path
 
 from firmware_host.commands import UsageError
+from firmware_host.files import InputError, load_json, parse_json
 from firmware_host.sensing.config import DEFAULT_BOARD_FILE, BoardConfigError, load_sensing_config
 from firmware_host.sensing.reading import BoardReading, ReadingError
 from firmware_host.sim.board import OPENING_LAYOUT, SimBoard
@@ -34,11 +35,11 @@ def register(subparsers) -> None:
 
 
 def _reading(text: str) -> BoardReading:
-    path = Path(text)
     try:
-        return BoardReading.loads(path.read_text() if not text.lstrip().startswith("{") else text)
-    except OSError as error:
-        raise UsageError(f"--reading: cannot read {text}: {error.strerror}") from None
+        return BoardReading.from_json(parse_json(text, "--reading") if text.lstrip().startswith("{")
+                                      else load_json(text))
+    except InputError as error:
+        raise UsageError(f"--reading {error}") from None
     except ReadingError as error:
         raise UsageError(f"--reading: {error}") from None
 

@@ -10,7 +10,6 @@ every problem at once, each with its step number.
 """
 from __future__ import annotations
 
-import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Mapping
@@ -19,6 +18,7 @@ from typing import Any, Mapping
 from firmware_host.config import Config, ConfigError, parse_config
 from firmware_host.controller import machine as m
 from firmware_host.controller.orientation import Orientation
+from firmware_host.files import InputError, parse_toml, read_text
 from firmware_host.journal.events import Kind
 from firmware_host.leds.scene import LOCATIONS, Mark
 from firmware_host.sensing.channels import KNOWN_LOCATIONS
@@ -114,17 +114,17 @@ class Scenario:
 def load_scenario(path: Path | str) -> Scenario:
     path = Path(path)
     try:
-        text = path.read_text()
-    except OSError as error:
-        raise ScenarioError(str(path), [f"cannot read it: {error.strerror}"]) from None
+        text = read_text(path)
+    except InputError as error:
+        raise ScenarioError(str(path), [error.problem]) from None
     return parse_scenario(text, str(path))
 
 
 def parse_scenario(text: str, source: str = "<scenario>") -> Scenario:
     try:
-        document = tomllib.loads(text)
-    except tomllib.TOMLDecodeError as error:
-        raise ScenarioError(source, [f"not valid TOML: {error}"]) from None
+        document = parse_toml(text, source)
+    except InputError as error:
+        raise ScenarioError(source, [error.problem]) from None
     problems: list[str] = []
     for key in document:
         if key not in TOP_LEVEL:

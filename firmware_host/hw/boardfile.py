@@ -8,9 +8,10 @@ Every error names the file, the full key and what is allowed.
 from __future__ import annotations
 
 import re
-import tomllib
 from pathlib import Path
 from typing import Any, Iterable
+
+from firmware_host.files import InputError, MalformedInput, load_toml
 
 _REQUIRED = object()
 
@@ -30,13 +31,12 @@ class BoardFileError(ValueError):
 def read_board_file(path: Path | str) -> dict[str, Any]:
     """Parse the TOML file at `path`; a missing file or a syntax error is a `BoardFileError`."""
     path = Path(path)
+    if not path.exists():
+        raise BoardFileError(path, "(file)", "no such file")
     try:
-        with path.open("rb") as file:
-            return tomllib.load(file)
-    except FileNotFoundError:
-        raise BoardFileError(path, "(file)", "no such file") from None
-    except tomllib.TOMLDecodeError as error:
-        raise BoardFileError(path, "(syntax)", str(error)) from None
+        return load_toml(path)
+    except InputError as error:
+        raise BoardFileError(path, "(syntax)" if isinstance(error, MalformedInput) else "(file)", error.problem) from None
 
 
 def _key_part(name: str) -> str:

@@ -132,6 +132,8 @@ class JournalReader:
         try:
             connection = sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro", uri=True, check_same_thread=False)
             _check_identity(connection)
+            if connection.execute("SELECT count(*) FROM sqlite_master").fetchone()[0] == 0:
+                raise CorruptJournal("it is empty: nothing has been journaled in it")
         except (sqlite3.Error, CorruptJournal) as error:
             raise JournalError(f"cannot read the journal {path}: {error}") from None
         return cls(connection, path)

@@ -202,7 +202,7 @@ def parse_board(data: Mapping[str, Any], reading: bool
     """Variant, both sides' points, bar and off from a position or a reading object."""
     data = _object(data, "")
     variant = data.get("variant")
-    if variant not in VARIANTS:
+    if not isinstance(variant, str) or variant not in VARIANTS:
         raise PositionError("variant", f"unknown variant {json.dumps(variant)}; expected one of "
                             + ", ".join(VARIANTS))
     white, white_bar, white_off = _side(data, "white")

@@ -6,11 +6,11 @@ file, the key and what is allowed. Keys left out take the defaults documented in
 """
 from __future__ import annotations
 
-import tomllib
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable
 
+from firmware_host.files import InputError, load_toml
 from firmware_host.sensing.channels import ChannelMap, ChannelMapError
 
 DEFAULT_BOARD_FILE = Path(__file__).resolve().parents[2] / "hardware" / "board.toml"
@@ -174,14 +174,10 @@ SENSOR_KEYS: dict[str, Callable[[Any], str | None]] = {
 
 
 def load_sensing_config(path: Path | str = DEFAULT_BOARD_FILE) -> SensingConfig:
-    path = Path(path)
     try:
-        with path.open("rb") as handle:
-            data = tomllib.load(handle)
-    except OSError as error:
-        raise BoardConfigError(f"{path}: cannot read: {error.strerror}") from None
-    except tomllib.TOMLDecodeError as error:
-        raise BoardConfigError(f"{path}: not valid TOML: {error}") from None
+        data = load_toml(path)
+    except InputError as error:
+        raise BoardConfigError(str(error)) from None
     return parse_sensing_config(data, str(path))
 
 

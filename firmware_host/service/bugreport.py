@@ -39,6 +39,7 @@ from firmware_host.service.rawlog import WINDOW_S, recent_frames
 
 LOG_TAIL_LINES = 2000
 JOURNAL_TAIL_RECORDS = 500
+REPORTED_BYTES = 1024 * 1024   # of one file (the config, the board file): a wrong path cannot fill the bundle
 
 
 def effective_settings(config: Config) -> str:
@@ -91,10 +92,16 @@ def last_board_svg(path: Path, records: int = JOURNAL_TAIL_RECORDS) -> str | Non
 
 
 def _read(path: Path | None) -> str | None:
+    """The file as text for the report; what cannot be read, said instead (never more than `REPORTED_BYTES`)."""
+    if path is None:
+        return None
     try:
-        return None if path is None else path.read_text(encoding="utf-8", errors="replace")
+        with path.open("rb") as file:
+            data = file.read(REPORTED_BYTES + 1)
     except OSError as error:
         return f"(cannot read {path}: {error.strerror})\n"
+    cut = f"\n(cut: {path} is longer than {REPORTED_BYTES} bytes)\n" if len(data) > REPORTED_BYTES else ""
+    return data[:REPORTED_BYTES].decode("utf-8", errors="replace") + cut
 
 
 def build_bug_report(config_path: Path | None, output: Path, now: float | None = None) -> Path:

@@ -39,6 +39,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any, Callable, Iterable, Iterator, Sequence
 
+from firmware_host.files import InputError, parse_json, read_text
 from firmware_host.hw.dice import DiceSource
 from firmware_host.hw.events import DiceButtonFreed, DiceButtonStuck, DiceHeld, DicePressed
 from firmware_host.journal.events import Event, Kind
@@ -326,9 +327,9 @@ class Trace:
 
 def load_trace(path: Path) -> Trace:
     try:
-        text = Path(path).read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as error:
-        raise TraceError(f"{path}: cannot read: {error}") from None
+        text = read_text(path)
+    except InputError as error:
+        raise TraceError(str(error)) from None
     return parse_trace(text.splitlines(), str(path))
 
 
@@ -341,9 +342,9 @@ def parse_trace(lines: Iterable[str], name: str = "trace") -> Trace:
             continue
         where = f"{name}, line {number}"
         try:
-            item = json.loads(line)
-        except json.JSONDecodeError as error:
-            raise TraceError(f"{where}: not JSON: {error.msg}") from None
+            item = parse_json(line, where)
+        except InputError as error:
+            raise TraceError(str(error)) from None
         if not isinstance(item, dict):
             raise TraceError(f"{where}: expected a JSON object, got {type(item).__name__}")
         if header is None:

@@ -203,7 +203,7 @@ def test_a_parsed_document_is_checked_the_same_way_under_the_name_it_is_given(tm
 
 def test_a_missing_or_unparsable_file_is_one_clear_problem(tmp_path, write_config):
     assert problems_of(tmp_path / "absent.toml") == [f"{tmp_path / 'absent.toml'}: (file): no such file"]
-    assert "(syntax)" in problems_of(write_config("[match\n"))[0]
+    assert "(syntax): is not valid TOML" in problems_of(write_config("[match\n"))[0]
 
 
 def test_config_check_and_show(write_config, capsys):

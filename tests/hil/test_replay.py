@@ -114,7 +114,7 @@ HEADER = json.dumps({"trace": "tavli-board", "version": 1, "complete": True,
     (['{"trace": "other"}'], "line 1: not a tavli-board trace"),
     ([HEADER.replace('"version": 1', '"version": 7')], "line 1: trace version 7"),
     (['{"trace": "tavli-board", "version": 1, "settings": {}}'], "line 1: the header's settings lack match"),
-    ([HEADER, "{oops"], "line 2: not JSON"),
+    ([HEADER, "{oops"], "line 2: is not valid JSON"),
     ([HEADER, '{"t": "soon", "die": 3}'], "line 2: 't' must be a number"),
     ([HEADER, '{"t": 1, "die": 3, "rx": "00"}'], "line 2: a record has exactly one of"),
     ([HEADER, '{"t": 1, "rx": "0g"}'], "line 2: 'rx' must be bytes in hex"),
@@ -131,7 +131,7 @@ def test_a_bad_trace_is_refused_with_its_line(lines, message):
 def test_the_command_names_the_bad_trace(tmp_path, capsys):
     (tmp_path / "bad.jsonl").write_text("{oops\n")
     assert main(["hil", "replay", str(tmp_path / "bad.jsonl")]) == 2
-    assert "bad.jsonl, line 1: not JSON" in capsys.readouterr().err
+    assert "bad.jsonl, line 1: is not valid JSON" in capsys.readouterr().err
 
 
 # -- to-scenario ------------------------------------------------------------------------------------

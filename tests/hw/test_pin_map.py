@@ -87,7 +87,7 @@ def test_a_missing_button_pin_a_missing_table_and_a_missing_file_are_named(board
 def test_a_toml_syntax_error_is_reported_with_the_file(tmp_path):
     path = tmp_path / "board.toml"
     path.write_text("[button]\npin = \n")
-    with pytest.raises(BoardFileError, match=r"board.toml: \(syntax\): Invalid value"):
+    with pytest.raises(BoardFileError, match=r"board.toml: \(syntax\): is not valid TOML: Invalid value"):
         load_pin_map(path)
 
 
