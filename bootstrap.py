@@ -42,12 +42,12 @@ def main(argv: list[str]) -> int:
     command, rest = argv[0], argv[1:]
     if command == "test":
         # pytest exits 5 when it collected nothing: a non-zero code, so an empty run never passes.
-        args = [str(PYTHON), "-m", "pytest", *rest]
-    elif command == "tavli-board":
-        args = [str(PYTHON), "-m", "firmware_host", *rest]
-    else:
-        args = [str(PYTHON), "-m", "firmware_host", command, *rest]
-    return subprocess.run(args, cwd=ROOT).returncode
+        # The tests run from the project folder (their paths and pyproject's settings are relative to it).
+        return subprocess.run([str(PYTHON), "-m", "pytest", *rest], cwd=ROOT).returncode
+    if command != "tavli-board":
+        rest = [command, *rest]
+    # Commands run where the caller is: the paths they type, and the files they write, are theirs.
+    return subprocess.run([str(PYTHON), "-m", "firmware_host", *rest]).returncode
 
 
 if __name__ == "__main__":

@@ -141,15 +141,16 @@ def test_the_commands_export_list_and_count(journal, capsys, tmp_path):
     match_id = played_match(journal, sequence=("portes",), target=1)
     journal.start_match(MatchRules(sequence=("tapa",)))
     path = str(journal.path)
-    assert main(["export", str(match_id), "--journal", path]) == 0
+    assert main(["export", "1", "--journal", path]) == 0     # the first match is number 1, as history shows it
     assert json.loads(capsys.readouterr().out)["match"] == match_id
     out_file = tmp_path / "out.mat"
-    assert main(["export", str(match_id), "--format", "mat", "--journal", path, "-o", str(out_file)]) == 0
+    assert main(["export", "1", "--format", "mat", "--journal", path, "-o", str(out_file)]) == 0
     assert " 1 point match" in out_file.read_text()
     assert main(["history", "--journal", path]) == 0
     listing = capsys.readouterr().out.splitlines()
     assert "unfinished" in listing[1] and "tapa" in listing[1] and "won by" in listing[2]
-    assert main(["dice-stats", "--journal", path, "--match", str(match_id)]) == 0
+    assert listing[1].split()[0] == "2" and listing[2].split()[0] == "1"
+    assert main(["dice-stats", "--journal", path, "--match", "1"]) == 0
     assert "20 degrees of freedom" in capsys.readouterr().out
     assert main(["export", "999", "--journal", path]) == 2
     assert "no match '999'" in capsys.readouterr().err
