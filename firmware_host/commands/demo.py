@@ -1,5 +1,6 @@
-"""Commands of the demo: `demo` (the simulated board, two scripted players, a match to 3) and
-`state-diagram` (docs/state-diagram.gv and .svg from the state machine's declaration)."""
+"""Commands of the demo: `demo` (the simulated board, two scripted players, a match to 3),
+`legend` (what every light means) and `state-diagram` (docs/state-diagram.gv and .svg from the
+state machine's declaration)."""
 from __future__ import annotations
 
 import argparse
@@ -8,6 +9,9 @@ from pathlib import Path
 
 from firmware_host.commands import UsageError
 from firmware_host.config import WebSettings
+from firmware_host.leds.legend import legend_lines, legend_svg
+from firmware_host.leds.palette import PALETTES
+from firmware_host.leds.terminal import wants_colour
 from firmware_host.rules import RulesError
 from firmware_host.rules.match import PRESETS, MatchRules
 
@@ -37,6 +41,18 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                       help="no scripted players: type the actions yourself (lift, place, slide, press, hold ...)")
     demo.set_defaults(handler=run)
 
+    legend = subparsers.add_parser(
+        "legend", help="what every colour and blink of the LEDs means",
+        description="Every light of the board, the dice, the turn and the score: how it blinks and what it "
+                    "means; in colour on a terminal (not where NO_COLOR is set), else with the two-letter "
+                    "code the demo draws in its place. --svg writes the picture of docs/leds.md.")
+    legend.add_argument("--palette", choices=list(PALETTES), default="standard",
+                        help="the palette ([leds] palette; default: %(default)s)")
+    legend.add_argument("--svg", type=Path, metavar="FILE", help="write the legend of both palettes as an SVG picture")
+    legend.add_argument("--check", action="store_true",
+                        help=f"write nothing; exit 1 if {LEGEND_SVG.relative_to(DOCS_DIR.parent)} differs from the legend")
+    legend.set_defaults(handler=run_legend)
+
     diagram = subparsers.add_parser(
         "state-diagram", help="draw the controller's state diagrams, the game's and the overlays' (Graphviz "
         "source and SVG), from its declaration")
@@ -46,7 +62,25 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     diagram.set_defaults(handler=run_state_diagram)
 
 
+def run_legend(args: argparse.Namespace) -> int:
+    if args.check:
+        if not LEGEND_SVG.is_file() or LEGEND_SVG.read_text() != legend_svg(PALETTES.values()):
+            print(f"{LEGEND_SVG} is out of date: run tavli-board legend --svg {LEGEND_SVG}", file=sys.stderr)
+            return 1
+        return 0
+    if args.svg is not None:
+        try:
+            args.svg.write_text(legend_svg(PALETTES.values()))
+        except OSError as error:
+            raise UsageError(f"cannot write {args.svg}: {error.strerror}") from None
+        print(f"wrote {args.svg}")
+        return 0
+    print("\n".join(legend_lines(PALETTES[args.palette], wants_colour(sys.stdout))))
+    return 0
+
+
 DOCS_DIR = Path(__file__).resolve().parents[2] / "docs"
+LEGEND_SVG = DOCS_DIR / "led-legend.svg"
 
 
 def run(args: argparse.Namespace) -> int:
@@ -60,8 +94,12 @@ def run(args: argparse.Namespace) -> int:
         raise UsageError(str(error)) from None
     if not 0 <= args.web_port <= 65535:
         raise UsageError(f"--web-port {args.web_port} is not valid: from 1 to 65535, or 0 for no companion")
-    return run_demo(Settings(match, seed=args.seed, speed=args.speed, boards=args.boards,
-                             web_port=args.web_port or None), interactive=args.interactive)
+    try:
+        return run_demo(Settings(match, seed=args.seed, speed=args.speed, boards=args.boards,
+                                 web_port=args.web_port or None), interactive=args.interactive)
+    except KeyboardInterrupt:   # the demo's folder and threads are cleaned up on the way out
+        print("\ntavli-board demo: stopped (Ctrl-C)", file=sys.stderr)
+        return 130
 
 
 def run_state_diagram(args: argparse.Namespace) -> int:

@@ -90,6 +90,13 @@ def physical(orientation: Orientation, location: str) -> str | int:
     return orientation.point(int(location)) if location.isdigit() else location
 
 
+def as_drawn(orientation: Orientation, play: Play) -> str:
+    """A play in the numbers drawn on the board (the physical points), as the captions name points."""
+    moves = [f"{physical(orientation, move.origin)}/{physical(orientation, move.destination)}"
+             f"{'*' if move.hit else ''}{'^' if move.pin else ''}" for move in play.moves]
+    return " ".join(moves) or "(no move)"
+
+
 class Hands(Protocol):
     """What the players need of a rig: the board under their hands, the button, the table and a voice."""
 
@@ -217,7 +224,7 @@ class Players:
         if after.verdict != "complete":
             raise DemoStuck(f"the board after {play} reads {after.verdict}, not a complete play")
         seen = self.press()
-        summary = f"{mover} {dice_text(dice)}: {play}"
+        summary = f"{mover} {dice_text(dice)}: {as_drawn(seen.orientation, play)}"
         if seen.state == m.MOVING and seen.dice is not None:
             summary += f"   -> {seen.position.turn} rolls {dice_text(seen.dice)}"
         demo.say(summary)
@@ -262,7 +269,8 @@ class Players:
         steps = {play: len(restore(play.position, reading)) for play in plays}
         fewest = min(steps.values())
         play = self._best([play for play in plays if steps[play] == fewest], self.progress(seen))
-        self.demo.say(f"{seen.position.turn} goes on from the board the lights led to: {play}")
+        self.demo.say(f"{seen.position.turn} goes on from the board the lights led to: "
+                      f"{as_drawn(seen.orientation, play)}")
         return play
 
     def finish(self, seen: Seen, play: Play) -> None:
@@ -290,8 +298,7 @@ class Players:
                 now = board.reading()
                 lifted = self.demo.table.wait(lambda s: s.verdict == "in_hand" and s.sensed == now and not s.judging,
                                               "the lift to be seen")
-                self.demo.show(f"{mover} lifts a checker from {move.origin}: its legal destinations light up",
-                               lifted)
+                self.demo.show(f"{mover} lifts a checker from {origin}: its legal destinations light up", lifted)
             board.place(destination, mover.value)
         else:
             board.slide(origin, destination, mover.value)
@@ -312,7 +319,8 @@ class Players:
             board.slide(seen.orientation.point(point), origin, mover.value)
         else:
             return False   # no single wrong move of this checker: nothing to show
-        demo.say(f"{mover} moves a checker from {move.origin} to {point}: no legal play does that")
+        demo.say(f"{mover} moves a checker from {origin} to {seen.orientation.point(point)}: "
+                 "no legal play does that")
         seen = demo.table.wait(lambda s: s.state == m.CORRECTING, "the illegal board to be called")
         self.correct(seen)
         return True

@@ -38,7 +38,10 @@ from firmware_host.demo.players import DemoStuck, Players, Seen, Table
 from firmware_host.hw.dice import SeededDice
 from firmware_host.journal import Journal
 from firmware_host.leds.render import Renderer
-from firmware_host.leds.terminal import render_board
+from firmware_host.leds.legend import MEANINGS, legend_lines
+from firmware_host.leds.palette import PALETTES, SCORE_TO_PLAY, SCORE_WON
+from firmware_host.leds.scene import LOCATIONS
+from firmware_host.leds.terminal import render_board, wants_colour
 from firmware_host.rules import Position
 from firmware_host.rules.match import MatchRules
 from firmware_host.sensing.config import SCAN_HZ_RANGE
@@ -173,11 +176,24 @@ class Demo:
         print(text, file=self.settings.out, flush=True)
 
     def show(self, caption: str, seen: Seen | None = None) -> None:
+        """The board, its lights, and under it what each light lit now means."""
         seen = seen or self.table.seen
         frame = self.renderer.render(seen.scene, time.monotonic())
+        names = self.renderer.names(seen.scene)
+        in_colour = wants_colour(self.settings.out)
+        codes = None if in_colour else {location: MEANINGS[name][0] for location, name in names.items()
+                                        if location in LOCATIONS}
         self.say(f"\n== {caption}  [{seen.state}; game {seen.game_number}, {seen.variant}; "
                  f"score white {seen.score[0]} - black {seen.score[1]}]")
-        self.say(render_board(self.config.leds.layout, frame, self.board.reading()))
+        self.say(render_board(self.config.leds.layout, frame, self.board.reading(), codes))
+        lit = {element for name in names.values() for element in _elements(name)}
+        self.say("\n".join(legend_lines(PALETTES[self.config.leds.palette], in_colour, lit)))
+
+def _elements(name: str) -> tuple[str, ...]:
+    """The legend's elements of what `Renderer.names` reads for one group of lights."""
+    element = name.partition(":")[0]
+    return (SCORE_WON, SCORE_TO_PLAY) if element == "score" else (element,)
+
 
 DEMO_PIN = "1234"   # the demo's settings PIN, printed at its start (a real board's is set with `web-pin`)
 
@@ -235,6 +251,14 @@ def run_demo(settings: Settings, interactive: bool = False) -> int:
         shutil.rmtree(folder, ignore_errors=True)
 
 
+INTERACTIVE_INTRO = """\
+You are both players at a simulated board; the referee, the dice and the lights are the real ones.
+The board is drawn as White sees it: points 13-24 along the far edge, 12-1 along the near edge, the
+bar in the middle and the borne-off trays on the right; ○ is a white checker, ● a black one
+(a number: that many). The row of ██ beside the point numbers are the LEDs (·· when dark), then
+the dice, the turn and the score lights; under the board, what each light that is lit means
+(`tavli-board legend` lists them all). Point numbers you type are the ones drawn."""
+
 INTERACTIVE_HELP = """\
 Type what your hands do; the board and its lights are drawn after each line:
   lift 13 white | place 9 [white] | slide 13 9 white | hit 5 black | bear-off 3 white
@@ -245,6 +269,7 @@ Type what your hands do; the board and its lights are drawn after each line:
 def run_interactive(demo: Demo, lines=None) -> int:
     """Read actions from `lines` (default: stdin) until quit or the end; draw the board after each."""
     lines = lines if lines is not None else sys.stdin
+    demo.say(INTERACTIVE_INTRO)
     demo.say(INTERACTIVE_HELP)
     demo.show("the board", demo.table.wait(lambda s: True, "the controller"))
     for line in lines:

@@ -4,7 +4,7 @@ A `Scene` lists what each board location shows (a `Mark`), the dice, whose turn 
 score. The controller builds scenes; the renderer turns them into pixels; nothing else about the
 LEDs leaks into the controller.
 
-Locations are named as in the position format (shared/spec/position-json.md): the points "1".."24"
+Locations are named as in the position format (docs/position-format.md): the points "1".."24"
 (numbered from White's side), and per colour the bar and the bear-off tray, written "bar:white",
 "bar:black", "off:white", "off:black" as in the sensor channel map.
 """

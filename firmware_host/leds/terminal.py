@@ -1,5 +1,7 @@
 """A terminal picture of the board: the points in two rows as seen from White's side, the bar, the
 trays, the checkers of a reading and the LEDs of a frame in colour (ANSI 24-bit), for the demo.
+Where colour is off (`NO_COLOR`, output not a terminal: `wants_colour`), each lit board location
+shows its element's two-letter code instead (`legend.MEANINGS`) and other lights a plain "●".
 
 ```
  13 14 15 16 17 18 bar  19 20 21 22 23 24  off
@@ -15,7 +17,8 @@ trays, the checkers of a reading and the LEDs of a frame in colour (ANSI 24-bit)
 """
 from __future__ import annotations
 
-from typing import Protocol, Sequence
+import os
+from typing import Mapping, Protocol, Sequence, TextIO
 
 from firmware_host.leds.layout import LedLayout
 from firmware_host.leds.render import OFF, RGB, Frame
@@ -41,15 +44,23 @@ class Reading(Protocol):
     black: SideCounts
 
 
+def wants_colour(stream: TextIO) -> bool:
+    """Colour only for a terminal, and never where NO_COLOR is set (no-color.org)."""
+    return "NO_COLOR" not in os.environ and hasattr(stream, "isatty") and stream.isatty()
+
+
 def _on_screen(colour: RGB) -> RGB:
     # LEDs run dim (brightness, cap); lift them with a display gamma so a dim hint stays visible.
     return tuple(round(255 * (channel / 255) ** 0.45) for channel in colour)
 
 
-def _led(colour: RGB, symbol: str = "██") -> tuple[str, int]:
-    """An LED as (text, visible width): the symbol in the LED's colour, dots when dark."""
+def _led(colour: RGB, symbol: str = "██", code: str | None = None) -> tuple[str, int]:
+    """An LED as (text, visible width): the symbol in the LED's colour, dots when dark; where colour
+    is off (`code` given, "" for a light with no code), the code or the plain symbol."""
     if colour == OFF:
         return "·" * len(symbol), len(symbol)
+    if code is not None:
+        return (code or symbol), len(code or symbol)
     red, green, blue = _on_screen(colour)
     return f"\x1b[38;2;{red};{green};{blue}m{symbol}{_RESET}", len(symbol)
 
@@ -78,14 +89,16 @@ def _stack(white: int, black: int) -> list[str]:
     return symbols + [""] * (_STACK - len(symbols))
 
 
-def _half(frame: Frame, layout: LedLayout, reading: Reading | None, far: bool) -> list[str]:
+def _half(frame: Frame, layout: LedLayout, reading: Reading | None, far: bool,
+          codes: Mapping[str, str] | None) -> list[str]:
     """The far half (points 13..24, Black's bar and tray) or the near half (12..1, White's)."""
     names = [str(point) for point in (range(13, 25) if far else range(12, 0, -1))]
     side = "black" if far else "white"
     bar, tray = f"bar:{side}", f"off:{side}"
 
     def led(location: str) -> tuple[str, int]:
-        return _led(max((frame[index] for index in layout.locations[location]), key=sum))
+        code = None if codes is None else codes.get(location, "")
+        return _led(max((frame[index] for index in layout.locations[location]), key=sum), code=code)
 
     labels = _line([_plain(f"{name:>2}") for name in names], _plain("bar"), _plain("off"))
     leds = _line([led(name) for name in names], led(bar), led(tray))
@@ -104,23 +117,27 @@ def _half(frame: Frame, layout: LedLayout, reading: Reading | None, far: bool) -
     return [labels, leds, *rows] if far else [*rows, leds, labels]
 
 
-def _die(frame: Frame, indices: Sequence[int], style: str) -> list[str]:
+def _die(frame: Frame, indices: Sequence[int], style: str, plain: str | None) -> list[str]:
     if style == "row":
-        return [" ".join(_led(frame[index], "●")[0] for index in indices)]
-    return [" ".join(" " if position is None else _led(frame[indices[position]], "●")[0] for position in row) for row in _PIP_GRID]
+        return [" ".join(_led(frame[index], "●", plain)[0] for index in indices)]
+    return [" ".join(" " if position is None else _led(frame[indices[position]], "●", plain)[0] for position in row)
+            for row in _PIP_GRID]
 
 
-def render_board(layout: LedLayout, frame: Frame, reading: Reading | None = None) -> str:
-    """The board with the LEDs of `frame` and, when given, the checkers of `reading`."""
+def render_board(layout: LedLayout, frame: Frame, reading: Reading | None = None,
+                 codes: Mapping[str, str] | None = None) -> str:
+    """The board with the LEDs of `frame` and, when given, the checkers of `reading`. With `codes`
+    (board location -> two-letter code of what it shows) no colour is used: see the module doc."""
+    plain = None if codes is None else ""
     if len(frame) != layout.count:
         raise ValueError(f"frame has {len(frame)} pixels; the strip has {layout.count}")
-    first, second = (_die(frame, indices, layout.dice_style) for indices in layout.dice)
+    first, second = (_die(frame, indices, layout.dice_style, plain) for indices in layout.dice)
     dice = [f" {'dice' if row == 0 else '':<6}{a}    {b}" for row, (a, b) in enumerate(zip(first, second))]
     lights = []
     for side in ("white", "black"):
-        turn = " ".join(_led(frame[index], "●")[0] for index in layout.turn[side])
-        score = " ".join(_led(frame[index], "●")[0] for index in layout.score[side])
+        turn = " ".join(_led(frame[index], "●", plain)[0] for index in layout.turn[side])
+        score = " ".join(_led(frame[index], "●", plain)[0] for index in layout.score[side])
         lights.append(f" {side:<6}turn {turn}  score {score}")
-    far = _half(frame, layout, reading, far=True)
-    near = _half(frame, layout, reading, far=False)
+    far = _half(frame, layout, reading, far=True, codes=codes)
+    near = _half(frame, layout, reading, far=False, codes=codes)
     return "\n".join([*far, "", *dice, *lights, "", *near])

@@ -1,6 +1,6 @@
 """Position: an immutable value for a Tavli position, its JSON form and a text diagram.
 
-Points are numbered 1..24 from White's side for both colours (`position-json.md`): White moves
+Points are numbered 1..24 from White's side for both colours (docs/position-format.md): White moves
 24 -> 1 in every game; Black 1 -> 24 in the contrary games, 12 -> 1 -> 24 -> 13 in the parallel ones.
 """
 from __future__ import annotations

@@ -1,6 +1,6 @@
 """`BoardReading`: how many checkers of each colour the sensors see where; an immutable value.
 
-Its JSON is the reading object of shared/spec/position-json.md: a position without `pinned`, `turn`
+Its JSON is the reading object of docs/position-format.md: a position without `pinned`, `turn`
 and `rolls`. Points are numbered 1..24 from White's side for both colours.
 """
 from __future__ import annotations

@@ -59,6 +59,10 @@ def test_interactive_actions_are_carried_out_and_bad_ones_explained(tmp_path):
         run_interactive(demo, ["press", "lift 13 white", "fly 3", "quit", "press"])
         state = demo.table.seen
     output = settings.out.getvalue()
+    intro, help_text = output.index("The board is drawn as White sees it"), output.index("Type what your hands do")
+    assert intro < help_text < output.index(" 13 14 15 16 17 18")    # the board and the actions explained first
+    assert "  WA waiting" in output                  # under the board, what the lit lights mean
+    assert "\x1b[" not in output                    # not a terminal: no colour codes
     assert "? unknown command 'fly'" in output
     assert output.count(" 13 14 15 16 17 18") == 3   # the first board and one per good action before quit
     assert state.sensed.white.points[12] == 4 and state.state == "awaiting_roll"

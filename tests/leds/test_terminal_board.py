@@ -4,7 +4,9 @@ import re
 import pytest
 
 from firmware_host.leds import Mark, Scene, Score, render_board
+from firmware_host.leds.legend import MEANINGS
 from firmware_host.leds.render import OFF
+from firmware_host.leds.scene import LOCATIONS
 from firmware_host.sensing.reading import BoardReading
 
 ANSI_COLOUR = re.compile(r"\x1b\[38;2;(\d+);(\d+);(\d+)m(.*?)\x1b\[0m")
@@ -84,3 +86,13 @@ def test_without_a_reading_only_the_lights_are_drawn(layout, renderer):
 def test_a_frame_of_the_wrong_length_is_refused(layout):
     with pytest.raises(ValueError, match="frame has 1 pixels"):
         render_board(layout, (OFF,))
+
+
+def test_without_colour_each_lit_location_shows_its_code_and_no_escape_is_written(layout, renderer):
+    codes = {location: MEANINGS[name][0] for location, name in renderer.names(SCENE).items() if location in LOCATIONS}
+    picture = render_board(layout, renderer.render(SCENE, 0.0), READING, codes)
+    lines = picture.splitlines()
+    assert "\x1b[" not in picture
+    assert column(lines[1:2], lines[0], "13") == ["LO"] and lines[1].rstrip().endswith("IL")
+    assert column(lines[-2:-1], lines[-1], " 8") == ["LD"]
+    assert "● ●" in picture   # the dice, turn and score lights: plain dots where they are lit

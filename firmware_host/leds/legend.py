@@ -1,0 +1,110 @@
+"""What every light means, in words: `tavli-board legend`, the lines under the demo's board, and the
+picture in docs/leds.md (`legend_svg`, committed as docs/led-legend.svg).
+
+Each element of `palette.ELEMENT_GROUPS` has a meaning, a blink in words and a two-letter code (the
+code stands for the colour where a terminal shows none).
+"""
+from __future__ import annotations
+
+from types import MappingProxyType
+from typing import Iterable, Mapping
+from xml.sax.saxutils import escape
+
+from firmware_host.leds.palette import (DIE, ELEMENT_GROUPS, SCORE_TO_PLAY, SCORE_WON, STYLES, TURN, Blink,
+                                        Palette)
+from firmware_host.leds.scene import DiceSignal, Mark
+
+GROUP_NAMES = ("the points, bars and trays", "the dice", "the turn lights", "the score lights")
+
+MEANINGS: Mapping[str, tuple[str, str]] = MappingProxyType({   # element -> (code, meaning)
+    Mark.LEGAL_DESTINATION: ("LD", "where the checker in your hand may go (a hint)"),
+    Mark.LIFTED_ORIGIN: ("LO", "where the checker in your hand came from"),
+    Mark.ILLEGAL: ("IL", "this place fits no legal play: put it right"),
+    Mark.TAKE_FROM: ("TF", "take a checker from here (setting up, or being guided back)"),
+    Mark.PUT_ON: ("PO", "put a checker here (setting up, or being guided back)"),
+    Mark.LAST_PLAY_ORIGIN: ("RO", "referee replay: a move of the last play started here ..."),
+    Mark.LAST_PLAY_DESTINATION: ("RD", "... and ended here"),
+    Mark.SENSOR_FAULT: ("SF", "the sensor here cannot be trusted (everywhere: the sensor link is lost)"),
+    DIE: ("DI", "the roll, one die on each face"),
+    DiceSignal.WAITING: ("WA", "press the button to roll (or: set up the board first)"),
+    DiceSignal.NO_LEGAL_MOVE: ("NM", "these dice cannot be played: the next press passes the turn"),
+    DiceSignal.ROLL_REFUSED: ("RR", "that press did not roll: a checker in hand, or not a complete play yet"),
+    DiceSignal.BUTTON_STUCK: ("BS", "the dice button is held down too long: release it"),
+    DiceSignal.BLOCKADE: ("BL", "neither side can ever move again: a press ends the game drawn"),
+    DiceSignal.STORAGE_FAULT: ("ST", "the journal cannot be written (disk full, card read-only): the game is "
+                                     "held until it can, nothing is lost"),
+    DiceSignal.JOURNAL_DAMAGED: ("JD", "the journal lost records (a power cut): play goes on from the last "
+                                       "proven position; a press says you have seen it"),
+    TURN: ("TU", "whose turn it is; after a game, the winner's"),
+    SCORE_WON: ("SW", "one light per point won in the match"),
+    SCORE_TO_PLAY: ("SP", "one dim light per point still needed to win it"),
+})
+
+BLINKS: Mapping[Blink, str] = MappingProxyType({
+    Blink.STEADY: "steady",
+    Blink.SLOW: "slow pulse",
+    Blink.FAST: "fast blink",
+    Blink.DOUBLE: "two quick flashes, a pause",
+    Blink.FLASH: "short bright flashes",
+    Blink.WINK: "bright, short dips",
+    Blink.LEAD: "bright in the first half",
+    Blink.FOLLOW: "bright in the second half",
+})
+
+
+def how_it_looks(element: str) -> str:
+    style = STYLES[element]
+    return BLINKS[style.blink] + (", dim" if style.intensity < 1 else "")
+
+
+def swatch(colour: tuple[int, int, int], code: str, in_colour: bool) -> str:
+    """The element as a terminal shows it: a block in its colour, or its code where colour is off."""
+    if not in_colour:
+        return code
+    red, green, blue = colour
+    return f"\x1b[38;2;{red};{green};{blue}m██\x1b[0m"
+
+
+def legend_lines(palette: Palette, in_colour: bool, elements: Iterable[str] | None = None) -> list[str]:
+    """The legend, group by group: swatch (or code), name, how it blinks, what it means. With
+    `elements`, only those (what a frame shows), without the group headings."""
+    wanted = None if elements is None else set(elements)
+    lines = []
+    for heading, group in zip(GROUP_NAMES, ELEMENT_GROUPS):
+        shown = [element for element in group if wanted is None or element in wanted]
+        if not shown:
+            continue
+        if wanted is None:
+            lines.append(f"{heading}:")
+        for element in shown:
+            code, meaning = MEANINGS[element]
+            lines.append(f"  {swatch(palette.colours[element], code, in_colour)} {element:<22} "
+                         f"{how_it_looks(element):<28} {meaning}")
+    return lines
+
+
+def legend_svg(palettes: Iterable[Palette]) -> str:
+    """The legend as a picture: one swatch per palette, then name, blink and meaning."""
+    palettes = list(palettes)
+    row, swatch_x, text_x = 22, 20, 20 + 60 * len(palettes)
+    rows: list[str] = []
+    y = 30
+    for index, palette in enumerate(palettes):
+        rows.append(f'<text x="{swatch_x + 60 * index}" y="{y}" class="head">{escape(palette.name)}</text>')
+    for heading, group in zip(GROUP_NAMES, ELEMENT_GROUPS):
+        y += row + 6
+        rows.append(f'<text x="{swatch_x}" y="{y}" class="head">{escape(heading)}</text>')
+        for element in group:
+            y += row
+            for index, palette in enumerate(palettes):
+                red, green, blue = palette.colours[element]
+                rows.append(f'<rect x="{swatch_x + 60 * index}" y="{y - 14}" width="40" height="16" rx="3" '
+                            f'fill="rgb({red},{green},{blue})" stroke="#444"/>')
+            code, meaning = MEANINGS[element]
+            rows.append(f'<text x="{text_x}" y="{y}"><tspan class="name">{escape(element)}</tspan> ({code}), '
+                        f'{escape(how_it_looks(element))}: {escape(meaning)}</text>')
+    height = y + 20
+    return (f'<svg xmlns="http://www.w3.org/2000/svg" width="1100" height="{height}" viewBox="0 0 1100 {height}">\n'
+            '<style>text { font: 14px sans-serif; fill: #222 } .head { font-weight: bold } '
+            '.name { font-family: monospace }</style>\n'
+            f'<rect width="1100" height="{height}" fill="#fafafa"/>\n' + "\n".join(rows) + "\n</svg>\n")
