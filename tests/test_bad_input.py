@@ -55,6 +55,7 @@ def commands(tmp: Path) -> dict[str, callable]:
         "dice-stats --journal": lambda f: ["dice-stats", "--journal", f],
         "firmware-config --board": lambda f: ["firmware-config", "--board", f, "--output", str(tmp / "board_config.py")],
         "wiring --board": lambda f: ["wiring", "--check", "--board", f, "--output", str(tmp / "wiring")],
+        "maker-docs --board": lambda f: ["maker-docs", "--check", "--board", f, "--output", str(tmp / "maker")],
         "hil run": lambda f: ["hil", "run", f],
         "hil replay": lambda f: ["hil", "replay", f],
         "hil to-scenario": lambda f: ["hil", "to-scenario", f],
