@@ -73,6 +73,10 @@ def read_mark(journal: Path) -> Mark | None:
     return max((slot for slot in slots if slot is not None), key=lambda slot: slot.seq, default=None)
 
 
+# The slots overwrite bytes already there: only the data needs syncing, not the file's size or times.
+_sync_data = getattr(os, "fdatasync", os.fsync)
+
+
 class MarkWriter:
     """Keeps the mark file open and writes each commit's mark into its slot, fsync'd."""
 
@@ -89,7 +93,7 @@ class MarkWriter:
 
     def write(self, mark: Mark) -> None:
         os.pwrite(self._fd, _slot_text(mark), (mark.seq % _SLOTS) * _SLOT_BYTES)
-        os.fsync(self._fd)
+        _sync_data(self._fd)
 
     def close(self) -> None:
         if self._fd >= 0:

@@ -59,7 +59,7 @@ class RandomDice:
 
 def fast_disk(monkeypatch) -> None:
     """Durability is not what these tests are about: no fsyncs, or a thousand games take minutes."""
-    monkeypatch.setattr("firmware_host.journal.proof.os.fsync", lambda fd: None)
+    monkeypatch.setattr("firmware_host.journal.proof._sync_data", lambda fd: None)
 
 
 def play_game(tmp_path, fail_at: int | None) -> tuple[Rig, FillingDisk, list, int]:
