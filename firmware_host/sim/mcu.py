@@ -7,11 +7,15 @@ bytes between the node and a `Transport`. Faults are injected at the layer where
 - the MCU: `go_silent` / `resume` (hung), `reset` (restarts with a boot banner and a new nonce);
 - the cable: `unplug` / `replug` (a USB-powered MCU restarts when plugged back);
 - a sensor: `flicker`, `stick` / `unstick`, `fail_self_test`.
+
+With `weighing` (a `firmware_host.sim.weighed.WeighedBoard`) the sensors are the physical model of
+the reference design, decoded by the firmware's own scan, instead of perfect counts.
 """
 from __future__ import annotations
 
 import os
 import threading
+from typing import TYPE_CHECKING
 
 from firmware_host.sensing.channels import ChannelMap
 from firmware_host.sensing.clock import Clock, MonotonicClock
@@ -19,14 +23,20 @@ from firmware_host.sim.board import SimBoard
 from firmware_host.sim.firmware import firmware_module
 from firmware_host.sim.transport import Transport
 
+if TYPE_CHECKING:   # the physical model needs numpy (the `physics` extra); only its user imports it
+    from firmware_host.sim.weighed import WeighedBoard
+
 BOOT_BANNER = b"MPY: soft reboot\r\nMicroPython v1.24.1 on 2024-11-29; Raspberry Pi Pico with RP2040\r\n"
 SIM_BOARD_ID = b"SIMBOARD"
 
 
 class SimulatedMcu:
     def __init__(self, board: SimBoard, channels: ChannelMap, transport: Transport, *,
-                 clock: Clock | None = None, board_id: bytes = SIM_BOARD_ID) -> None:
+                 clock: Clock | None = None, board_id: bytes = SIM_BOARD_ID,
+                 weighing: WeighedBoard | None = None) -> None:
         self.board = board
+        self.weighing = weighing
+        self._last_scan_ms: int | None = None
         self.channels = channels
         self.transport = transport
         self.board_id = board_id
@@ -143,8 +153,12 @@ class SimulatedMcu:
                                      self_test=lambda: list(self._self_test_failures))
         self.node.boot(self._now_ms())
 
-    def _sensed(self, now_ms: int) -> list[tuple[int, int]]:
+    def _sensed(self, now_ms: int) -> list[tuple[int, int] | None]:
         counts = self.board.channel_counts(self.channels)
+        if self.weighing is not None:
+            elapsed_s = 0.0 if self._last_scan_ms is None else (now_ms - self._last_scan_ms) / 1000
+            self._last_scan_ms = now_ms
+            counts = self.weighing.read(counts, elapsed_s)
         for channel, (other, period_s) in self._flickering.items():
             if (now_ms // int(period_s * 1000)) % 2:
                 counts[channel] = other

@@ -108,3 +108,8 @@ def test_a_scenario_runs_in_real_time_on_the_service_threads(tmp_path, capsys):
     scenario = tmp_path / "realtime.toml"
     scenario.write_text(FIRST_TURN.replace('"9" = "legal-destination"', '"8" = "legal-destination"'))
     assert main(["hil", "run", "--realtime", str(scenario)]) == 0, capsys.readouterr().out
+
+
+def test_a_scenario_runs_with_the_simulated_sensors_weighing(capsys):
+    scenario = Path(__file__).parent / "scenarios" / "rule_bar_first.toml"
+    assert main(["hil", "run", str(scenario), "--physics"]) == 0, capsys.readouterr().out
