@@ -43,11 +43,12 @@ def test_calibration_turns_raw_counts_into_grams_and_round_trips():
 class FakeBus:
     """NAU7802s at 0x2A behind TCA9548As; raises if two ADCs are ever connected at once."""
 
-    def __init__(self, mux_addresses, channels, dead=(), silent=()):
+    def __init__(self, mux_addresses, channels, dead=(), silent=(), calibration_fails=()):
         self.mux_ports = {address: 0 for address in mux_addresses}
         self.muxes = list(mux_addresses)
         self.raw = [0] * channels
-        self.dead, self.silent = set(dead), set(silent)
+        self.dead, self.silent, self.calibration_fails = set(dead), set(silent), set(calibration_fails)
+        self.log = []                         # ("write", channel, register, value) and ("sleep", ms), in order
         self.registers = [{loadcells.PU_CTRL: 0, loadcells.CTRL1: 0, loadcells.CTRL2: 0} for _ in range(channels)]
 
     def writeto(self, address, data):
@@ -63,12 +64,16 @@ class FakeBus:
 
     def writeto_mem(self, address, register, data):
         assert address == loadcells.NAU7802
-        registers = self.registers[self._selected()]
+        channel = self._selected()
+        registers = self.registers[channel]
         value = data[0]
+        self.log.append(("write", channel, register, value))
         if register == loadcells.PU_CTRL and value & loadcells.PUD:
             value |= loadcells.PUR
-        if register == loadcells.CTRL2:
+        if register == loadcells.CTRL2 and value & loadcells.CALS:
             value &= ~loadcells.CALS          # calibration finishes at once
+            if channel in self.calibration_fails:
+                value |= loadcells.CAL_ERR
         registers[register] = value
 
     def readfrom_mem(self, address, register, count):
@@ -84,7 +89,7 @@ class FakeBus:
 
 
 def started_bank(bus, channels=28):
-    bank = loadcells.Nau7802Bank(bus, MCU.mux_addresses, channels, sleep_ms=lambda ms: None)
+    bank = loadcells.Nau7802Bank(bus, MCU.mux_addresses, channels, sleep_ms=lambda ms: bus.log.append(("sleep", ms)))
     bank.start_all()
     return bank
 
@@ -95,6 +100,34 @@ def test_every_adc_is_started_at_gain_128_and_80_samples_per_second():
     assert all(registers[loadcells.CTRL1] == loadcells.GAIN_128_LDO_3V3 for registers in bus.registers)
     assert all(registers[loadcells.CTRL2] == loadcells.RATE_80SPS for registers in bus.registers)
     assert all(registers[loadcells.PU_CTRL] & loadcells.CS for registers in bus.registers)
+
+
+def test_every_adc_starts_in_the_datasheets_order_calibrating_only_once_its_ldo_is_up():
+    # NAU7802 datasheet 9.1 and SparkFun's driver: reset, power up, CS, LDO 3.3 V and AVDDS, gain and rate,
+    # register 0x15 = 0x30, the 330 pF capacitor, the LDO's ramp, then the front-end calibration.
+    bus = FakeBus(MCU.mux_addresses, 3)
+    started_bank(bus, channels=3)
+    ramp = bus.log.index(("sleep", loadcells.LDO_RAMP_MS))
+    for channel in range(3):
+        writes = [(step, entry[2], entry[3]) for step, entry in enumerate(bus.log)
+                  if entry[0] == "write" and entry[1] == channel]
+        registers_written = [(register, value) for _, register, value in writes]
+        assert registers_written[:3] == [(loadcells.PU_CTRL, loadcells.RR), (loadcells.PU_CTRL, 0),
+                                         (loadcells.PU_CTRL, loadcells.PUD | loadcells.PUA)]
+        assert (loadcells.ADC, 0x30) in registers_written
+        assert any(register == loadcells.PGA_PWR and value & 0x80 for register, value in registers_written)
+        ldo_on = next(step for step, register, value in writes
+                      if register == loadcells.PU_CTRL and value & loadcells.AVDDS)
+        calibration = next(step for step, register, value in writes
+                           if register == loadcells.CTRL2 and value & loadcells.CALS)
+        assert ldo_on < ramp < calibration
+        assert bus.registers[channel][loadcells.PU_CTRL] & loadcells.AVDDS
+
+
+def test_a_channel_whose_calibration_fails_or_that_does_not_answer_is_named():
+    bus = FakeBus(MCU.mux_addresses, 4, dead={1}, calibration_fails={2})
+    bank = loadcells.Nau7802Bank(bus, MCU.mux_addresses, 4, sleep_ms=lambda ms: None)
+    assert bank.start_all() == {1, 2}
 
 
 def test_a_scan_reads_every_location_through_the_multiplexers():
