@@ -1,0 +1,71 @@
+"""What the sensors can observe of a board, and the board such an observation stands for during a turn.
+
+Sensors that weigh each location for its count and tell colour by a magnet under its first checker
+(hardware/README.md) see, per point, how many checkers lie there and the colour of the bottom one —
+on a pinned point the pinned checker's. They report `count` checkers of the bottom colour. Such a
+report says less than (white, black) only on a point where both colours lie; the referee then judges
+the board the observation stands for:
+
+During a turn only the mover's checkers move; the opponent's stay where they stood at the turn's start
+or are hit to the bar. So on a point whose bottom colour is the one it had at the start, the opponent
+still has the checkers it had there and the rest of the count is the mover's; a point whose bottom
+colour changed holds only that colour. `observe` maps any board to what the sensors would report and
+`resolve` maps an observation back; tests/referee/test_observe.py checks over the play trees of every
+variant that `resolve(observe(board), start) == board` for every board of a turn, so no two legal
+boards of a turn look the same. Pure: no I/O.
+"""
+from __future__ import annotations
+
+import enum
+
+from firmware_host.referee.judge import Reading
+from firmware_host.rules.position import BLACK, WHITE, Color, Position
+
+
+class Sensing(str, enum.Enum):
+    """What a sensor reports per location (the board file's `[sensors.mcu] colour_by`)."""
+
+    COUNTS = "mass"               # white and black counts (colour by mass)
+    BOTTOM_COLOUR = "magnet"      # the count, as checkers of the bottom one's colour
+
+
+def bottom_colour(position: Position, index: int) -> Color | None:
+    """The colour of the checker lying lowest on point `index + 1` (the pinned one on a pinned point)."""
+    pinned = position.pinned[index]
+    if pinned is not None:
+        return pinned
+    if position.white[index]:
+        return WHITE
+    return BLACK if position.black[index] else None
+
+
+def observe(position: Position) -> Reading:
+    """What bottom-colour sensors report for `position` (bar halves and trays hold one colour each)."""
+    white, black = [0] * 24, [0] * 24
+    for index in range(24):
+        colour = bottom_colour(position, index)
+        if colour is not None:
+            (white if colour is WHITE else black)[index] = position.white[index] + position.black[index]
+    return Reading(position.variant, tuple(white), tuple(black), position.bar, position.off)
+
+
+def resolve(observed: Reading, start: Position) -> Reading:
+    """The board that `observed` stands for during the turn that began at `start` (`start.turn` moves).
+
+    A point reported with both colours (sensors that count both) is taken as it is."""
+    opponent = start.turn.opponent
+    white, black = list(observed.white), list(observed.black)
+    for index in range(24):
+        if white[index] and black[index]:
+            continue
+        count = white[index] + black[index]
+        shown = WHITE if white[index] else BLACK
+        if not count or shown is not bottom_colour(start, index):
+            continue
+        stayed = min(start.count(opponent, index + 1), count)
+        if not stayed:
+            continue
+        mine = (white, black)[start.turn.index]
+        theirs = (white, black)[opponent.index]
+        theirs[index], mine[index] = stayed, count - stayed
+    return Reading(observed.variant, tuple(white), tuple(black), observed.bar, observed.off)
