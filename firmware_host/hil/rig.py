@@ -338,7 +338,7 @@ class Rig:
             weighing = WeighedBoard.for_config(config.sensing, seed=0)
         self.mcu = SimulatedMcu(self.board, config.sensing.sensors.channels,
                                 transport if realtime else LockstepTransport(transport, self.wire), clock=self.clock,
-                                weighing=weighing)
+                                weighing=weighing, colour_by=config.sensing.sensors.mcu.colour_by)
         serial_settings = config.sensing.serial
         if not realtime:
             # One attempt to reopen per tick: the link's back-off is real time, which stands still here.
@@ -446,5 +446,5 @@ class Rig:
 
     def _settled(self) -> bool:
         view, host = self.host.view, self.host
-        return (view.sensed == self.board.reading() and not view.changing and view.settled and not view.judging
+        return (view.sensed == self.mcu.sensed_reading() and not view.changing and view.settled and not view.judging
                 and host.button.next_deadline() is None and host.events.empty())

@@ -196,7 +196,7 @@ class SoakMatch:
             from firmware_host.sim.weighed import WeighedBoard   # numpy: the `physics` extra
             weighing = WeighedBoard.for_config(self.config.sensing, seed)
         self.mcu = SimulatedMcu(self.board, self.config.sensing.sensors.channels, self.cable, clock=self.clock,
-                                weighing=weighing)
+                                weighing=weighing, colour_by=self.config.sensing.sensors.mcu.colour_by)
         self.heals: list[tuple[float, Callable[[], None]]] = []
         self.table = VirtualTable(self.step, self.clock.monotonic)
         self.commits: list = []
@@ -308,7 +308,7 @@ class SoakMatch:
         if finals is not None and Reading.of(last.play.position) not in finals:
             figures.false_verdicts += 1
             figures.problem(f"committed {last.play} of {last.dice} from {last.before.to_json()}: not a legal play")
-        sensed = controller.orientation.reading(controller.sensed, controller.variant) if controller.sensed else None
+        sensed = controller.board_reading
         if sensed != Reading.of(last.play.position):
             figures.false_verdicts += 1
             figures.problem(f"committed {last.play} but the board read {sensed and sensed.to_json()}")

@@ -10,7 +10,10 @@ During a turn only the mover's checkers move; the opponent's stay where they sto
 or are hit to the bar. So on a point whose bottom colour is the one it had at the start, the opponent
 still has the checkers it had there and the rest of the count is the mover's; a point whose bottom
 colour changed holds only that colour. `observe` maps any board to what the sensors would report and
-`resolve` maps an observation back; tests/referee/test_observe.py checks over the play trees of every
+`resolve` maps an observation back (a board off every legal path, such as a checker knocked onto
+another point, is given a likely layout: a colour short of its 15 takes the top checkers of the points
+that gained checkers in the other colour, so guidance never asks for a checker from the hand that
+lies on the board); tests/referee/test_observe.py checks over the play trees of every
 variant that `resolve(observe(board), start) == board` for every board of a turn, so no two legal
 boards of a turn look the same. Pure: no I/O.
 """
@@ -19,7 +22,7 @@ from __future__ import annotations
 import enum
 
 from firmware_host.referee.judge import Reading
-from firmware_host.rules.position import BLACK, WHITE, Color, Position
+from firmware_host.rules.position import BLACK, CHECKERS, WHITE, Color, Position
 
 
 class Sensing(str, enum.Enum):
@@ -49,12 +52,15 @@ def observe(position: Position) -> Reading:
     return Reading(position.variant, tuple(white), tuple(black), position.bar, position.off)
 
 
-def resolve(observed: Reading, start: Position) -> Reading:
-    """The board that `observed` stands for during the turn that began at `start` (`start.turn` moves).
+def resolve(observed: Reading, start: Position, moving: bool = True) -> Reading:
+    """The board that `observed` stands for during the turn that began at `start` (`start.turn` moves),
+    or, not `moving`, while the players clear the board `start` for the next game (either colour moves;
+    a pinned checker stays under its stack until the stack is gone).
 
     A point reported with both colours (sensors that count both) is taken as it is."""
     opponent = start.turn.opponent
-    white, black = list(observed.white), list(observed.black)
+    sides = [list(observed.white), list(observed.black)]
+    white, black = sides
     for index in range(24):
         if white[index] and black[index]:
             continue
@@ -62,10 +68,31 @@ def resolve(observed: Reading, start: Position) -> Reading:
         shown = WHITE if white[index] else BLACK
         if not count or shown is not bottom_colour(start, index):
             continue
-        stayed = min(start.count(opponent, index + 1), count)
-        if not stayed:
+        pinned = start.pinned[index]
+        if pinned is not None:
+            kept, stayed = pinned.opponent, count - 1
+        elif moving:
+            kept, stayed = opponent, min(start.count(opponent, index + 1), count)
+        else:
             continue
-        mine = (white, black)[start.turn.index]
-        theirs = (white, black)[opponent.index]
-        theirs[index], mine[index] = stayed, count - stayed
+        sides[kept.index][index], sides[kept.opponent.index][index] = stayed, count - stayed
+    _balance(white, black, observed, start)
     return Reading(observed.variant, tuple(white), tuple(black), observed.bar, observed.off)
+
+
+def _balance(white: list[int], black: list[int], observed: Reading, start: Position) -> None:
+    """Give a colour short of its checkers the top ones of the points that gained checkers shown in
+    the other colour (and hold more than one), most gained first."""
+    sides = (white, black)
+    totals = [sum(white) + observed.bar[0] + observed.off[0], sum(black) + observed.bar[1] + observed.off[1]]
+    for short in (WHITE, BLACK):
+        shorts, longs = sides[short.index], sides[short.opponent.index]
+        missing = min(CHECKERS - totals[short.index], totals[short.opponent.index] - CHECKERS)
+        gained = {index: longs[index] - start.white[index] - start.black[index]
+                  for index in range(24) if longs[index] > 1 and not shorts[index]}
+        for index in sorted(gained, key=gained.get, reverse=True):
+            moved = min(missing, gained[index], longs[index] - 1)
+            if moved <= 0:
+                break
+            shorts[index], longs[index] = moved, longs[index] - moved
+            missing -= moved

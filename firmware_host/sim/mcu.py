@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING
 
 from firmware_host.sensing.channels import ChannelMap
 from firmware_host.sensing.clock import Clock, MonotonicClock
+from firmware_host.sensing.reading import BoardReading
 from firmware_host.sim.board import SimBoard
 from firmware_host.sim.firmware import firmware_module
 from firmware_host.sim.transport import Transport
@@ -33,9 +34,11 @@ SIM_BOARD_ID = b"SIMBOARD"
 class SimulatedMcu:
     def __init__(self, board: SimBoard, channels: ChannelMap, transport: Transport, *,
                  clock: Clock | None = None, board_id: bytes = SIM_BOARD_ID,
-                 weighing: WeighedBoard | None = None) -> None:
+                 weighing: WeighedBoard | None = None, colour_by: str = "mass") -> None:
+        """`colour_by`: what perfect sensors report ([sensors.mcu] colour_by); a `weighing` board knows its own."""
         self.board = board
         self.weighing = weighing
+        self.colour_by = colour_by
         self._last_scan_ms: int | None = None
         self.channels = channels
         self.transport = transport
@@ -75,6 +78,11 @@ class SimulatedMcu:
 
     def __exit__(self, *exc_info) -> None:
         self.stop()
+
+    def sensed_reading(self) -> BoardReading:
+        """The board as perfect sensors of its scheme report it (colour by magnet: a point's count in
+        its bottom checker's colour)."""
+        return self.channels.reading(tuple(self.board.channel_counts(self.channels, self.colour_by)))
 
     # -- fault injection ---------------------------------------------------------------------
 
@@ -154,11 +162,12 @@ class SimulatedMcu:
         self.node.boot(self._now_ms())
 
     def _sensed(self, now_ms: int) -> list[tuple[int, int] | None]:
-        counts = self.board.channel_counts(self.channels)
         if self.weighing is not None:
             elapsed_s = 0.0 if self._last_scan_ms is None else (now_ms - self._last_scan_ms) / 1000
             self._last_scan_ms = now_ms
-            counts = self.weighing.read(counts, elapsed_s)
+            counts = self.weighing.read(self.board.channel_stacks(self.channels), elapsed_s)
+        else:
+            counts = self.board.channel_counts(self.channels, self.colour_by)
         for channel, (other, period_s) in self._flickering.items():
             if (now_ms // int(period_s * 1000)) % 2:
                 counts[channel] = other

@@ -115,6 +115,7 @@ class HallFigures:
     magnet_tolerance: float = 0.05
     noise: float = 0.01                      # RMS, in units of a centred bottom magnet's field
     placement_mm: float = 3.0                # the first checker's centre within this of the sensor (a seat)
+    centred_mt: float = 12.0                 # a 10 x 2 mm N35 disc 6.5 mm above a TMAG5273
 
 
 def dipole_field(depth_mm: np.ndarray, offset_mm: np.ndarray, reference_depth_mm: float) -> np.ndarray:
@@ -229,11 +230,13 @@ def hand_force_g(rng: np.random.Generator, count: int, scans: int, scan_s: float
 
 
 def hall_field(rng: np.random.Generator, bottom_colour: np.ndarray, above: np.ndarray,
-               figures: HallFigures = HallFigures()) -> np.ndarray:
-    """The field under the first checker of each location: `bottom_colour` 0 white, 1 black, -1 none;
-    `above` (count, k) colours of the checkers stacked on it (-1 where none), in the same units."""
+               figures: HallFigures = HallFigures(), placement_mm: np.ndarray | None = None) -> np.ndarray:
+    """The field under the first checker of each location, in units of a centred magnet's: `bottom_colour`
+    0 white, 1 black, -1 none; `above` (count, k) colours of the checkers stacked on it (-1 where none);
+    `placement_mm` how far each first checker lies from its sensor (drawn within the figures' if None)."""
     count = len(bottom_colour)
-    placement = rng.uniform(-figures.placement_mm, figures.placement_mm, count)
+    placement = (rng.uniform(-figures.placement_mm, figures.placement_mm, count) if placement_mm is None
+                 else placement_mm)
     polarity = np.where(bottom_colour == 0, 1.0, -1.0) * (bottom_colour >= 0)
     strength = 1 + rng.uniform(-figures.magnet_tolerance, figures.magnet_tolerance, count)
     field_here = polarity * strength * dipole_field(np.full(count, figures.depth_mm), placement, figures.depth_mm)

@@ -12,6 +12,8 @@ import machine
 import micropython
 
 import board_config as cfg
+from tavli_mcu.counting import CountDecoder
+from tavli_mcu.hall import HallBank
 from tavli_mcu.loadcells import LoadCellSensors, Nau7802Bank
 from tavli_mcu.node import Node
 from tavli_mcu.weighing import Calibration, MassDecoder
@@ -55,8 +57,15 @@ def main():
                       freq=cfg.I2C_HZ)
     bank = Nau7802Bank(i2c, cfg.MUX_ADDRESSES, cfg.CHANNELS, time.sleep_ms)
     bank.start_all()
-    sensors = LoadCellSensors(bank, load_calibration(),
-                              MassDecoder(cfg.WHITE_CHECKER_G, cfg.BLACK_CHECKER_G, cfg.MASS_TOLERANCE_G))
+    if cfg.COLOUR_BY == "magnet":
+        hall = HallBank(i2c, bank.select, cfg.CHANNELS, cfg.HALL_ADDRESS)
+        hall.start_all()
+        decoder = CountDecoder(cfg.CHANNELS, cfg.CHECKER_G, cfg.COUNT_WINDOW_G, cfg.STEADY_G, cfg.STEADY_SCANS,
+                               cfg.HALL_THRESHOLD_MT)
+    else:
+        hall = None
+        decoder = MassDecoder(cfg.WHITE_CHECKER_G, cfg.BLACK_CHECKER_G, cfg.MASS_TOLERANCE_G)
+    sensors = LoadCellSensors(bank, load_calibration(), decoder, hall)
     board_id = (machine.unique_id() + b"\x00" * 8)[:8]
     node = Node(cfg.CHANNELS, board_id, int.from_bytes(os.urandom(2), "big"), write, self_test=bank.self_test)
     watchdog = machine.WDT(timeout=WATCHDOG_MS)

@@ -188,3 +188,64 @@ def test_the_pico_scripts_use_only_settings_the_board_config_has():
         used = {node.attr for node in ast.walk(tree)
                 if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id == "cfg"}
         assert used and used <= set(settings), f"{script} uses {sorted(used - set(settings))}"
+
+
+counting = firmware_module("counting")
+hall = firmware_module("hall")
+
+
+def count_decoder():
+    return counting.CountDecoder(2, 16.0, 4.0, 0.3, 8, 3.0)
+
+
+def steady(decoder, grams, field_mt, scans=8, channel=0):
+    for _ in range(scans):
+        result = decoder.decode(channel, grams, field_mt)
+    return result
+
+
+@given(st.integers(0, 16), st.floats(-3.9, 3.9), st.sampled_from([-1, 1]))
+def test_a_steady_count_is_read_in_its_bottom_checkers_colour(count, error_g, pole):
+    field = 0.0 if count == 0 else pole * 8.0
+    expected = (0, 0) if count == 0 else ((count, 0) if pole > 0 else (0, count))
+    assert steady(count_decoder(), count * 16.0 + error_g, field) == expected
+
+
+def test_no_reading_without_a_steady_count_and_a_magnet_that_agree():
+    assert steady(count_decoder(), 48.0, 8.0, scans=7) is None            # not yet steady
+    assert steady(count_decoder(), 40.0, 8.0) is None                     # half way between counts
+    assert steady(count_decoder(), 16.5, 0.5) is None                     # a coin-sized mass, no magnet
+    assert steady(count_decoder(), 0.2, -9.0) is None                     # a magnet, no weight
+    assert steady(count_decoder(), 32.0, None) is None                    # the Hall sensor gave nothing
+    assert steady(count_decoder(), 17 * 16.0, 8.0) is None                # more than a location holds
+    decoder = count_decoder()
+    readings = [decoder.decode(0, 32.0 + (0.5 if scan % 2 else 0.0), 8.0) for scan in range(16)]
+    assert readings == [None] * 16                                        # a wavering finger
+    assert steady(decoder, 32.0, 8.0, channel=1) == (2, 0)                # channels are apart
+
+
+class FakeHallBus:
+    def __init__(self, field_counts, dead=False):
+        self.written, self.field_counts, self.dead = {}, field_counts, dead
+
+    def writeto_mem(self, address, register, data):
+        if self.dead:
+            raise OSError(19, "ENODEV")
+        self.written[(address, register)] = data[0]
+
+    def readfrom_mem(self, address, register, count):
+        if self.dead:
+            raise OSError(19, "ENODEV")
+        assert (register, count) == (hall.Z_MSB_RESULT, 2)
+        return (self.field_counts & 0xFFFF).to_bytes(2, "big")
+
+
+def test_the_hall_sensor_is_set_to_continuous_z_readings_and_its_field_is_signed_millitesla():
+    bus = FakeHallBus(-8192)
+    selected = []
+    sensors = hall.HallBank(bus, selected.append, 2, 0x35)
+    assert sensors.start_all() == set()
+    assert bus.written[(0x35, hall.DEVICE_CONFIG_2)] == 0x02 and bus.written[(0x35, hall.SENSOR_CONFIG_1)] == 0x40
+    assert sensors.field_mt(1) == pytest.approx(-10.0) and selected[-1] == 1
+    assert hall.HallBank(FakeHallBus(0, dead=True), selected.append, 2, 0x35).field_mt(0) is None
+    assert hall.HallBank(FakeHallBus(0, dead=True), selected.append, 2, 0x35).start_all() == {0, 1}

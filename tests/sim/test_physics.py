@@ -1,5 +1,7 @@
 """The physical model of weighed locations holds to the datasheet figures it cites, and the simulated MCU
 reads through it with the firmware's own decoder."""
+import dataclasses
+
 import numpy as np
 import pytest
 
@@ -122,19 +124,65 @@ def test_a_resting_finger_wavers():
 CONFIG = load_sensing_config()
 
 
-def test_the_weighed_board_reads_through_the_firmwares_decoder_and_fails_where_the_old_scheme_does():
+def stacks_of(counts):
+    """Stacks, bottom first, for (white, black) counts: the lone checker of a mixed point at the bottom."""
+    return [("white",) * w + ("black",) * b if w <= b else ("black",) * b + ("white",) * w for w, b in counts]
+
+
+def test_colour_by_mass_reads_through_the_firmwares_decoder_and_fails_where_that_scheme_does():
     weighed = WeighedBoard.for_config(CONFIG, seed=1)
     counts = [(0, 0)] * CONFIG.sensors.channels.channel_count
     counts[0], counts[5], counts[11] = (2, 0), (0, 5), (1, 1)
-    assert weighed.read(counts, 0.025) == counts
-    counts[23] = (15, 0)
-    weighed.extra_load("point:24", 0.0)
-    readings = [weighed.read(counts, 0.025)[23] for _ in range(5)]
-    assert readings[-1] in ((15, 0), None)
+    assert weighed.read(stacks_of(counts), 0.025) == counts
     weighed.extra_load("point:1", 5.0)          # a coin on two white checkers: 37 g is 1 white + 1 black + 4 g
-    assert weighed.read(counts, 0.025)[0] is None
+    assert weighed.read(stacks_of(counts), 0.025)[0] is None
     weighed.extra_load("point:1", 1.0)          # 33 g: read as one white and one black
-    assert weighed.read(counts, 0.025)[0] == (1, 1)
+    assert weighed.read(stacks_of(counts), 0.025)[0] == (1, 1)
+
+
+MAGNET = dataclasses.replace(CONFIG.sensors.mcu, colour_by="magnet")
+
+
+def magnet_board(seed=1):
+    return WeighedBoard(CONFIG.sensors.channels, MAGNET, seed)
+
+
+def scans(weighed, stacks, count=12):
+    """The last of `count` scans (the steadiness window is 8)."""
+    for _ in range(count):
+        last = weighed.read(stacks, 0.025)
+    return last
+
+
+def test_colour_by_magnet_reports_the_count_in_the_bottom_checkers_colour():
+    weighed = magnet_board()
+    stacks = [()] * CONFIG.sensors.channels.channel_count
+    stacks[0] = ("white", "white")
+    stacks[5] = ("black",) * 5
+    stacks[19] = ("black", "white", "white", "white")       # a black checker pinned under three white
+    stacks[23] = ("white",) * 15
+    read = scans(weighed, stacks)
+    assert (read[0], read[5], read[19], read[23]) == ((2, 0), (0, 5), (0, 4), (15, 0))
+    assert read[1] == (0, 0)
+
+
+def test_colour_by_magnet_reads_no_coin_no_finger_and_no_checker_off_its_seat_as_checkers():
+    weighed = magnet_board(seed=3)
+    stacks = [()] * CONFIG.sensors.channels.channel_count
+    stacks[0] = ("white", "white")
+    weighed.extra_load("point:2", 13.2)      # a 5 CHF coin on an empty point: about one checker, no magnet
+    weighed.extra_load("point:1", 7.5)       # a euro coin on two checkers: half way between counts
+    read = scans(weighed, stacks)
+    assert read[1] is None and read[0] is None
+    weighed.extra_load("point:2", 0.0)
+    weighed.extra_load("point:1", 0.0)
+    assert scans(weighed, stacks)[:2] == [(2, 0), (0, 0)]
+    forces = hand_force_g(np.random.default_rng(6), 1, 40)[0]
+    decoded = []
+    for force in forces:                       # a finger resting on the two checkers for a second
+        weighed.extra_load("point:1", float(force))
+        decoded.append(weighed.read(stacks, 0.025)[0])
+    assert set(decoded) <= {None, (2, 0)}
 
 
 class Wire:

@@ -141,12 +141,16 @@ class Nau7802Bank:
 
 
 class LoadCellSensors:
-    """One scan: (white, black) per channel, or None where the mass is no known combination."""
+    """One scan: (white, black) per channel, or None where the sensors give no reading.
 
-    def __init__(self, bank, calibration, decoder):
+    Without `hall` the decoder is a weighing.MassDecoder (colour by mass); with it a
+    counting.CountDecoder, given each channel's field too (colour by magnet)."""
+
+    def __init__(self, bank, calibration, decoder, hall=None):
         self.bank = bank
         self.calibration = calibration
         self.decoder = decoder
+        self.hall = hall
         self._last_raw = [None] * bank.channels
 
     def read_counts(self):
@@ -160,7 +164,11 @@ class LoadCellSensors:
             if raw is None:
                 counts.append(None)
                 continue
-            decoded = self.decoder.decode(self.calibration.grams(channel, raw))
+            grams = self.calibration.grams(channel, raw)
+            if self.hall is None:
+                decoded = self.decoder.decode(grams)
+            else:
+                decoded = self.decoder.decode(channel, grams, self.hall.field_mt(channel))
             if decoded == (0, 0):
                 self.calibration.track_zero(channel, raw)
             counts.append(decoded)
