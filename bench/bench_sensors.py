@@ -25,7 +25,7 @@ The schemes:
   the nearest of the 256 totals 16 w + 17 b within ±0.35 g (tavli_mcu.weighing.MassDecoder);
 - new: every checker 16 g (±1 %, moulded), the count is the nearest multiple of 16 g within ±4 g
   while the last 8 scans (200 ms) agree within 0.3 g; the bottom checker's colour is the sign of the field under
-  it (a Hall sensor, ±0.3 of a centred magnet's field); a count without a magnet, or a magnet without
+  it (a Hall sensor, ±3 mT of a centred magnet's 15 mT); a count without a magnet, or a magnet without
   a count, is no reading.
 
 The foreign rows put a coin, a resting finger or a checker across two strips on the stack; their
@@ -59,7 +59,7 @@ OLD_TOLERANCE_G = 0.35
 NEW_WINDOW_G = 4.0
 NEW_STEADY_G = 0.3                # checkers lie still: a wavering load (a finger) is no reading
 NEW_STEADY_SCANS = 8
-HALL_THRESHOLD = 0.3
+HALL_THRESHOLD_MT = 3.0           # [sensors.mcu] hall_threshold_mt
 
 
 # -- stacks from long games --------------------------------------------------------------------
@@ -168,7 +168,8 @@ def decode_new(grams: np.ndarray, field: np.ndarray) -> np.ndarray:
     spread = window.max(axis=2) - window.min(axis=2)
     steady = np.concatenate([np.zeros((grams.shape[0], NEW_STEADY_SCANS - 1), dtype=bool),
                              spread <= NEW_STEADY_G], axis=1)
-    bottom = np.where(field > HALL_THRESHOLD, 1, np.where(field < -HALL_THRESHOLD, 2, 0))
+    threshold = HALL_THRESHOLD_MT / HallFigures().centred_mt
+    bottom = np.where(field > threshold, 1, np.where(field < -threshold, 2, 0))
     consistent = (count == 0) == (bottom == 0)
     return np.where(readable & steady & consistent, count.astype(np.int64) * 3 + bottom, -1)
 

@@ -30,7 +30,8 @@ Figures, with their sources:
 - Hall sensing (the colour of the bottom checker): a disc magnet in each checker, polarity by colour,
   seen by a linear Hall sensor under the first checker of the location as a point dipole; fields are
   in units of a centred bottom magnet's field, magnets vary ±5 % (N35 remanence tolerance) and the
-  sensor's noise is 1 % of that field (TMAG5273, about 0.1 mT RMS against some 10 mT).
+  sensor's noise is 1 % of that field (TMAG5273 averaging 16 conversions, about 0.15 mT RMS against the
+  15 mT of a 6 x 1 mm N35 disc 6.5 mm away).
 - A hand: a finger resting on a point presses 5-300 g, wavering with a physiological tremor of
   8-12 Hz at a few % of the force and drifting slowly by 5-10 %.
 - A coin: 2.3 g (1 euro cent) to 13.2 g (5 Swiss francs); not magnetic (copper-nickel, brass).
@@ -115,7 +116,7 @@ class HallFigures:
     magnet_tolerance: float = 0.05
     noise: float = 0.01                      # RMS, in units of a centred bottom magnet's field
     placement_mm: float = 3.0                # the first checker's centre within this of the sensor (a seat)
-    centred_mt: float = 12.0                 # a 10 x 2 mm N35 disc 6.5 mm above a TMAG5273
+    centred_mt: float = 15.0                 # a 6 x 1 mm N35 disc 6.5 mm above a TMAG5273 (Br 1.2 T, on axis)
 
 
 def dipole_field(depth_mm: np.ndarray, offset_mm: np.ndarray, reference_depth_mm: float) -> np.ndarray:
