@@ -64,7 +64,6 @@ class McuSettings:
     white_checker_g: float = 16.0
     black_checker_g: float = 17.0
     mass_tolerance_g: float = 0.35
-    counts_per_gram: float = 400.0    # until a location is calibrated
 
 
 @dataclass(frozen=True)
@@ -172,7 +171,6 @@ MCU_KEYS: dict[str, Callable[[Any], str | None]] = {
     "white_checker_g": _positive_number,
     "black_checker_g": _positive_number,
     "mass_tolerance_g": _positive_number,
-    "counts_per_gram": _positive_number,
 }
 SENSOR_KEYS: dict[str, Callable[[Any], str | None]] = {
     "channels": _channel_list,

@@ -35,7 +35,6 @@ def render_board_config(config: SensingConfig) -> str:
         "WHITE_CHECKER_G": mcu.white_checker_g,
         "BLACK_CHECKER_G": mcu.black_checker_g,
         "MASS_TOLERANCE_G": mcu.mass_tolerance_g,
-        "COUNTS_PER_GRAM": mcu.counts_per_gram,
         "CHANNELS": config.sensors.channels.channel_count,
         "LOCATIONS": config.sensors.channels.locations,
     }

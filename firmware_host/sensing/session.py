@@ -165,9 +165,9 @@ class LinkSession:
         self.request_snapshot(now)
 
     def _incompatibility(self, hello: p.Hello) -> str | None:
-        if hello.protocol_version != p.PROTOCOL_VERSION:
+        if hello.protocol_version not in p.SUPPORTED_PROTOCOLS:
             return (f"the MCU speaks protocol version {hello.protocol_version}, "
-                    f"this host version {p.PROTOCOL_VERSION}: update its firmware")
+                    f"this host versions {', '.join(map(str, p.SUPPORTED_PROTOCOLS))}: update its firmware")
         expected = self._sensors.channels.channel_count
         if hello.channels != expected:
             return (f"the MCU scans {hello.channels} channels but the board file maps {expected} "

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from collections import deque
 
+from firmware_host.sensing.channels import UNUSED
 from firmware_host.sensing.config import SensorSettings
 from firmware_host.sensing.events import (BoardChanging, BoardSettled, BoardStable, FaultKind, SensorFault,
                                           SensorFaultCleared)
@@ -63,12 +64,15 @@ class Stabiliser:
         self._settled_sent = False
         self._last_sane: BoardReading | None = None
         self._too_many: dict[str, dict[FaultKey, SensorFault]] = {}
+        self._unreadable: frozenset[str] = frozenset()
         self._change_times.clear()
         cleared = [SensorFaultCleared(*key) for key in self._active_faults]
         self._active_faults.clear()
         return cleared
 
-    def feed(self, reading: BoardReading, now: float) -> list:
+    def feed(self, reading: BoardReading, now: float, unreadable: frozenset[str] = frozenset()) -> list:
+        """A new snapshot; `unreadable`: the locations whose sensors give no reading (each a fault)."""
+        self._unreadable = unreadable - {UNUSED}
         if reading == self._reading:
             return self.tick(now)
         previous, self._reading = self._reading, reading
@@ -132,6 +136,9 @@ class Stabiliser:
 
     def _fault_events(self, now: float) -> list:
         wanted = {key: fault for faults in self._too_many.values() for key, fault in faults.items()}
+        for location in self._unreadable:
+            wanted[(location, FaultKind.UNREADABLE)] = SensorFault(
+                location, FaultKind.UNREADABLE, "its sensor gives no reading (broken, unplugged or not calibrated)")
         horizon = now - self.flicker_window_s
         for location in list(self._change_times):
             times = self._change_times[location]

@@ -6,7 +6,7 @@ bytes between the node and a `Transport`. Faults are injected at the layer where
 - on the wire: `drop_bytes`, `corrupt_next_crc`, `send_garbage`;
 - the MCU: `go_silent` / `resume` (hung), `reset` (restarts with a boot banner and a new nonce);
 - the cable: `unplug` / `replug` (a USB-powered MCU restarts when plugged back);
-- a sensor: `flicker`, `stick` / `unstick`, `fail_self_test`.
+- a sensor: `flicker`, `stick` / `unstick`, `break_sensor` (no reading at all), `fail_self_test`.
 
 With `weighing` (a `firmware_host.sim.weighed.WeighedBoard`) the sensors are the physical model of
 the reference design, decoded by the firmware's own scan, instead of perfect counts.
@@ -53,6 +53,7 @@ class SimulatedMcu:
         self._drop_next = 0
         self._corrupt_next = False
         self._stuck: dict[int, tuple[int, int]] = {}
+        self._broken: set[int] = set()
         self._flickering: dict[int, tuple[tuple[int, int], float]] = {}
         self._self_test_failures: list[tuple[int, int]] = []
         self.node = None
@@ -135,12 +136,18 @@ class SimulatedMcu:
         with self._lock:
             self._stuck[self.channels.channel_of(location)] = counts
 
+    def break_sensor(self, location: str) -> None:
+        """The channel gives no reading (a dead ADC, a cut wire, an uncalibrated cell)."""
+        with self._lock:
+            self._broken.add(self.channels.channel_of(location))
+
     def unstick(self, location: str) -> None:
-        """Repair a stuck or flickering channel."""
+        """Repair a stuck, flickering or broken channel."""
         with self._lock:
             channel = self.channels.channel_of(location)
             self._stuck.pop(channel, None)
             self._flickering.pop(channel, None)
+            self._broken.discard(channel)
 
     def fail_self_test(self, failures: list[tuple[str, int]]) -> None:
         """The next self-tests report these (location, failure code) pairs."""
@@ -173,6 +180,8 @@ class SimulatedMcu:
                 counts[channel] = other
         for channel, stuck in self._stuck.items():
             counts[channel] = stuck
+        for channel in self._broken:
+            counts[channel] = None
         return counts
 
     def step(self) -> None:

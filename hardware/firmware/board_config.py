@@ -20,6 +20,5 @@ HALL_THRESHOLD_MT = 3.0
 WHITE_CHECKER_G = 16.0
 BLACK_CHECKER_G = 17.0
 MASS_TOLERANCE_G = 0.35
-COUNTS_PER_GRAM = 400.0
 CHANNELS = 28
 LOCATIONS = ('point:1', 'point:2', 'point:3', 'point:4', 'point:5', 'point:6', 'point:7', 'point:8', 'point:9', 'point:10', 'point:11', 'point:12', 'point:13', 'point:14', 'point:15', 'point:16', 'point:17', 'point:18', 'point:19', 'point:20', 'point:21', 'point:22', 'point:23', 'point:24', 'bar:white', 'bar:black', 'off:white', 'off:black')

@@ -30,7 +30,7 @@ def test_a_mass_between_layouts_is_no_reading():
 
 
 def test_calibration_turns_raw_counts_into_grams_and_round_trips():
-    calibration = weighing.Calibration.uncalibrated(2, 100.0)
+    calibration = weighing.Calibration.uncalibrated(2)
     calibration.tare(1, 5000)
     calibration.span(1, 5000 + 40_000, 100.0)
     assert calibration.grams(1, 5000 + 1600) == pytest.approx(4.0)
@@ -38,6 +38,20 @@ def test_calibration_turns_raw_counts_into_grams_and_round_trips():
     assert again.zero == calibration.zero and again.counts_per_gram == calibration.counts_per_gram
     with pytest.raises(ValueError, match="for 2 channels, the board has 3"):
         weighing.Calibration.loads(calibration.dumps(), 3)
+
+
+def spanned(channels, counts_per_gram=400.0):
+    """A calibration with every location tared at 0 and spanned at `counts_per_gram`."""
+    return weighing.Calibration([0] * channels, [counts_per_gram] * channels)
+
+
+def test_an_uncalibrated_location_gives_no_reading():
+    bus = FakeBus(MCU.mux_addresses, 2)
+    calibration = weighing.Calibration.uncalibrated(2)
+    calibration.span(1, 16 * 400, 16.0)
+    bus.raw[0] = bus.raw[1] = 16 * 400
+    sensors = loadcells.LoadCellSensors(started_bank(bus, 2), calibration, DECODER)
+    assert sensors.read_counts() == [None, (1, 0)]
 
 
 class FakeBus:
@@ -132,7 +146,7 @@ def test_a_channel_whose_calibration_fails_or_that_does_not_answer_is_named():
 
 def test_a_scan_reads_every_location_through_the_multiplexers():
     bus = FakeBus(MCU.mux_addresses, 28)
-    calibration = weighing.Calibration.uncalibrated(28, 400.0)
+    calibration = spanned(28)
     sensors = loadcells.LoadCellSensors(started_bank(bus), calibration, DECODER)
     layouts = {0: (2, 0), 9: (0, 5), 17: (1, 1), 27: (15, 0)}
     for channel, (white, black) in layouts.items():
@@ -151,7 +165,7 @@ def test_negative_conversions_are_sign_extended():
 
 def test_a_channel_without_a_fresh_conversion_keeps_its_last_reading():
     bus = FakeBus(MCU.mux_addresses, 2)
-    sensors = loadcells.LoadCellSensors(started_bank(bus, 2), weighing.Calibration.uncalibrated(2, 400.0), DECODER)
+    sensors = loadcells.LoadCellSensors(started_bank(bus, 2), spanned(2), DECODER)
     bus.raw[1] = 16 * 400
     assert sensors.read_counts() == [(0, 0), (1, 0)]
     bus.silent.add(1)
@@ -161,7 +175,7 @@ def test_a_channel_without_a_fresh_conversion_keeps_its_last_reading():
 
 def test_an_empty_location_follows_slow_drift_of_its_zero():
     bus = FakeBus(MCU.mux_addresses, 1)
-    calibration = weighing.Calibration.uncalibrated(1, 400.0)
+    calibration = spanned(1)
     sensors = loadcells.LoadCellSensors(started_bank(bus, 1), calibration, DECODER)
     bus.raw[0] = 40          # 0.1 g of drift
     for _ in range(400):     # ten seconds of scans at 40 Hz

@@ -165,6 +165,9 @@ class LoadCellSensors:
                 counts.append(None)
                 continue
             grams = self.calibration.grams(channel, raw)
+            if grams is None:
+                counts.append(None)
+                continue
             if self.hall is None:
                 decoded = self.decoder.decode(grams)
             else:
