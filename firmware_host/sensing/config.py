@@ -61,6 +61,7 @@ class McuSettings:
     steady_scans: int = 8
     hall_address: int = 0x35          # TMAG5273A1 beside each NAU7802, on the same multiplexer port
     hall_threshold_mt: float = 3.0    # a field weaker than this is no magnet
+    maintenance_pin: int = 22         # held to GND at power-up: main.py stays stopped (hardware/README.md)
     white_checker_g: float = 16.0
     black_checker_g: float = 17.0
     mass_tolerance_g: float = 0.35
@@ -168,6 +169,7 @@ MCU_KEYS: dict[str, Callable[[Any], str | None]] = {
     "steady_scans": _integer(1, 40),
     "hall_address": _integer(0x08, 0x77),
     "hall_threshold_mt": _positive_number,
+    "maintenance_pin": _integer(0, 29),
     "white_checker_g": _positive_number,
     "black_checker_g": _positive_number,
     "mass_tolerance_g": _positive_number,

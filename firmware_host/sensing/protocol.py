@@ -87,6 +87,7 @@ class FrameType(enum.IntEnum):
     REQUEST_SNAPSHOT = 0x42
     CONFIGURE = 0x43
     SELF_TEST = 0x44
+    MAINTENANCE = 0x45   # restart into maintenance: main.py stays stopped, no watchdog (hardware/README.md)
 
 
 class HelloReason(enum.IntEnum):
@@ -280,10 +281,17 @@ class SelfTest(_EmptyCommand):
     TYPE: ClassVar[FrameType] = FrameType.SELF_TEST
 
 
-Frame = Union[Hello, Snapshot, Heartbeat, Ack, SelfTestReport, RequestHello, RequestSnapshot, Configure, SelfTest]
-Command = Union[RequestHello, RequestSnapshot, Configure, SelfTest]
+@dataclass(frozen=True, slots=True)
+class Maintenance(_EmptyCommand):
+    TYPE: ClassVar[FrameType] = FrameType.MAINTENANCE
+
+
+Frame = Union[Hello, Snapshot, Heartbeat, Ack, SelfTestReport, RequestHello, RequestSnapshot, Configure, SelfTest,
+              Maintenance]
+Command = Union[RequestHello, RequestSnapshot, Configure, SelfTest, Maintenance]
 FRAME_CLASSES: dict[int, type] = {cls.TYPE: cls for cls in (
-    Hello, Snapshot, Heartbeat, Ack, SelfTestReport, RequestHello, RequestSnapshot, Configure, SelfTest)}
+    Hello, Snapshot, Heartbeat, Ack, SelfTestReport, RequestHello, RequestSnapshot, Configure, SelfTest,
+    Maintenance)}
 
 
 def _unpack(layout: struct.Struct, payload: bytes, name: str) -> tuple:

@@ -48,6 +48,10 @@ class BoardSensor:
         """The result comes as a `SelfTestResult` event (or `CommandFailed`)."""
         self.link.submit(self.session.self_test)
 
+    def enter_maintenance(self) -> None:
+        """Restart the MCU into maintenance (mpremote can then reach it); `CommandFailed` if refused."""
+        self.link.submit(self.session.maintenance)
+
     # -- LinkHandler: called on the link thread --------------------------------------------------
 
     def opened(self, now: float) -> None:

@@ -50,6 +50,7 @@ class SimulatedMcu:
         self._stopping = threading.Event()
         self._thread: threading.Thread | None = None
         self._silent = False
+        self.in_maintenance = False
         self._drop_next = 0
         self._corrupt_next = False
         self._stuck: dict[int, tuple[int, int]] = {}
@@ -113,6 +114,7 @@ class SimulatedMcu:
     def reset(self) -> None:
         """Restart the MCU: the boot banner, then a boot hello with a new nonce and default settings."""
         with self._lock:
+            self.in_maintenance = self._silent = False
             self._boot(banner=BOOT_BANNER)
 
     def unplug(self) -> None:
@@ -156,6 +158,10 @@ class SimulatedMcu:
 
     # -- the MCU ---------------------------------------------------------------------------
 
+    def _enter_maintenance(self) -> None:
+        """As main.py on the Pico: restart with main.py stopped, so nothing more is sent until a reset."""
+        self.in_maintenance = self._silent = True
+
     def _now_ms(self) -> int:
         return int((self._clock.monotonic() - self._started_at) * 1000)
 
@@ -165,7 +171,8 @@ class SimulatedMcu:
         node_module = firmware_module("node")
         self.node = node_module.Node(self.channels.channel_count, self.board_id,
                                      int.from_bytes(os.urandom(2), "big"), self._emit,
-                                     self_test=lambda: list(self._self_test_failures))
+                                     self_test=lambda: list(self._self_test_failures),
+                                     maintenance=self._enter_maintenance)
         self.node.boot(self._now_ms())
 
     def _sensed(self, now_ms: int) -> list[tuple[int, int] | None]:

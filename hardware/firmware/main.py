@@ -1,7 +1,12 @@
-"""The sensor MCU's main loop on a Raspberry Pi Pico (MicroPython). The only file touching `machine`.
+"""The sensor MCU's main loop on a Raspberry Pi Pico (MicroPython). With calibrate.py, the only files
+touching `machine`.
 
 Copy to the Pico with tavli_mcu/ and board_config.py (hardware/README.md). Every scan period it
 takes the host's bytes, scans every load cell and lets the protocol node answer and report.
+
+Maintenance (updating the firmware, calibrating): with MAINTENANCE_PIN held to GND at power-up, or
+after the host's MAINTENANCE command (`tavli-board sensor-watch --maintenance`), main.py stops at once:
+no watchdog, Ctrl-C works, `mpremote` gets the REPL. The next reset runs the board again.
 """
 import os
 import select
@@ -19,6 +24,7 @@ from tavli_mcu.node import Node
 from tavli_mcu.weighing import Calibration, MassDecoder
 
 CALIBRATION_FILE = "calibration.json"
+MAINTENANCE_FLAG = "maintenance"   # left by the MAINTENANCE command for the next boot only
 WATCHDOG_MS = 2000   # a hung scan loop restarts the MCU; the host sees a new hello
 
 
@@ -41,6 +47,24 @@ def open_link():
         return data
 
     return read, sys.stdout.buffer.write
+
+
+def maintenance_requested():
+    """The maintenance pin held low, or the flag the MAINTENANCE command left (used up here)."""
+    if machine.Pin(cfg.MAINTENANCE_PIN, machine.Pin.IN, machine.Pin.PULL_UP).value() == 0:
+        return True
+    try:
+        os.remove(MAINTENANCE_FLAG)
+    except OSError:
+        return False
+    return True
+
+
+def restart_into_maintenance():
+    with open(MAINTENANCE_FLAG, "w") as flag:
+        flag.write("set by the host's MAINTENANCE command\n")
+    time.sleep_ms(50)   # the ACK leaves the USB or UART buffer first
+    machine.reset()
 
 
 def load_calibration():
@@ -67,7 +91,8 @@ def main():
         decoder = MassDecoder(cfg.WHITE_CHECKER_G, cfg.BLACK_CHECKER_G, cfg.MASS_TOLERANCE_G)
     sensors = LoadCellSensors(bank, load_calibration(), decoder, hall)
     board_id = (machine.unique_id() + b"\x00" * 8)[:8]
-    node = Node(cfg.CHANNELS, board_id, int.from_bytes(os.urandom(2), "big"), write, self_test=bank.self_test)
+    node = Node(cfg.CHANNELS, board_id, int.from_bytes(os.urandom(2), "big"), write, self_test=bank.self_test,
+                maintenance=restart_into_maintenance)
     watchdog = machine.WDT(timeout=WATCHDOG_MS)
     now_ms = 0                      # never wraps, unlike ticks_ms
     last = time.ticks_ms()
@@ -86,4 +111,7 @@ def main():
             time.sleep_ms(spare)
 
 
-main()
+if maintenance_requested():
+    print("tavli main.py: maintenance mode: stopped, no watchdog; mpremote can connect; reset to run")
+else:
+    main()

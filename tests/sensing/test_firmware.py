@@ -139,6 +139,15 @@ def test_a_channel_that_stops_reading_is_reported_unreadable_and_back_when_it_re
     assert ((None,) in counts) and counts[-1] == ((2, 0),)
 
 
+def test_a_node_restarts_into_maintenance_after_acknowledging_the_command():
+    restarts = []
+    harness = NodeHarness()
+    harness.node = node_module.Node(3, b"ABCDEFGH", 1, harness._write, maintenance=lambda: restarts.append(harness.take()))
+    harness.command(p.Maintenance(9))
+    assert restarts == [[p.Ack(0, 9, p.FrameType.MAINTENANCE, p.AckStatus.OK)]]   # the ACK went out first
+    assert NodeHarness().command(p.Maintenance(4)) == [p.Ack(0, 4, p.FrameType.MAINTENANCE, p.AckStatus.UNSUPPORTED)]
+
+
 def test_a_node_sends_a_snapshot_on_change_heartbeats_when_quiet_and_a_periodic_snapshot():
     harness = NodeHarness(channels=1)
     harness.node.boot(0)

@@ -19,6 +19,7 @@ EXAMPLES = [
     p.RequestSnapshot(0),
     p.Configure(5, 40, 3, 0, 250),
     p.SelfTest(255),
+    p.Maintenance(17),
 ]
 
 snapshots = st.builds(

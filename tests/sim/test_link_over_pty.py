@@ -134,6 +134,17 @@ def test_a_sensor_that_gives_no_reading_is_named_and_the_rest_of_the_board_still
     stable_on(rig, OPENING)
 
 
+def test_the_mcu_restarts_into_maintenance_on_request_and_runs_again_after_a_reset(pty_rig):
+    rig = pty_rig
+    stable_on(rig, OPENING)
+    rig.sensor.enter_maintenance()
+    rig.events.next(LinkSilent)
+    assert rig.mcu.in_maintenance
+    rig.mcu.reset()
+    rig.events.next(LinkUp)
+    stable_on(rig, OPENING)
+
+
 def test_a_self_test_names_the_failing_locations(pty_rig):
     rig = pty_rig
     rig.events.next(LinkUp)

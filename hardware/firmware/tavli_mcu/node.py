@@ -33,9 +33,11 @@ def _within(value, limits):
 
 
 class Node:
-    def __init__(self, channels, board_id, boot_nonce, write, self_test=None):
+    def __init__(self, channels, board_id, boot_nonce, write, self_test=None, maintenance=None):
         """`board_id`: 8 bytes (the RP2040's unique id); `boot_nonce`: 0..65535, new at every boot;
-        `self_test()`: a list of (channel, failure code) (codes in docs/protocol.md)."""
+        `self_test()`: a list of (channel, failure code) (codes in docs/protocol.md); `maintenance()`:
+        restart into maintenance (main.py); without it MAINTENANCE is unsupported."""
+        self._maintenance = maintenance
         self.channels = channels
         self.board_id = bytes(board_id)
         self.boot_nonce = boot_nonce
@@ -86,12 +88,17 @@ class Node:
 
     def _handle(self, command_type, seq, payload, now_ms):
         expected = {wire.REQUEST_HELLO: 0, wire.REQUEST_SNAPSHOT: 0, wire.SELF_TEST: 0, wire.CONFIGURE: 6}
+        if self._maintenance is not None:
+            expected[wire.MAINTENANCE] = 0
         if command_type not in expected:
             self._ack(seq, command_type, wire.UNSUPPORTED, now_ms)
         elif len(payload) != expected[command_type]:
             self._ack(seq, command_type, wire.BAD_PAYLOAD, now_ms)
         elif command_type == wire.CONFIGURE:
             self._ack(seq, command_type, self._configure(payload), now_ms)
+        elif command_type == wire.MAINTENANCE:
+            self._ack(seq, command_type, wire.OK, now_ms)
+            self._maintenance()
         else:
             self._ack(seq, command_type, wire.OK, now_ms)
             if command_type == wire.REQUEST_HELLO:
