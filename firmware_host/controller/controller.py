@@ -35,7 +35,7 @@ from firmware_host.hw.events import DiceButtonFreed, DiceButtonStuck, DiceHeld, 
 from firmware_host.journal.events import Kind, PlayRecord, ResumeState
 from firmware_host.leds.scene import LOCATIONS, DiceSignal, Mark, Scene, Score
 from firmware_host.referee import Reading, Referee, Step, Verdict, restore
-from firmware_host.referee.observe import Sensing, resolve
+from firmware_host.referee.observe import Sensing, resolve, unstacked
 from firmware_host.rules import (BLACK, CHECKERS, WHITE, Color, GameResult, Owed, Play, Position, Rules,
                                  blocked_for_good)
 from firmware_host.rules.match import Match, MatchRules, opening_roll
@@ -324,9 +324,11 @@ class Controller:
     def _in_turn(self) -> bool:
         return self.referee is not None
 
-    @staticmethod
-    def _lifted(sensed: BoardReading) -> bool:
-        return sensed.white.total < CHECKERS or sensed.black.total < CHECKERS
+    def _lifted(self, sensed: BoardReading) -> bool:
+        """Checkers are off the board (in a hand): counted on the board the reading stands for, since
+        magnet sensors report a mixed point in one colour."""
+        reading = self._reading(sensed)
+        return reading.total(WHITE) < CHECKERS or reading.total(BLACK) < CHECKERS
 
     @property
     def board_reading(self) -> Reading | None:
@@ -335,7 +337,12 @@ class Controller:
 
     def _reading(self, sensed: BoardReading | None = None) -> Reading:
         reading = self.orientation.reading(sensed or self.sensed, self.variant)
-        return resolve(reading, self.position) if self.sensing is Sensing.BOTTOM_COLOUR else reading
+        if self.sensing is not Sensing.BOTTOM_COLOUR:
+            return reading
+        start = self.position
+        if self.state == m.REFEREE and self.last_play is not None:
+            start = start.with_turn(self.last_play.mover)   # a restore moves the last mover's checkers back
+        return resolve(reading, start)
 
     def _judge(self, sensed: BoardReading) -> Verdict | None:
         """The verdict on `sensed`, or None while it is being judged elsewhere."""
@@ -684,9 +691,10 @@ class Controller:
         """The way the players have begun to set up, and the steps from the board to the game's start."""
         orientation = nearest(self.sensed, self.position)
         reading = orientation.reading(self.sensed, self.variant)
-        if self.sensing is Sensing.BOTTOM_COLOUR:
-            reading = resolve(reading, self.cleared_position, moving=False)
-        return orientation, restore(self.position, reading)
+        if self.sensing is not Sensing.BOTTOM_COLOUR:
+            return orientation, restore(self.position, reading)
+        reading = resolve(reading, self.cleared_position, moving=False)
+        return orientation, unstacked(restore(self.position, reading), reading)
 
     def _scene_opening_roll(self) -> Scene:
         if self.opening_dice is None:

@@ -12,7 +12,7 @@ still has the checkers it had there and the rest of the count is the mover's; a 
 colour changed holds only that colour. `observe` maps any board to what the sensors would report and
 `resolve` maps an observation back (a board off every legal path, such as a checker knocked onto
 another point, is given a likely layout: a colour short of its 15 takes the top checkers of the points
-that gained checkers in the other colour, so guidance never asks for a checker from the hand that
+shown in the other colour, those that gained most first, so guidance never asks for a checker from the hand that
 lies on the board); tests/referee/test_observe.py checks over the play trees of every
 variant that `resolve(observe(board), start) == board` for every board of a turn, so no two legal
 boards of a turn look the same. Pure: no I/O.
@@ -22,6 +22,7 @@ from __future__ import annotations
 import enum
 
 from firmware_host.referee.judge import Reading
+from firmware_host.referee.steps import HAND, Step
 from firmware_host.rules.position import BLACK, CHECKERS, WHITE, Color, Position
 
 
@@ -80,9 +81,26 @@ def resolve(observed: Reading, start: Position, moving: bool = True) -> Reading:
     return Reading(observed.variant, tuple(white), tuple(black), observed.bar, observed.off)
 
 
+def unstacked(steps: tuple[Step, ...], board: Reading) -> tuple[Step, ...]:
+    """`steps` from `board` reordered so that, where it can be helped, no checker is put on a point that
+    still holds the other colour: magnet sensors see only the bottom of such a stack."""
+    counts = {color: dict(sides) for color, sides in board.counts().items()}
+    left, ordered = list(steps), []
+    while left:
+        step = next((s for s in left if s.destination in ("bar", "off", HAND)
+                     or not counts[s.color.opponent].get(s.destination)), left[0])
+        left.remove(step)
+        ordered.append(step)
+        if step.origin != HAND:
+            counts[step.color][step.origin] = counts[step.color].get(step.origin, 0) - 1
+        if step.destination != HAND:
+            counts[step.color][step.destination] = counts[step.color].get(step.destination, 0) + 1
+    return tuple(ordered)
+
+
 def _balance(white: list[int], black: list[int], observed: Reading, start: Position) -> None:
-    """Give a colour short of its checkers the top ones of the points that gained checkers shown in
-    the other colour (and hold more than one), most gained first."""
+    """Give a colour short of its checkers the top ones of the points shown in the other colour that
+    hold more than one: first those where it stood at `start`, then those that gained most since."""
     sides = (white, black)
     totals = [sum(white) + observed.bar[0] + observed.off[0], sum(black) + observed.bar[1] + observed.off[1]]
     for short in (WHITE, BLACK):
@@ -90,8 +108,9 @@ def _balance(white: list[int], black: list[int], observed: Reading, start: Posit
         missing = min(CHECKERS - totals[short.index], totals[short.opponent.index] - CHECKERS)
         gained = {index: longs[index] - start.white[index] - start.black[index]
                   for index in range(24) if longs[index] > 1 and not shorts[index]}
-        for index in sorted(gained, key=gained.get, reverse=True):
-            moved = min(missing, gained[index], longs[index] - 1)
+        had_short = (start.white, start.black)[short.index]
+        for index in sorted(gained, key=lambda i: (had_short[i] > 0, gained[i]), reverse=True):
+            moved = min(missing, longs[index] - 1)
             if moved <= 0:
                 break
             shorts[index], longs[index] = moved, longs[index] - moved

@@ -9,7 +9,8 @@ import random
 import pytest
 
 from firmware_host.referee.judge import Reading
-from firmware_host.referee.observe import observe, resolve
+from firmware_host.referee.observe import observe, resolve, unstacked
+from firmware_host.referee.steps import Step
 from firmware_host.rules import BLACK, WHITE, Position, Rules, Turn, VARIANTS, blocked_for_good
 
 GAMES_PER_VARIANT = 3
@@ -78,6 +79,16 @@ def test_a_pinned_point_is_seen_as_its_count_in_the_pinned_checkers_colour():
 
 def test_readings_that_count_both_colours_are_judged_as_they_are():
     start = Position.start("portes")
-    reading = Reading.of(start)
-    mixed = Reading(reading.variant, (1,) + reading.white[1:], (1,) + reading.black[1:], reading.bar, reading.off)
+    mixed = Reading.from_json({"variant": "portes", "white": {"points": {"1": 1, "24": 1, "13": 5, "8": 3, "6": 5}},
+                               "black": {"points": {"1": 2, "12": 5, "17": 3, "19": 5}}})
     assert resolve(mixed, start) == mixed
+
+
+def test_setup_steps_put_no_checker_on_the_other_colour_where_that_can_be_helped():
+    board = Reading.from_json({"variant": "portes", "white": {"points": {"5": 1, "7": 1}},
+                               "black": {"points": {"6": 1}}})
+    steps = (Step(WHITE, "5", "6"), Step(BLACK, "6", "8"), Step(WHITE, "7", "9"))
+    assert unstacked(steps, board) == (Step(BLACK, "6", "8"), Step(WHITE, "5", "6"), Step(WHITE, "7", "9"))
+    swap = (Step(WHITE, "5", "6"), Step(BLACK, "6", "5"))      # each waits for the other: kept as given
+    assert unstacked(swap, Reading.from_json({"variant": "portes", "white": {"points": {"5": 1}},
+                                              "black": {"points": {"6": 1}}})) == swap
