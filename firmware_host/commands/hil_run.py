@@ -20,6 +20,9 @@ def register(hil_subparsers) -> None:
                              "adapter): the simulated MCU plays the board, the Pi reports its LEDs over the link")
     parser.add_argument("--frames", type=int, default=5, metavar="N",
                         help="how many of the last LED frames a failure report shows (default: %(default)s)")
+    parser.add_argument("--physics", action="store_true",
+                        help="the simulated sensors weigh: the physical model of the reference design's load cells "
+                             "(firmware_host/sim/physics.py), decoded by the firmware's own scan; needs numpy")
     parser.set_defaults(handler=run_command)
 
 
@@ -27,4 +30,4 @@ def run_command(args) -> int:
     from firmware_host.hil.runner import run_files
 
     return run_files(args.scenarios, junit=args.junit, realtime=args.realtime, port=args.port,
-                     frames=args.frames)
+                     frames=args.frames, physics=args.physics)

@@ -11,7 +11,7 @@ from pathlib import Path
 
 from firmware_host.commands import UsageError
 from firmware_host.sensing.config import DEFAULT_BOARD_FILE, BoardConfigError, load_sensing_config
-from firmware_host.sensing.events import LinkUp, event_json
+from firmware_host.sensing.events import CommandFailed, LinkLost, LinkSilent, LinkUp, event_json
 from firmware_host.sensing.mcu_config import FIRMWARE_BOARD_CONFIG, render_board_config
 from firmware_host.sensing.sensor import BoardSensor
 
@@ -26,6 +26,9 @@ def register(subparsers) -> None:
                                        "(e.g. /dev/ttyACM0, socket://127.0.0.1:7070)")
     parser.add_argument("--seconds", type=float, help="stop after this long (default: run until interrupted)")
     parser.add_argument("--self-test", action="store_true", help="ask the MCU for a self-test once the link is up")
+    parser.add_argument("--maintenance", action="store_true",
+                        help="restart the MCU into maintenance once the link is up (main.py stopped, no watchdog: "
+                             "mpremote can connect; the next reset runs the board again), then exit")
     parser.set_defaults(handler=watch)
 
     render = subparsers.add_parser(
@@ -75,6 +78,14 @@ def watch(args) -> int:
             if self_test_pending and isinstance(event, LinkUp):
                 self_test_pending = False
                 sensor.run_self_test()
+            if args.maintenance and isinstance(event, LinkUp):
+                sensor.enter_maintenance()
+            if args.maintenance and isinstance(event, CommandFailed):
+                print(f"sensor-watch: the MCU refused maintenance: {event.reason}", file=sys.stderr)
+                return 1
+            if args.maintenance and isinstance(event, (LinkSilent, LinkLost)):
+                print("sensor-watch: the MCU restarted into maintenance: run mpremote now", file=sys.stderr)
+                return 0
     except KeyboardInterrupt:
         pass
     finally:

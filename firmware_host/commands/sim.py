@@ -59,11 +59,11 @@ def _transport(args):
 
 def serve(args) -> int:
     try:
-        channels = load_sensing_config(args.board).sensors.channels
+        sensors = load_sensing_config(args.board).sensors
     except BoardConfigError as error:
         raise UsageError(str(error)) from None
     board = SimBoard(_reading(args.reading))
-    mcu = SimulatedMcu(board, channels, _transport(args))
+    mcu = SimulatedMcu(board, sensors.channels, _transport(args), colour_by=sensors.mcu.colour_by)
     print(f"sim-mcu: serving on {mcu.port} (type help for commands)", file=sys.stderr, flush=True)
     stop = threading.Event()
     with mcu:

@@ -37,6 +37,7 @@ from firmware_host.journal import JournalWriteError
 from firmware_host.journal.events import Kind, PlayRecord, ResumeState
 from firmware_host.leds.scene import LOCATIONS, DiceSignal, Mark, Scene, Score
 from firmware_host.referee import Reading, Referee, Step, Verdict, restore
+from firmware_host.referee.observe import Sensing, resolve, unstacked
 from firmware_host.rules import (BLACK, CHECKERS, WHITE, Color, GameResult, Owed, Play, Position, Rules,
                                  blocked_for_good)
 from firmware_host.rules.match import Match, MatchRules, opening_roll
@@ -119,11 +120,14 @@ class Controller:
                  rules_for: Callable[[str], Rules] = Rules.for_variant, timings: Timings = Timings(),
                  beep: Callable[[Beep], None] = lambda meaning: None,
                  judge_elsewhere: Callable[[Referee, Reading], None] | None = None,
-                 resume: ResumeState | None = None) -> None:
+                 resume: ResumeState | None = None, sensing: Sensing = Sensing.COUNTS) -> None:
         """`judge_elsewhere(referee, reading)`: hand a reading to be judged off the loop (the verdict
         comes back as a `Judged` event); None judges here, at once (tests, benchmarks).
         `resume`: the unfinished match of the journal (`Journal.resume()`), continued rather than a
-        new one begun; `match_rules` then serve only for a new match after it."""
+        new one begun; `match_rules` then serve only for a new match after it. `sensing`: what the
+        sensors report per location ([sensors.mcu] colour_by); count-and-bottom-colour readings are
+        judged as the board they stand for during the turn (referee.observe.resolve)."""
+        self.sensing = Sensing(sensing)
         self.journal = journal
         self.dice_source = dice
         self.match_rules = match_rules
@@ -139,6 +143,7 @@ class Controller:
         self.rules = rules_for(self.variant)
         self.starter: Color | None = None
         self.position = Position.start(self.variant)       # the start of the turn; .turn moves
+        self.cleared_position = self.position                # the board cleared for this game (setup)
         self.dice: tuple[int, ...] | None = None           # the roll being played, or `Owed` dice
         self.opening_dice: tuple[int, int] | None = None   # (white, black) of the last opening roll
         self.kept_die: int | None = None                   # keep_own_die: the starter's opening die
@@ -429,12 +434,25 @@ class Controller:
     def _in_turn(self) -> bool:
         return self.referee is not None
 
-    @staticmethod
-    def _lifted(sensed: BoardReading) -> bool:
-        return sensed.white.total < CHECKERS or sensed.black.total < CHECKERS
+    def _lifted(self, sensed: BoardReading) -> bool:
+        """Checkers are off the board (in a hand): counted on the board the reading stands for, since
+        magnet sensors report a mixed point in one colour."""
+        reading = self._reading(sensed)
+        return reading.total(WHITE) < CHECKERS or reading.total(BLACK) < CHECKERS
+
+    @property
+    def board_reading(self) -> Reading | None:
+        """The board the sensors' last stable reading stands for, in the rules' orientation."""
+        return self._reading() if self.sensed is not None else None
 
     def _reading(self, sensed: BoardReading | None = None) -> Reading:
-        return self.orientation.reading(sensed or self.sensed, self.variant)
+        reading = self.orientation.reading(sensed or self.sensed, self.variant)
+        if self.sensing is not Sensing.BOTTOM_COLOUR:
+            return reading
+        start = self.position
+        if self.state == m.REFEREE and self.last_play is not None:
+            start = start.with_turn(self.last_play.mover)   # a restore moves the last mover's checkers back
+        return resolve(reading, start)
 
     def _judge(self, sensed: BoardReading) -> Verdict | None:
         """The verdict on `sensed`, or None while it is being judged elsewhere."""
@@ -712,6 +730,8 @@ class Controller:
         self._reset_game()
 
     def _reset_game(self) -> None:
+        # The board the players clear: its pins tell what lies under a stack a magnet sensor sees the bottom of.
+        self.cleared_position = self.position
         self.position = Position.start(self.variant, self.starter or WHITE)
         self.referee, self.dice, self.verdict, self.opening_dice = None, None, None, None
         self.last_play, self.result_play, self.kept_die = None, None, None
@@ -778,10 +798,17 @@ class Controller:
     def _scene_setup(self) -> Scene:
         marks: dict[str, Mark] = {}
         if self.sensed is not None:
-            orientation = nearest(self.sensed, self.position)
-            steps = restore(self.position, orientation.reading(self.sensed, self.variant))
-            marks = setup_marks(orientation, steps)
+            marks = setup_marks(*self._setup_steps())
         return Scene(marks, None, DiceSignal.WAITING, None, self._score())
+
+    def _setup_steps(self) -> tuple[Orientation, tuple[Step, ...]]:
+        """The way the players have begun to set up, and the steps from the board to the game's start."""
+        orientation = nearest(self.sensed, self.position)
+        reading = orientation.reading(self.sensed, self.variant)
+        if self.sensing is not Sensing.BOTTOM_COLOUR:
+            return orientation, restore(self.position, reading)
+        reading = resolve(reading, self.cleared_position, moving=False)
+        return orientation, unstacked(restore(self.position, reading), reading)
 
     def _scene_opening_roll(self) -> Scene:
         if self.opening_dice is None:
@@ -871,8 +898,7 @@ class Controller:
         if self.sensed is None:
             return ()
         if self.state == m.SETUP:
-            orientation = nearest(self.sensed, self.position)
-            steps = restore(self.position, orientation.reading(self.sensed, self.variant))
+            orientation, steps = self._setup_steps()
         elif self.state == m.CORRECTING:
             orientation, steps = self.orientation, self.correction_steps
         elif self.state == m.REFEREE and self.referee_pages[self.referee_page].kind == "restore":

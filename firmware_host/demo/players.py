@@ -295,7 +295,7 @@ class Players:
         if show_lift or self.random.random() < 0.5:
             board.lift(origin, mover.value)
             if show_lift:
-                now = board.reading()
+                now = self.demo.mcu.sensed_reading()
                 lifted = self.demo.table.wait(lambda s: s.verdict == "in_hand" and s.sensed == now and not s.judging,
                                               "the lift to be seen")
                 self.demo.show(f"{mover} lifts a checker from {origin}: its legal destinations light up", lifted)

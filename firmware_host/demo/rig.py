@@ -105,6 +105,7 @@ class Demo:
             observers=[self.table.observe])
         self.renderer = Renderer.from_config(self.config.leds)
         self.board: SimBoard = self.hardware.simulation.board
+        self.mcu = self.hardware.simulation.mcu
         self._thread = threading.Thread(target=self.loop.run, name="event-loop", daemon=True)
         self.companion = None
         self.web: subprocess.Popen | None = None
@@ -166,7 +167,7 @@ class Demo:
 
     def settled_view(self) -> Seen:
         """Wait until the controller has seen (and judged) the board as it is now, and it is not changing."""
-        now = self.board.reading()
+        now = self.mcu.sensed_reading()
         return self.table.wait(lambda seen: seen.sensed == now and not seen.changing and not seen.judging,
                                "the board to be read")
 

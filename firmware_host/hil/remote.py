@@ -126,7 +126,8 @@ class RemoteRig:
         self.board = SimBoard(first_board)
         self.tap = StatusTap()
         self.link = TappedTransport(transport, self.tap)
-        self.mcu = SimulatedMcu(self.board, config.sensing.sensors.channels, self.link)
+        self.mcu = SimulatedMcu(self.board, config.sensing.sensors.channels, self.link,
+                                colour_by=config.sensing.sensors.mcu.colour_by)
         self.frames = ()
 
     def __enter__(self) -> RemoteRig:

@@ -326,14 +326,19 @@ class Rig:
     checkable = EXPECT_KEYS   # every expectation can be checked here (not so on a real Pi)
 
     def __init__(self, config: Config, dice: DiceSource, folder: Path, first_board: BoardReading, *,
-                 realtime: bool = False):
+                 realtime: bool = False, physics: bool = False):
         self.realtime = realtime
         self.clock: Clock = MonotonicClock() if realtime else ManualClock(0.0)
         self.board = SimBoard(first_board)
         transport = PtyTransport(folder / "sensors")
         self.wire = None if realtime else Wire()
+        weighing = None
+        if physics:
+            from firmware_host.sim.weighed import WeighedBoard   # numpy: the `physics` extra
+            weighing = WeighedBoard.for_config(config.sensing, seed=0)
         self.mcu = SimulatedMcu(self.board, config.sensing.sensors.channels,
-                                transport if realtime else LockstepTransport(transport, self.wire), clock=self.clock)
+                                transport if realtime else LockstepTransport(transport, self.wire), clock=self.clock,
+                                weighing=weighing, colour_by=config.sensing.sensors.mcu.colour_by)
         serial_settings = config.sensing.serial
         if not realtime:
             # One attempt to reopen per tick: the link's back-off is real time, which stands still here.
@@ -441,5 +446,5 @@ class Rig:
 
     def _settled(self) -> bool:
         view, host = self.host.view, self.host
-        return (view.sensed == self.board.reading() and not view.changing and view.settled and not view.judging
+        return (view.sensed == self.mcu.sensed_reading() and not view.changing and view.settled and not view.judging
                 and host.button.next_deadline() is None and host.events.empty())

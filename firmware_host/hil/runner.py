@@ -349,12 +349,15 @@ class ScenarioDice(DiceSource):
         return self._seeded.roll_die()
 
 
-def run_scenario(scenario: Scenario, *, realtime: bool = False, frames_shown: int = 5) -> Outcome:
-    """Run `scenario` on the simulated board and MCU against the application on this machine."""
+def run_scenario(scenario: Scenario, *, realtime: bool = False, frames_shown: int = 5,
+                 physics: bool = False) -> Outcome:
+    """Run `scenario` on the simulated board and MCU against the application on this machine; with
+    `physics` the MCU's sensors are the physical model of the reference design (sim.weighed)."""
     folder = Path(tempfile.mkdtemp(prefix="tavli-hil-"))
     first = laid_out(Position.start(scenario.config.match_rules.sequence[0]), scenario.orientation)
     try:
-        return run_with_rig(scenario, lambda dice: Rig(scenario.config, dice, folder, first, realtime=realtime),
+        return run_with_rig(scenario, lambda dice: Rig(scenario.config, dice, folder, first, realtime=realtime,
+                                                        physics=physics),
                             frames_shown=frames_shown)
     finally:
         shutil.rmtree(folder, ignore_errors=True)
@@ -401,7 +404,7 @@ def junit_xml(outcomes: Iterable[Outcome], name: str = "hil") -> ET.ElementTree:
 
 
 def run_files(paths: Iterable[Path], *, junit: Path | None = None, realtime: bool = False, port: str | None = None,
-              frames: int = 5, out: TextIO | None = None) -> int:
+              frames: int = 5, out: TextIO | None = None, physics: bool = False) -> int:
     """Run every scenario file; print a line each (and the report of a failure); 0 all passed, 1 one
     failed, 2 one could not be read (the others still run)."""
     out = out or sys.stdout
@@ -418,7 +421,7 @@ def run_files(paths: Iterable[Path], *, junit: Path | None = None, realtime: boo
         if port is not None:
             outcome = run_on_pi(scenario, port, frames_shown=frames)
         else:
-            outcome = run_scenario(scenario, realtime=realtime, frames_shown=frames)
+            outcome = run_scenario(scenario, realtime=realtime, frames_shown=frames, physics=physics)
         outcomes.append(outcome)
         if outcome.passed:
             print(f"PASS {outcome.scenario}: {outcome.title} ({outcome.steps_run} steps, "

@@ -74,6 +74,7 @@ class SoakSettings:
     fault_rate: float = 0.05          # chance of a fault before each physical action or press
     seed: int = 1
     variants: tuple[str, ...] = VARIANTS
+    physics: bool = False             # the sensors are the physical model of the reference design (sim.weighed)
 
     def __post_init__(self) -> None:
         if self.games < 1:
@@ -176,7 +177,7 @@ class SoakMatch:
 
     def __init__(self, config: Config, match: MatchRules, seed: int, fault_rate: float, figures: Figures,
                  folder: Path, *, trace: bool = False, observers: tuple = (), fault_kinds: tuple = FAULTS,
-                 resume: bool = False) -> None:
+                 resume: bool = False, physics: bool = False) -> None:
         """`trace`: record a trace of the match in `self.trace`, as the service does; `observers`: more
         observers of the loop; `fault_kinds`: the faults to draw from (FAULTS); `resume`: continue the
         unfinished match of the journal in `folder`, as the service does."""
@@ -190,7 +191,12 @@ class SoakMatch:
         self.board = SimBoard(laid_out(Position.start(match.sequence[0]), orientation))
         self.clock = ManualClock()
         self.cable = Cable()
-        self.mcu = SimulatedMcu(self.board, self.config.sensing.sensors.channels, self.cable, clock=self.clock)
+        weighing = None
+        if physics:
+            from firmware_host.sim.weighed import WeighedBoard   # numpy: the `physics` extra
+            weighing = WeighedBoard.for_config(self.config.sensing, seed)
+        self.mcu = SimulatedMcu(self.board, self.config.sensing.sensors.channels, self.cable, clock=self.clock,
+                                weighing=weighing, colour_by=self.config.sensing.sensors.mcu.colour_by)
         self.heals: list[tuple[float, Callable[[], None]]] = []
         self.table = VirtualTable(self.step, self.clock.monotonic)
         self.commits: list = []
@@ -302,7 +308,7 @@ class SoakMatch:
         if finals is not None and Reading.of(last.play.position) not in finals:
             figures.false_verdicts += 1
             figures.problem(f"committed {last.play} of {last.dice} from {last.before.to_json()}: not a legal play")
-        sensed = controller.orientation.reading(controller.sensed, controller.variant) if controller.sensed else None
+        sensed = controller.board_reading
         if sensed != Reading.of(last.play.position):
             figures.false_verdicts += 1
             figures.problem(f"committed {last.play} but the board read {sensed and sensed.to_json()}")
@@ -522,7 +528,7 @@ def play_match(config: Config, settings: SoakSettings, seed: int, figures: Figur
     match_folder = folder / f"match-{seed}"
     match_folder.mkdir()
     match = SoakMatch(config, match_rules_for(figures.games, settings.variants), seed, settings.fault_rate,
-                      figures, match_folder)
+                      figures, match_folder, physics=settings.physics)
     try:
         SoakPlayers(match, seed).play_games(settings.games - figures.games)
         lost = len(match.commits) - match.journal_plays()

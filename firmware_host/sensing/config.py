@@ -52,10 +52,19 @@ class McuSettings:
     i2c_scl_pin: int = 5
     i2c_hz: int = 400_000
     mux_addresses: tuple[int, ...] = (0x70, 0x71, 0x72, 0x73)
+    # "magnet": count by weight (checker_g each) and the bottom checker's colour from a Hall sensor;
+    # "mass": colour by mass (white_checker_g, black_checker_g). hardware/README.md compares the two.
+    colour_by: str = "mass"
+    checker_g: float = 16.0
+    count_window_g: float = 4.0       # a mass further than this from every count is no reading
+    steady_g: float = 0.3             # ... and so is one that wavered more than this over steady_scans scans
+    steady_scans: int = 8
+    hall_address: int = 0x35          # TMAG5273A1 beside each NAU7802, on the same multiplexer port
+    hall_threshold_mt: float = 3.0    # a field weaker than this is no magnet
+    maintenance_pin: int = 22         # held to GND at power-up: main.py stays stopped (hardware/README.md)
     white_checker_g: float = 16.0
     black_checker_g: float = 17.0
     mass_tolerance_g: float = 0.35
-    counts_per_gram: float = 400.0    # until a location is calibrated
 
 
 @dataclass(frozen=True)
@@ -153,10 +162,17 @@ MCU_KEYS: dict[str, Callable[[Any], str | None]] = {
     "i2c_scl_pin": _integer(0, 29),
     "i2c_hz": _integer(10_000, 1_000_000),
     "mux_addresses": _i2c_addresses,
+    "colour_by": _choice("magnet", "mass"),
+    "checker_g": _positive_number,
+    "count_window_g": _positive_number,
+    "steady_g": _positive_number,
+    "steady_scans": _integer(1, 40),
+    "hall_address": _integer(0x08, 0x77),
+    "hall_threshold_mt": _positive_number,
+    "maintenance_pin": _integer(0, 29),
     "white_checker_g": _positive_number,
     "black_checker_g": _positive_number,
     "mass_tolerance_g": _positive_number,
-    "counts_per_gram": _positive_number,
 }
 SENSOR_KEYS: dict[str, Callable[[Any], str | None]] = {
     "channels": _channel_list,
@@ -210,6 +226,11 @@ def _check_mcu(sensors: SensorSettings, source: str) -> None:
     if sensors.channels.channel_count > capacity:
         raise BoardConfigError(f"{source}: [sensors] channels: {sensors.channels.channel_count} channels, but "
                                f"[sensors.mcu] mux_addresses give {capacity} ports (8 per multiplexer)")
+    if mcu.colour_by == "magnet":
+        if mcu.count_window_g >= mcu.checker_g / 2:
+            raise BoardConfigError(f"{source}: [sensors.mcu] count_window_g ({mcu.count_window_g}) must be under "
+                                   f"half of checker_g ({mcu.checker_g}), or two counts would overlap")
+        return
     masses = sorted(white * mcu.white_checker_g + black * mcu.black_checker_g
                     for white in range(16) for black in range(16))
     closest = min(higher - lower for lower, higher in zip(masses, masses[1:]))

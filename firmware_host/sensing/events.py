@@ -34,6 +34,7 @@ class BoardSettled:
 class FaultKind(enum.Enum):
     FLICKER = "flicker"          # a count changing faster than a hand can move checkers
     TOO_MANY = "too-many"        # more checkers of a colour than a side has
+    UNREADABLE = "unreadable"    # the MCU reports no reading for the location's sensor
 
 
 @dataclass(frozen=True, slots=True)

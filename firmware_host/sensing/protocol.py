@@ -1,4 +1,4 @@
-"""The sensor-link frame format (docs/protocol.md, protocol version 1): a pure encoder and decoder.
+"""The sensor-link frame format (docs/protocol.md, protocol version 2): a pure encoder and decoder.
 
 On the wire every frame is `COBS(body) 0x00`; a sender puts one extra 0x00 before its first frame
 after it starts, so whatever came before (a boot banner, line noise) ends there. Because 0x00 never
@@ -19,7 +19,10 @@ import struct
 from dataclasses import dataclass, field
 from typing import ClassVar, Union
 
-PROTOCOL_VERSION = 1
+PROTOCOL_VERSION = 2
+# Versions this host talks to: 2 adds the unreadable channel (a byte of 0xFF, which version 1 never
+# sends: 15 white and 15 black on one location is no board).
+SUPPORTED_PROTOCOLS = (1, 2)
 DELIMITER = b"\x00"
 CRC_INIT = 0xFFFF
 HEADER_SIZE = 3
@@ -29,6 +32,7 @@ MAX_PAYLOAD = 255
 MAX_ENCODED_FRAME = HEADER_SIZE + MAX_PAYLOAD + CRC_SIZE + 2
 # A channel's two counts share one byte (white in the high nibble), so 15 is the most one channel reports.
 MAX_CHANNEL_COUNT = 15
+UNREADABLE = 0xFF
 
 
 def crc16(data: bytes) -> int:
@@ -83,6 +87,7 @@ class FrameType(enum.IntEnum):
     REQUEST_SNAPSHOT = 0x42
     CONFIGURE = 0x43
     SELF_TEST = 0x44
+    MAINTENANCE = 0x45   # restart into maintenance: main.py stays stopped, no watchdog (hardware/README.md)
 
 
 class HelloReason(enum.IntEnum):
@@ -148,25 +153,28 @@ class Hello:
 
 @dataclass(frozen=True, slots=True)
 class Snapshot:
-    """Every channel's debounced (white, black) count, as the MCU saw them at `mcu_time_ms`."""
+    """Every channel's debounced (white, black) count, as the MCU saw them at `mcu_time_ms`; None for a
+    channel that gives no reading (broken, unplugged, uncalibrated)."""
 
     TYPE: ClassVar[FrameType] = FrameType.SNAPSHOT
     seq: int
     mcu_time_ms: int          # the MCU's millisecond clock modulo 65536
-    counts: tuple[tuple[int, int], ...]
+    counts: tuple[tuple[int, int] | None, ...]
 
     def payload(self) -> bytes:
-        for white, black in self.counts:
-            if not (0 <= white <= MAX_CHANNEL_COUNT and 0 <= black <= MAX_CHANNEL_COUNT):
-                raise ValueError(f"channel counts must be 0..{MAX_CHANNEL_COUNT}, got {(white, black)}")
-        return struct.pack(">H", self.mcu_time_ms) + bytes(white << 4 | black for white, black in self.counts)
+        for counts in self.counts:
+            if counts is not None and not (all(0 <= n <= MAX_CHANNEL_COUNT for n in counts) and counts != (15, 15)):
+                raise ValueError(f"channel counts must be 0..{MAX_CHANNEL_COUNT} and not both 15, got {counts}")
+        return struct.pack(">H", self.mcu_time_ms) + bytes(
+            UNREADABLE if counts is None else counts[0] << 4 | counts[1] for counts in self.counts)
 
     @classmethod
     def from_payload(cls, seq: int, payload: bytes) -> Snapshot:
         if len(payload) < 2:
             raise PayloadError(f"snapshot payload of {len(payload)} bytes has no timestamp")
         (mcu_time_ms,) = struct.unpack_from(">H", payload)
-        return cls(seq, mcu_time_ms, tuple((byte >> 4, byte & 0x0F) for byte in payload[2:]))
+        return cls(seq, mcu_time_ms, tuple(None if byte == UNREADABLE else (byte >> 4, byte & 0x0F)
+                                           for byte in payload[2:]))
 
 
 @dataclass(frozen=True, slots=True)
@@ -273,10 +281,17 @@ class SelfTest(_EmptyCommand):
     TYPE: ClassVar[FrameType] = FrameType.SELF_TEST
 
 
-Frame = Union[Hello, Snapshot, Heartbeat, Ack, SelfTestReport, RequestHello, RequestSnapshot, Configure, SelfTest]
-Command = Union[RequestHello, RequestSnapshot, Configure, SelfTest]
+@dataclass(frozen=True, slots=True)
+class Maintenance(_EmptyCommand):
+    TYPE: ClassVar[FrameType] = FrameType.MAINTENANCE
+
+
+Frame = Union[Hello, Snapshot, Heartbeat, Ack, SelfTestReport, RequestHello, RequestSnapshot, Configure, SelfTest,
+              Maintenance]
+Command = Union[RequestHello, RequestSnapshot, Configure, SelfTest, Maintenance]
 FRAME_CLASSES: dict[int, type] = {cls.TYPE: cls for cls in (
-    Hello, Snapshot, Heartbeat, Ack, SelfTestReport, RequestHello, RequestSnapshot, Configure, SelfTest)}
+    Hello, Snapshot, Heartbeat, Ack, SelfTestReport, RequestHello, RequestSnapshot, Configure, SelfTest,
+    Maintenance)}
 
 
 def _unpack(layout: struct.Struct, payload: bytes, name: str) -> tuple:

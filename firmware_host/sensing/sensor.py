@@ -27,6 +27,7 @@ class BoardSensor:
         """`link(handler)`: builds the link driver instead of a `SerialLink` thread (the HIL rig drives
         one in virtual time); it must offer `start`, `stop`, `submit` and `write` as `SerialLink` does."""
         self._channels = config.sensors.channels
+        self._last_counts: list[tuple[int, int]] = [(0, 0)] * self._channels.channel_count
         self._post = post
         self._now = 0.0
         self.stabiliser = Stabiliser.from_settings(config.sensors)
@@ -46,6 +47,10 @@ class BoardSensor:
     def run_self_test(self) -> None:
         """The result comes as a `SelfTestResult` event (or `CommandFailed`)."""
         self.link.submit(self.session.self_test)
+
+    def enter_maintenance(self) -> None:
+        """Restart the MCU into maintenance (mpremote can then reach it); `CommandFailed` if refused."""
+        self.link.submit(self.session.maintenance)
 
     # -- LinkHandler: called on the link thread --------------------------------------------------
 
@@ -69,7 +74,7 @@ class BoardSensor:
 
     def _on_session(self, item: object) -> None:
         if isinstance(item, p.Snapshot):
-            self._post_all(self.stabiliser.feed(self._channels.reading(item.counts), self._now))
+            self._post_all(self._snapshot(item))
         elif isinstance(item, p.SelfTestReport):
             self._post(SelfTestResult(tuple((self._channels.locations[channel], failure.name.lower())
                                             for channel, failure in item.failures)))
@@ -78,6 +83,13 @@ class BoardSensor:
                 # A new session or a restarted MCU: the board is read afresh through the quiet time.
                 self._post_all(self.stabiliser.reset())
             self._post(item)
+
+    def _snapshot(self, snapshot: p.Snapshot) -> list:
+        """An unreadable channel keeps its last counts in the reading and is named as a fault."""
+        unreadable = frozenset(self._channels.locations[channel] for channel, counts in enumerate(snapshot.counts)
+                               if counts is None)
+        self._last_counts = [last if counts is None else counts for last, counts in zip(self._last_counts, snapshot.counts)]
+        return self.stabiliser.feed(self._channels.reading(tuple(self._last_counts)), self._now, unreadable)
 
     def _post_all(self, events: list) -> None:
         for event in events:

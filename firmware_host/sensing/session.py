@@ -105,10 +105,18 @@ class LinkSession:
             self._send(p.RequestSnapshot, now)
 
     def self_test(self, now: float) -> None:
+        self._command(p.SelfTest, now)
+
+    def maintenance(self, now: float) -> None:
+        """Ask the MCU to restart into maintenance (it then stops talking: the link goes silent)."""
+        self._command(p.Maintenance, now)
+
+    def _command(self, kind: type, now: float) -> None:
+        """Send a command asked for by a person; it fails at once while the link is not up."""
         if self.state is not LinkState.UP:
-            self._emit(CommandFailed(p.FrameType.SELF_TEST.name, f"the link is {self.state.value}"))
-        elif not self._is_pending(p.SelfTest):
-            self._send(p.SelfTest, now)
+            self._emit(CommandFailed(kind.TYPE.name, f"the link is {self.state.value}"))
+        elif not self._is_pending(kind):
+            self._send(kind, now)
 
     # -- frames from the MCU -------------------------------------------------------------------
 
@@ -181,9 +189,9 @@ class LinkSession:
         self.request_snapshot(now)
 
     def _incompatibility(self, hello: p.Hello) -> str | None:
-        if hello.protocol_version != p.PROTOCOL_VERSION:
+        if hello.protocol_version not in p.SUPPORTED_PROTOCOLS:
             return (f"the MCU speaks protocol version {hello.protocol_version}, "
-                    f"this host version {p.PROTOCOL_VERSION}: update its firmware")
+                    f"this host versions {', '.join(map(str, p.SUPPORTED_PROTOCOLS))}: update its firmware")
         expected = self._sensors.channels.channel_count
         if hello.channels != expected:
             return (f"the MCU scans {hello.channels} channels but the board file maps {expected} "

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 from collections import deque
 
+from firmware_host.sensing.channels import UNUSED
 from firmware_host.sensing.config import SensorSettings
 from firmware_host.sensing.events import (BoardChanging, BoardSettled, BoardStable, FaultKind, SensorFault,
                                           SensorFaultCleared)
@@ -28,13 +29,18 @@ FaultKey = tuple[str | None, FaultKind]
 
 class Stabiliser:
     def __init__(self, quiet_s: float = 0.3, grace_s: float = 3.0,
-                 flicker_changes: int = 6, flicker_window_s: float = 1.0) -> None:
+                 flicker_changes: int = 6, flicker_window_s: float = 1.0, colour_by: str = "mass") -> None:
+        """`colour_by`: "mass" sensors count each colour, so each colour's total is checked; "magnet"
+        sensors report a point's count in its bottom checker's colour (a pinned point's in the pinned
+        one's), so only the board's total is."""
         if grace_s < quiet_s:
             raise ValueError(f"grace ({grace_s} s) must not be shorter than the quiet time ({quiet_s} s)")
         self.quiet_s = quiet_s
         self.grace_s = grace_s
         self.flicker_changes = flicker_changes
         self.flicker_window_s = flicker_window_s
+        self._totals = ((("", (0, 1), 2 * CHECKERS_PER_SIDE),) if colour_by == "magnet" else
+                        tuple((f"{colour} ", (index,), CHECKERS_PER_SIDE) for index, colour in enumerate(COLOURS)))
         self._active_faults: dict[FaultKey, SensorFault] = {}
         self._change_times: dict[str, deque[float]] = {}
         self.reset()
@@ -42,7 +48,7 @@ class Stabiliser:
     @classmethod
     def from_settings(cls, settings: SensorSettings) -> Stabiliser:
         return cls(settings.quiet_ms / 1000, settings.grace_ms / 1000,
-                   settings.flicker_changes, settings.flicker_window_ms / 1000)
+                   settings.flicker_changes, settings.flicker_window_ms / 1000, settings.mcu.colour_by)
 
     @property
     def reading(self) -> BoardReading | None:
@@ -60,12 +66,15 @@ class Stabiliser:
         self._settled_sent = False
         self._last_sane: BoardReading | None = None
         self._too_many: dict[str, dict[FaultKey, SensorFault]] = {}
+        self._unreadable: frozenset[str] = frozenset()
         self._change_times.clear()
         cleared = [SensorFaultCleared(*key) for key in self._active_faults]
         self._active_faults.clear()
         return cleared
 
-    def feed(self, reading: BoardReading, now: float) -> list:
+    def feed(self, reading: BoardReading, now: float, unreadable: frozenset[str] = frozenset()) -> list:
+        """A new snapshot; `unreadable`: the locations whose sensors give no reading (each a fault)."""
+        self._unreadable = unreadable - {UNUSED}
         if reading == self._reading:
             return self.tick(now)
         previous, self._reading = self._reading, reading
@@ -103,32 +112,36 @@ class Stabiliser:
                 self._change_times.setdefault(location, deque()).append(now)
 
     def _check_totals(self, reading: BoardReading) -> None:
-        """Faults for a colour with more than 15 checkers, blamed on the locations that gained some."""
+        """Faults for a colour with more than 15 checkers (or a board with more than 30, where the
+        sensors cannot tell the colours of a stack apart), blamed on the locations that gained some."""
         too_many: dict[str, dict[FaultKey, SensorFault]] = {}
-        for colour_index, colour in enumerate(COLOURS):
-            total = reading.side(colour).total
-            if total <= CHECKERS_PER_SIDE:
+        for name, indices, limit in self._totals:
+            total = sum(reading.side(COLOURS[index]).total for index in indices)
+            if total <= limit:
                 continue
-            if colour in self._too_many:   # keep blaming the same locations while the colour stays over
-                too_many[colour] = self._too_many[colour]
+            if name in self._too_many:   # keep blaming the same locations while the colour stays over
+                too_many[name] = self._too_many[name]
                 continue
-            reason = f"{total} {colour} checkers on the board, a side has {CHECKERS_PER_SIDE}"
-            suspects = self._gained(colour_index, reading) or [None]
-            too_many[colour] = {(location, FaultKind.TOO_MANY): SensorFault(location, FaultKind.TOO_MANY, reason)
-                                for location in suspects}
+            reason = f"{total} {name}checkers on the board, {'a side has' if len(indices) == 1 else 'a set has'} {limit}"
+            suspects = self._gained(indices, reading) or [None]
+            too_many[name] = {(location, FaultKind.TOO_MANY): SensorFault(location, FaultKind.TOO_MANY, reason)
+                              for location in suspects}
         self._too_many = too_many
         if not too_many:
             self._last_sane = reading
 
-    def _gained(self, colour_index: int, reading: BoardReading) -> list[str]:
+    def _gained(self, indices: tuple[int, ...], reading: BoardReading) -> list[str]:
         if self._last_sane is None:
             return []
         before = self._last_sane.location_counts()
         return [location for location, counts in reading.location_counts().items()
-                if counts[colour_index] > before.get(location, (0, 0))[colour_index]]
+                if sum(counts[i] for i in indices) > sum(before.get(location, (0, 0))[i] for i in indices)]
 
     def _fault_events(self, now: float) -> list:
         wanted = {key: fault for faults in self._too_many.values() for key, fault in faults.items()}
+        for location in self._unreadable:
+            wanted[(location, FaultKind.UNREADABLE)] = SensorFault(
+                location, FaultKind.UNREADABLE, "its sensor gives no reading (broken, unplugged or not calibrated)")
         horizon = now - self.flicker_window_s
         for location in list(self._change_times):
             times = self._change_times[location]

@@ -77,7 +77,8 @@ class Hardware:
         if config.simulated:
             folder = Path(tempfile.mkdtemp(prefix="tavli-board-sim-"))
             sim_board = SimBoard(board or BoardReading.loads(OPENING_LAYOUT))
-            mcu = SimulatedMcu(sim_board, sensing.sensors.channels, PtyTransport(folder / "sensors")).start()
+            mcu = SimulatedMcu(sim_board, sensing.sensors.channels, PtyTransport(folder / "sensors"),
+                               colour_by=sensing.sensors.mcu.colour_by).start()
             simulation = Simulation(sim_board, mcu, MockFactory(), folder)
             sensing = dataclasses.replace(sensing, serial=dataclasses.replace(sensing.serial, port=mcu.port))
             pin_factory = simulation.pins

@@ -20,7 +20,8 @@ def status_line(controller: Controller) -> str:
     if state == m.LINK_LOST:
         return f"sensor link lost, waiting for the board; {_game_line(controller, controller.overlay_return)}"
     if state == m.SENSOR_FAULT:
-        faults = "; ".join(fault.reason for fault in controller.sensor_faults.values())
+        faults = "; ".join(f"{fault.location}: {fault.reason}" if fault.location else fault.reason
+                           for fault in controller.sensor_faults.values())
         return f"sensor fault ({faults}); {_game_line(controller, controller.overlay_return)}"
     if state == m.BUTTON_STUCK:
         return f"dice button stuck down; {_game_line(controller, controller.overlay_return)}"

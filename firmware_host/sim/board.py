@@ -3,12 +3,13 @@
 Locations are the channel locations of hardware/board.toml (`point:1`..`point:24`, `bar:white`,
 `bar:black`, `off:white`, `off:black`, `reserve:white`, `reserve:black`); a point may also be given
 as its number, and `"bar"`, `"off"`, `"reserve"` mean the half or tray of the checker's colour.
-Every method is atomic under a lock: the simulated MCU scans the board from its own thread.
+Every method is atomic under a lock: the simulated MCU scans the board from its own thread. Each
+location is a stack, bottom first: a checker put down goes on top, a lifted one comes off the top of its
+colour, so the bottom checker (the one a magnet sensor sees) is known.
 """
 from __future__ import annotations
 
 import threading
-from collections import Counter
 
 from firmware_host.sensing.channels import KNOWN_LOCATIONS, UNUSED, ChannelMap
 from firmware_host.sensing.reading import COLOURS, POINTS, BoardReading, SideReading
@@ -20,6 +21,13 @@ OPENING_LAYOUT = ('{"white": {"points": {"24": 2, "13": 5, "8": 3, "6": 5}},'
 Location = str | int
 
 
+def seen_by_magnet(stack: tuple[str, ...]) -> tuple[int, int]:
+    """What count-and-magnet sensors report for a stack (bottom first): its count in its bottom colour."""
+    if not stack:
+        return (0, 0)
+    return (len(stack), 0) if stack[0] == "white" else (0, len(stack))
+
+
 class BoardError(ValueError):
     """A handling the physical board does not allow (lifting a checker that is not there)."""
 
@@ -27,13 +35,14 @@ class BoardError(ValueError):
 class SimBoard:
     def __init__(self, reading: BoardReading | None = None) -> None:
         self._lock = threading.Lock()
-        self._counts: dict[str, Counter[str]] = {}
+        self._stacks: dict[str, list[str]] = {}
         self.hand: list[str] = []
         self.set_reading(reading or BoardReading())
 
     def set_reading(self, reading: BoardReading) -> None:
-        """Lay the board out as `reading` (bar, off and reserve checkers in their colour's half) and empty the hand."""
-        counts: dict[str, Counter[str]] = {name: Counter() for name in KNOWN_LOCATIONS}
+        """Lay the board out as `reading` (bar, off and reserve checkers in their colour's half) and empty the
+        hand. Where both colours share a point, the colour with fewer checkers lies at the bottom (pinned)."""
+        counts: dict[str, dict[str, int]] = {name: dict.fromkeys(COLOURS, 0) for name in KNOWN_LOCATIONS}
         for colour in COLOURS:
             side = reading.side(colour)
             for number in range(1, POINTS + 1):
@@ -41,8 +50,10 @@ class SimBoard:
             counts[f"bar:{colour}"][colour] = side.bar
             counts[f"off:{colour}"][colour] = side.off
             counts[f"reserve:{colour}"][colour] = side.reserve or 0
+        stacks = {name: [colour for colour in sorted(COLOURS, key=held.get) for _ in range(held[colour])]
+                  for name, held in counts.items()}
         with self._lock:
-            self._counts = counts
+            self._stacks = stacks
             self._has_reserve = reading.has_reserve
             self.hand = []
 
@@ -52,21 +63,26 @@ class SimBoard:
             sides = []
             for colour in COLOURS:
                 def total(kind: str) -> int:
-                    return sum(self._counts[f"{kind}:{owner}"][colour] for owner in COLOURS)
+                    return sum(self._stacks[f"{kind}:{owner}"].count(colour) for owner in COLOURS)
                 sides.append(SideReading(
-                    tuple(self._counts[f"point:{n}"][colour] for n in range(1, POINTS + 1)),
+                    tuple(self._stacks[f"point:{n}"].count(colour) for n in range(1, POINTS + 1)),
                     total("bar"), total("off"), total("reserve") if self._has_reserve else None))
             return BoardReading(*sides)
 
     def count(self, location: Location, colour: str) -> int:
         with self._lock:
-            return self._counts[self._location(location, colour)][colour]
+            return self._stacks[self._location(location, colour)].count(colour)
 
-    def channel_counts(self, channels: ChannelMap) -> list[tuple[int, int]]:
-        """(white, black) per MCU channel, as perfect sensors would read them."""
+    def channel_counts(self, channels: ChannelMap, colour_by: str = "mass") -> list[tuple[int, int]]:
+        """(white, black) per MCU channel, as perfect sensors would report them: colour by mass counts both
+        colours; colour by magnet reports the count as checkers of the bottom one's colour."""
+        return [seen_by_magnet(stack) if colour_by == "magnet" else (stack.count("white"), stack.count("black"))
+                for stack in self.channel_stacks(channels)]
+
+    def channel_stacks(self, channels: ChannelMap) -> list[tuple[str, ...]]:
+        """The checkers' colours per MCU channel, bottom first."""
         with self._lock:
-            return [(0, 0) if name == UNUSED else (self._counts[name]["white"], self._counts[name]["black"])
-                    for name in channels.locations]
+            return [() if name == UNUSED else tuple(self._stacks[name]) for name in channels.locations]
 
     # -- handling ----------------------------------------------------------------------------
 
@@ -87,7 +103,7 @@ class SimBoard:
                 raise BoardError(f"no {colour} checker in the hand (it holds {self.hand or 'nothing'})")
             name = self._location(location, colour)
             self.hand.remove(colour)
-            self._counts[name][colour] += 1
+            self._stacks[name].append(colour)
 
     def slide(self, source: Location, destination: Location, colour: str) -> None:
         """Move a checker along the board surface: it never leaves the board, so no reading misses it."""
@@ -95,7 +111,7 @@ class SimBoard:
             source_name = self._location(source, colour)
             destination_name = self._location(destination, colour)
             self._take(source_name, colour)
-            self._counts[destination_name][colour] += 1
+            self._stacks[destination_name].append(colour)
 
     def hit(self, point: Location, colour: str) -> None:
         """Send a `colour` checker from `point` to its half of the bar."""
@@ -107,14 +123,16 @@ class SimBoard:
     def add(self, location: Location, colour: str, count: int = 1) -> None:
         """Put checkers from outside the game on the board (a setup mistake, or a stray checker)."""
         with self._lock:
-            self._counts[self._location(location, colour)][colour] += count
+            self._stacks[self._location(location, colour)].extend([colour] * count)
 
     # -- helpers -----------------------------------------------------------------------------
 
     def _take(self, name: str, colour: str) -> None:
-        if self._counts[name][colour] == 0:
+        """The topmost checker of `colour` comes off."""
+        stack = self._stacks[name]
+        if colour not in stack:
             raise BoardError(f"no {colour} checker on {name}")
-        self._counts[name][colour] -= 1
+        del stack[len(stack) - 1 - stack[::-1].index(colour)]
 
     def _location(self, location: Location, colour: str) -> str:
         if colour not in COLOURS:

@@ -2,7 +2,7 @@
 
     lift 13 white | place 9 [white] | slide 13 9 white | hit 5 black | bear-off 3 white
     reset | unplug | replug [no-reboot] | silent | resume | garbage | bad-crc | drop [N]
-    flicker LOCATION W B | stick LOCATION W B | unstick LOCATION | show | help | quit
+    flicker LOCATION W B | stick LOCATION W B | break LOCATION | unstick LOCATION | show | help | quit
 """
 from __future__ import annotations
 
@@ -47,6 +47,7 @@ def run_command(mcu: SimulatedMcu, line: str) -> str | None:
         "drop": ((0, 1), lambda: mcu.drop_bytes(int(args[0]) if args else 1)),
         "flicker": (3, lambda: mcu.flicker(args[0], _counts(args[1], args[2]))),
         "stick": (3, lambda: mcu.stick(args[0], _counts(args[1], args[2]))),
+        "break": (1, lambda: mcu.break_sensor(args[0])),
         "unstick": (1, lambda: mcu.unstick(args[0])),
         "show": (0, lambda: board.reading().dumps() + (f"  hand: {board.hand}" if board.hand else "")),
         "help": (0, lambda: __doc__.split("\n\n", 1)[1].strip()),

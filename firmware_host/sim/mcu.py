@@ -6,18 +6,26 @@ bytes between the node and a `Transport`. Faults are injected at the layer where
 - on the wire: `drop_bytes`, `corrupt_next_crc`, `send_garbage`;
 - the MCU: `go_silent` / `resume` (hung), `reset` (restarts with a boot banner and a new nonce);
 - the cable: `unplug` / `replug` (a USB-powered MCU restarts when plugged back);
-- a sensor: `flicker`, `stick` / `unstick`, `fail_self_test`.
+- a sensor: `flicker`, `stick` / `unstick`, `break_sensor` (no reading at all), `fail_self_test`.
+
+With `weighing` (a `firmware_host.sim.weighed.WeighedBoard`) the sensors are the physical model of
+the reference design, decoded by the firmware's own scan, instead of perfect counts.
 """
 from __future__ import annotations
 
 import os
 import threading
+from typing import TYPE_CHECKING
 
 from firmware_host.sensing.channels import ChannelMap
 from firmware_host.sensing.clock import Clock, MonotonicClock
+from firmware_host.sensing.reading import BoardReading
 from firmware_host.sim.board import SimBoard
 from firmware_host.sim.firmware import firmware_module
 from firmware_host.sim.transport import Transport
+
+if TYPE_CHECKING:   # the physical model needs numpy (the `physics` extra); only its user imports it
+    from firmware_host.sim.weighed import WeighedBoard
 
 BOOT_BANNER = b"MPY: soft reboot\r\nMicroPython v1.24.1 on 2024-11-29; Raspberry Pi Pico with RP2040\r\n"
 SIM_BOARD_ID = b"SIMBOARD"
@@ -25,8 +33,13 @@ SIM_BOARD_ID = b"SIMBOARD"
 
 class SimulatedMcu:
     def __init__(self, board: SimBoard, channels: ChannelMap, transport: Transport, *,
-                 clock: Clock | None = None, board_id: bytes = SIM_BOARD_ID) -> None:
+                 clock: Clock | None = None, board_id: bytes = SIM_BOARD_ID,
+                 weighing: WeighedBoard | None = None, colour_by: str = "mass") -> None:
+        """`colour_by`: what perfect sensors report ([sensors.mcu] colour_by); a `weighing` board knows its own."""
         self.board = board
+        self.weighing = weighing
+        self.colour_by = colour_by
+        self._last_scan_ms: int | None = None
         self.channels = channels
         self.transport = transport
         self.board_id = board_id
@@ -37,9 +50,11 @@ class SimulatedMcu:
         self._stopping = threading.Event()
         self._thread: threading.Thread | None = None
         self._silent = False
+        self.in_maintenance = False
         self._drop_next = 0
         self._corrupt_next = False
         self._stuck: dict[int, tuple[int, int]] = {}
+        self._broken: set[int] = set()
         self._flickering: dict[int, tuple[tuple[int, int], float]] = {}
         self._self_test_failures: list[tuple[int, int]] = []
         self.node = None
@@ -65,6 +80,11 @@ class SimulatedMcu:
 
     def __exit__(self, *exc_info) -> None:
         self.stop()
+
+    def sensed_reading(self) -> BoardReading:
+        """The board as perfect sensors of its scheme report it (colour by magnet: a point's count in
+        its bottom checker's colour)."""
+        return self.channels.reading(tuple(self.board.channel_counts(self.channels, self.colour_by)))
 
     # -- fault injection ---------------------------------------------------------------------
 
@@ -94,6 +114,7 @@ class SimulatedMcu:
     def reset(self) -> None:
         """Restart the MCU: the boot banner, then a boot hello with a new nonce and default settings."""
         with self._lock:
+            self.in_maintenance = self._silent = False
             self._boot(banner=BOOT_BANNER)
 
     def unplug(self) -> None:
@@ -117,12 +138,18 @@ class SimulatedMcu:
         with self._lock:
             self._stuck[self.channels.channel_of(location)] = counts
 
+    def break_sensor(self, location: str) -> None:
+        """The channel gives no reading (a dead ADC, a cut wire, an uncalibrated cell)."""
+        with self._lock:
+            self._broken.add(self.channels.channel_of(location))
+
     def unstick(self, location: str) -> None:
-        """Repair a stuck or flickering channel."""
+        """Repair a stuck, flickering or broken channel."""
         with self._lock:
             channel = self.channels.channel_of(location)
             self._stuck.pop(channel, None)
             self._flickering.pop(channel, None)
+            self._broken.discard(channel)
 
     def fail_self_test(self, failures: list[tuple[str, int]]) -> None:
         """The next self-tests report these (location, failure code) pairs."""
@@ -130,6 +157,10 @@ class SimulatedMcu:
             self._self_test_failures = [(self.channels.channel_of(location), code) for location, code in failures]
 
     # -- the MCU ---------------------------------------------------------------------------
+
+    def _enter_maintenance(self) -> None:
+        """As main.py on the Pico: restart with main.py stopped, so nothing more is sent until a reset."""
+        self.in_maintenance = self._silent = True
 
     def _now_ms(self) -> int:
         return int((self._clock.monotonic() - self._started_at) * 1000)
@@ -140,16 +171,24 @@ class SimulatedMcu:
         node_module = firmware_module("node")
         self.node = node_module.Node(self.channels.channel_count, self.board_id,
                                      int.from_bytes(os.urandom(2), "big"), self._emit,
-                                     self_test=lambda: list(self._self_test_failures))
+                                     self_test=lambda: list(self._self_test_failures),
+                                     maintenance=self._enter_maintenance)
         self.node.boot(self._now_ms())
 
-    def _sensed(self, now_ms: int) -> list[tuple[int, int]]:
-        counts = self.board.channel_counts(self.channels)
+    def _sensed(self, now_ms: int) -> list[tuple[int, int] | None]:
+        if self.weighing is not None:
+            elapsed_s = 0.0 if self._last_scan_ms is None else (now_ms - self._last_scan_ms) / 1000
+            self._last_scan_ms = now_ms
+            counts = self.weighing.read(self.board.channel_stacks(self.channels), elapsed_s)
+        else:
+            counts = self.board.channel_counts(self.channels, self.colour_by)
         for channel, (other, period_s) in self._flickering.items():
             if (now_ms // int(period_s * 1000)) % 2:
                 counts[channel] = other
         for channel, stuck in self._stuck.items():
             counts[channel] = stuck
+        for channel in self._broken:
+            counts[channel] = None
         return counts
 
     def step(self) -> None:

@@ -18,7 +18,7 @@ from tavli_mcu.weighing import Calibration
 _i2c = machine.I2C(cfg.I2C_ID, sda=machine.Pin(cfg.I2C_SDA_PIN), scl=machine.Pin(cfg.I2C_SCL_PIN), freq=cfg.I2C_HZ)
 _bank = Nau7802Bank(_i2c, cfg.MUX_ADDRESSES, cfg.CHANNELS, time.sleep_ms)
 _bank.start_all()
-calibration = Calibration.uncalibrated(cfg.CHANNELS, cfg.COUNTS_PER_GRAM)
+calibration = Calibration.uncalibrated(cfg.CHANNELS)
 
 
 def _average(channel, samples=40):

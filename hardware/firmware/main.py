@@ -1,7 +1,12 @@
-"""The sensor MCU's main loop on a Raspberry Pi Pico (MicroPython). The only file touching `machine`.
+"""The sensor MCU's main loop on a Raspberry Pi Pico (MicroPython). With calibrate.py, the only files
+touching `machine`.
 
 Copy to the Pico with tavli_mcu/ and board_config.py (hardware/README.md). Every scan period it
 takes the host's bytes, scans every load cell and lets the protocol node answer and report.
+
+Maintenance (updating the firmware, calibrating): with MAINTENANCE_PIN held to GND at power-up, or
+after the host's MAINTENANCE command (`tavli-board sensor-watch --maintenance`), main.py stops at once:
+no watchdog, Ctrl-C works, `mpremote` gets the REPL. The next reset runs the board again.
 """
 import os
 import select
@@ -12,11 +17,14 @@ import machine
 import micropython
 
 import board_config as cfg
+from tavli_mcu.counting import CountDecoder
+from tavli_mcu.hall import HallBank
 from tavli_mcu.loadcells import LoadCellSensors, Nau7802Bank
 from tavli_mcu.node import Node
 from tavli_mcu.weighing import Calibration, MassDecoder
 
 CALIBRATION_FILE = "calibration.json"
+MAINTENANCE_FLAG = "maintenance"   # left by the MAINTENANCE command for the next boot only
 WATCHDOG_MS = 2000   # a hung scan loop restarts the MCU; the host sees a new hello
 
 
@@ -41,12 +49,30 @@ def open_link():
     return read, sys.stdout.buffer.write
 
 
+def maintenance_requested():
+    """The maintenance pin held low, or the flag the MAINTENANCE command left (used up here)."""
+    if machine.Pin(cfg.MAINTENANCE_PIN, machine.Pin.IN, machine.Pin.PULL_UP).value() == 0:
+        return True
+    try:
+        os.remove(MAINTENANCE_FLAG)
+    except OSError:
+        return False
+    return True
+
+
+def restart_into_maintenance():
+    with open(MAINTENANCE_FLAG, "w") as flag:
+        flag.write("set by the host's MAINTENANCE command\n")
+    time.sleep_ms(50)   # the ACK leaves the USB or UART buffer first
+    machine.reset()
+
+
 def load_calibration():
     try:
         with open(CALIBRATION_FILE) as handle:
             return Calibration.loads(handle.read(), cfg.CHANNELS)
     except (OSError, ValueError, KeyError):
-        return Calibration.uncalibrated(cfg.CHANNELS, cfg.COUNTS_PER_GRAM)
+        return Calibration.uncalibrated(cfg.CHANNELS)   # every location reports unreadable
 
 
 def main():
@@ -55,10 +81,18 @@ def main():
                       freq=cfg.I2C_HZ)
     bank = Nau7802Bank(i2c, cfg.MUX_ADDRESSES, cfg.CHANNELS, time.sleep_ms)
     bank.start_all()
-    sensors = LoadCellSensors(bank, load_calibration(),
-                              MassDecoder(cfg.WHITE_CHECKER_G, cfg.BLACK_CHECKER_G, cfg.MASS_TOLERANCE_G))
+    if cfg.COLOUR_BY == "magnet":
+        hall = HallBank(i2c, bank.select, cfg.CHANNELS, cfg.HALL_ADDRESS)
+        hall.start_all()
+        decoder = CountDecoder(cfg.CHANNELS, cfg.CHECKER_G, cfg.COUNT_WINDOW_G, cfg.STEADY_G, cfg.STEADY_SCANS,
+                               cfg.HALL_THRESHOLD_MT)
+    else:
+        hall = None
+        decoder = MassDecoder(cfg.WHITE_CHECKER_G, cfg.BLACK_CHECKER_G, cfg.MASS_TOLERANCE_G)
+    sensors = LoadCellSensors(bank, load_calibration(), decoder, hall)
     board_id = (machine.unique_id() + b"\x00" * 8)[:8]
-    node = Node(cfg.CHANNELS, board_id, int.from_bytes(os.urandom(2), "big"), write, self_test=bank.self_test)
+    node = Node(cfg.CHANNELS, board_id, int.from_bytes(os.urandom(2), "big"), write, self_test=bank.self_test,
+                maintenance=restart_into_maintenance)
     watchdog = machine.WDT(timeout=WATCHDOG_MS)
     now_ms = 0                      # never wraps, unlike ticks_ms
     last = time.ticks_ms()
@@ -77,4 +111,7 @@ def main():
             time.sleep_ms(spare)
 
 
-main()
+if maintenance_requested():
+    print("tavli main.py: maintenance mode: stopped, no watchdog; mpremote can connect; reset to run")
+else:
+    main()

@@ -54,7 +54,8 @@ def test_a_dead_led_and_two_swapped_sensors_are_named(config_file):
     board = hardware.simulation.board
     counts = board.channel_counts
     # points 3 and 4 wired to each other's channels
-    hardware.simulation.board.channel_counts = lambda channels: (lambda c: c[:2] + [c[3], c[2]] + c[4:])(counts(channels))
+    hardware.simulation.board.channel_counts = \
+        lambda channels, *scheme: (lambda c: c[:2] + [c[3], c[2]] + c[4:])(counts(channels, *scheme))
     try:
         results = BringUp(hardware, events, SimulatedBringUpOperator(hardware), Timings(led_dwell_s=0, person_timeout_s=3)).run()
     finally:

@@ -108,3 +108,27 @@ def test_a_scenario_runs_in_real_time_on_the_service_threads(tmp_path, capsys):
     scenario = tmp_path / "realtime.toml"
     scenario.write_text(FIRST_TURN.replace('"9" = "legal-destination"', '"8" = "legal-destination"'))
     assert main(["hil", "run", "--realtime", str(scenario)]) == 0, capsys.readouterr().out
+
+
+def test_a_scenario_runs_with_the_simulated_sensors_weighing(capsys):
+    scenario = Path(__file__).parent / "scenarios" / "rule_bar_first.toml"
+    assert main(["hil", "run", str(scenario), "--physics"]) == 0, capsys.readouterr().out
+
+
+MAGNET_SCENARIOS = ("game_neverfinishing", "game_plakoto", "game_tapa", "rule_pinned", "refusals",
+                    "referee_replay_restore", "hands", "rule_opponent_checker")
+
+
+@pytest.mark.parametrize("name", MAGNET_SCENARIOS)
+def test_the_scenario_passes_with_sensors_that_see_only_the_bottom_colour(name):
+    """[sensors.mcu] colour_by = "magnet": the count in the bottom checker's colour, pins judged from the play."""
+    from dataclasses import replace
+
+    from firmware_host.hil.runner import run_scenario
+    from firmware_host.hil.scenario import load_scenario
+
+    scenario = load_scenario(Path(__file__).parent / "scenarios" / f"{name}.toml")
+    sensing = scenario.config.sensing
+    magnet = replace(sensing.sensors, mcu=replace(sensing.sensors.mcu, colour_by="magnet"))
+    outcome = run_scenario(replace(scenario, config=replace(scenario.config, sensing=replace(sensing, sensors=magnet))))
+    assert outcome.passed, outcome.report

@@ -70,3 +70,14 @@ def test_plays_missing_from_the_journal_are_counted_lost(monkeypatch):
     monkeypatch.setattr(Journal, "record_play", record_some)
     figures = run_campaign(SoakSettings(games=2, fault_rate=0.0, seed=4, variants=("fevga",)))
     assert figures.plays_lost == len(calls) // 10 > 0
+
+
+def test_with_physics_the_soak_plays_on_the_weighed_sensors(monkeypatch):
+    from firmware_host.sim import weighed
+
+    reads = []
+    original = weighed.WeighedBoard.read
+    monkeypatch.setattr(weighed.WeighedBoard, "read", lambda self, *args: reads.append(1) or original(self, *args))
+    figures = run_campaign(SoakSettings(games=1, fault_rate=0.0, seed=3, variants=("portes",), physics=True))
+    assert figures.games == 1 and figures.turns > 0
+    assert len(reads) > 100

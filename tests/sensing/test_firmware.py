@@ -46,7 +46,7 @@ def test_the_command_reader_counts_corrupt_and_overlong_input():
 
 
 def test_debounce_changes_a_count_only_after_n_equal_scans():
-    debouncer = Debouncer(2, 3)
+    debouncer = Debouncer(2, 3, 80)
     assert debouncer.update([(1, 0), (0, 0)]) is True   # the first scan is taken as it is
     assert debouncer.update([(2, 0), (0, 0)]) is False
     assert debouncer.update([(2, 0), (0, 0)]) is False
@@ -56,10 +56,28 @@ def test_debounce_changes_a_count_only_after_n_equal_scans():
 
 
 def test_debounce_ignores_channels_without_a_usable_value():
-    debouncer = Debouncer(1, 2)
-    assert debouncer.update([None]) is False and debouncer.stable is None
+    debouncer = Debouncer(1, 2, 80)
+    assert debouncer.update([None]) is False and debouncer.stable == [None] and not debouncer.ready
     debouncer.update([(1, 1)])
+    assert debouncer.ready
     assert [debouncer.update([value]) for value in [(2, 0), None, (2, 0), (2, 0)]] == [False, False, False, True]
+
+
+def test_a_channel_without_a_reading_for_long_enough_becomes_unreadable_and_reads_again_at_once():
+    debouncer = Debouncer(2, 3, 4)
+    debouncer.update([(1, 0), (0, 0)])
+    assert [debouncer.update([None, (0, 0)]) for _ in range(4)] == [False, False, False, True]
+    assert debouncer.stable == [None, (0, 0)]
+    assert debouncer.update([(2, 0), (0, 0)]) is True and debouncer.stable == [(2, 0), (0, 0)]
+
+
+def test_a_dead_channel_holds_back_snapshots_only_until_it_is_called_unreadable():
+    debouncer = Debouncer(2, 3, 4)
+    for scan in range(3):
+        debouncer.update([None, (1, 0)])
+        assert not debouncer.ready
+    debouncer.update([None, (1, 0)])
+    assert debouncer.ready and debouncer.stable == [None, (1, 0)]
 
 
 class NodeHarness:
@@ -85,11 +103,49 @@ def test_a_node_says_hello_at_boot_then_sends_its_first_scan():
     harness.node.boot(0)
     harness.node.scan([(1, 0), (0, 2), (0, 0)], 5)
     hello, snapshot = harness.take()
-    assert hello == p.Hello(0, 1, (1, 0, 0), b"ABCDEFGH", 0x1234, p.HelloReason.BOOT, 3,
+    assert hello == p.Hello(0, p.PROTOCOL_VERSION, (1, 0, 0), b"ABCDEFGH", 0x1234, p.HelloReason.BOOT, 3,
                             node_module.DEFAULT_SCAN_HZ, node_module.DEFAULT_DEBOUNCE_SCANS,
                             node_module.DEFAULT_SNAPSHOT_INTERVAL_MS, node_module.DEFAULT_HEARTBEAT_MS)
     assert snapshot == p.Snapshot(1, 5, ((1, 0), (0, 2), (0, 0)))
     assert harness.decoder.counters.total_errors == 0
+
+
+def test_a_node_with_a_dead_channel_sends_heartbeats_from_boot_then_snapshots_naming_it_unreadable():
+    harness = NodeHarness(channels=2)
+    harness.node.boot(0)
+    harness.take()
+    frames = []
+    for now in range(0, 2100, 25):
+        harness.node.scan([(1, 0), None], now)
+        frames += harness.take()
+    heartbeats = [frame.mcu_time_ms for frame in frames if isinstance(frame, p.Heartbeat)]
+    snapshots = [frame for frame in frames if isinstance(frame, p.Snapshot)]
+    assert heartbeats[:2] == [250, 500]                      # never silent while the channel is out
+    assert snapshots and snapshots[0].counts == ((1, 0), None)
+    assert snapshots[0].mcu_time_ms <= node_module.UNREADABLE_AFTER_MS
+    assert harness.command(p.RequestSnapshot(7), 2100)[1].counts == ((1, 0), None)
+
+
+def test_a_channel_that_stops_reading_is_reported_unreadable_and_back_when_it_reads():
+    harness = NodeHarness(channels=1)
+    harness.node.boot(0)
+    harness.node.scan([(2, 0)], 0)
+    harness.take()
+    counts = []
+    for now in range(25, 4000, 25):
+        harness.node.scan([None] if now < 3000 else [(2, 0)], now)
+        counts += [frame.counts for frame in harness.take() if isinstance(frame, p.Snapshot)]
+    assert counts[0] == ((2, 0),)                           # the periodic snapshot, keeping the count
+    assert ((None,) in counts) and counts[-1] == ((2, 0),)
+
+
+def test_a_node_restarts_into_maintenance_after_acknowledging_the_command():
+    restarts = []
+    harness = NodeHarness()
+    harness.node = node_module.Node(3, b"ABCDEFGH", 1, harness._write, maintenance=lambda: restarts.append(harness.take()))
+    harness.command(p.Maintenance(9))
+    assert restarts == [[p.Ack(0, 9, p.FrameType.MAINTENANCE, p.AckStatus.OK)]]   # the ACK went out first
+    assert NodeHarness().command(p.Maintenance(4)) == [p.Ack(0, 4, p.FrameType.MAINTENANCE, p.AckStatus.UNSUPPORTED)]
 
 
 def test_a_node_sends_a_snapshot_on_change_heartbeats_when_quiet_and_a_periodic_snapshot():

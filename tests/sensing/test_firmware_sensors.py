@@ -30,7 +30,7 @@ def test_a_mass_between_layouts_is_no_reading():
 
 
 def test_calibration_turns_raw_counts_into_grams_and_round_trips():
-    calibration = weighing.Calibration.uncalibrated(2, 100.0)
+    calibration = weighing.Calibration.uncalibrated(2)
     calibration.tare(1, 5000)
     calibration.span(1, 5000 + 40_000, 100.0)
     assert calibration.grams(1, 5000 + 1600) == pytest.approx(4.0)
@@ -40,14 +40,29 @@ def test_calibration_turns_raw_counts_into_grams_and_round_trips():
         weighing.Calibration.loads(calibration.dumps(), 3)
 
 
+def spanned(channels, counts_per_gram=400.0):
+    """A calibration with every location tared at 0 and spanned at `counts_per_gram`."""
+    return weighing.Calibration([0] * channels, [counts_per_gram] * channels)
+
+
+def test_an_uncalibrated_location_gives_no_reading():
+    bus = FakeBus(MCU.mux_addresses, 2)
+    calibration = weighing.Calibration.uncalibrated(2)
+    calibration.span(1, 16 * 400, 16.0)
+    bus.raw[0] = bus.raw[1] = 16 * 400
+    sensors = loadcells.LoadCellSensors(started_bank(bus, 2), calibration, DECODER)
+    assert sensors.read_counts() == [None, (1, 0)]
+
+
 class FakeBus:
     """NAU7802s at 0x2A behind TCA9548As; raises if two ADCs are ever connected at once."""
 
-    def __init__(self, mux_addresses, channels, dead=(), silent=()):
+    def __init__(self, mux_addresses, channels, dead=(), silent=(), calibration_fails=()):
         self.mux_ports = {address: 0 for address in mux_addresses}
         self.muxes = list(mux_addresses)
         self.raw = [0] * channels
-        self.dead, self.silent = set(dead), set(silent)
+        self.dead, self.silent, self.calibration_fails = set(dead), set(silent), set(calibration_fails)
+        self.log = []                         # ("write", channel, register, value) and ("sleep", ms), in order
         self.registers = [{loadcells.PU_CTRL: 0, loadcells.CTRL1: 0, loadcells.CTRL2: 0} for _ in range(channels)]
 
     def writeto(self, address, data):
@@ -63,12 +78,16 @@ class FakeBus:
 
     def writeto_mem(self, address, register, data):
         assert address == loadcells.NAU7802
-        registers = self.registers[self._selected()]
+        channel = self._selected()
+        registers = self.registers[channel]
         value = data[0]
+        self.log.append(("write", channel, register, value))
         if register == loadcells.PU_CTRL and value & loadcells.PUD:
             value |= loadcells.PUR
-        if register == loadcells.CTRL2:
+        if register == loadcells.CTRL2 and value & loadcells.CALS:
             value &= ~loadcells.CALS          # calibration finishes at once
+            if channel in self.calibration_fails:
+                value |= loadcells.CAL_ERR
         registers[register] = value
 
     def readfrom_mem(self, address, register, count):
@@ -84,7 +103,7 @@ class FakeBus:
 
 
 def started_bank(bus, channels=28):
-    bank = loadcells.Nau7802Bank(bus, MCU.mux_addresses, channels, sleep_ms=lambda ms: None)
+    bank = loadcells.Nau7802Bank(bus, MCU.mux_addresses, channels, sleep_ms=lambda ms: bus.log.append(("sleep", ms)))
     bank.start_all()
     return bank
 
@@ -97,9 +116,37 @@ def test_every_adc_is_started_at_gain_128_and_80_samples_per_second():
     assert all(registers[loadcells.PU_CTRL] & loadcells.CS for registers in bus.registers)
 
 
+def test_every_adc_starts_in_the_datasheets_order_calibrating_only_once_its_ldo_is_up():
+    # NAU7802 datasheet 9.1 and SparkFun's driver: reset, power up, CS, LDO 3.3 V and AVDDS, gain and rate,
+    # register 0x15 = 0x30, the 330 pF capacitor, the LDO's ramp, then the front-end calibration.
+    bus = FakeBus(MCU.mux_addresses, 3)
+    started_bank(bus, channels=3)
+    ramp = bus.log.index(("sleep", loadcells.LDO_RAMP_MS))
+    for channel in range(3):
+        writes = [(step, entry[2], entry[3]) for step, entry in enumerate(bus.log)
+                  if entry[0] == "write" and entry[1] == channel]
+        registers_written = [(register, value) for _, register, value in writes]
+        assert registers_written[:3] == [(loadcells.PU_CTRL, loadcells.RR), (loadcells.PU_CTRL, 0),
+                                         (loadcells.PU_CTRL, loadcells.PUD | loadcells.PUA)]
+        assert (loadcells.ADC, 0x30) in registers_written
+        assert any(register == loadcells.PGA_PWR and value & 0x80 for register, value in registers_written)
+        ldo_on = next(step for step, register, value in writes
+                      if register == loadcells.PU_CTRL and value & loadcells.AVDDS)
+        calibration = next(step for step, register, value in writes
+                           if register == loadcells.CTRL2 and value & loadcells.CALS)
+        assert ldo_on < ramp < calibration
+        assert bus.registers[channel][loadcells.PU_CTRL] & loadcells.AVDDS
+
+
+def test_a_channel_whose_calibration_fails_or_that_does_not_answer_is_named():
+    bus = FakeBus(MCU.mux_addresses, 4, dead={1}, calibration_fails={2})
+    bank = loadcells.Nau7802Bank(bus, MCU.mux_addresses, 4, sleep_ms=lambda ms: None)
+    assert bank.start_all() == {1, 2}
+
+
 def test_a_scan_reads_every_location_through_the_multiplexers():
     bus = FakeBus(MCU.mux_addresses, 28)
-    calibration = weighing.Calibration.uncalibrated(28, 400.0)
+    calibration = spanned(28)
     sensors = loadcells.LoadCellSensors(started_bank(bus), calibration, DECODER)
     layouts = {0: (2, 0), 9: (0, 5), 17: (1, 1), 27: (15, 0)}
     for channel, (white, black) in layouts.items():
@@ -118,7 +165,7 @@ def test_negative_conversions_are_sign_extended():
 
 def test_a_channel_without_a_fresh_conversion_keeps_its_last_reading():
     bus = FakeBus(MCU.mux_addresses, 2)
-    sensors = loadcells.LoadCellSensors(started_bank(bus, 2), weighing.Calibration.uncalibrated(2, 400.0), DECODER)
+    sensors = loadcells.LoadCellSensors(started_bank(bus, 2), spanned(2), DECODER)
     bus.raw[1] = 16 * 400
     assert sensors.read_counts() == [(0, 0), (1, 0)]
     bus.silent.add(1)
@@ -128,7 +175,7 @@ def test_a_channel_without_a_fresh_conversion_keeps_its_last_reading():
 
 def test_an_empty_location_follows_slow_drift_of_its_zero():
     bus = FakeBus(MCU.mux_addresses, 1)
-    calibration = weighing.Calibration.uncalibrated(1, 400.0)
+    calibration = spanned(1)
     sensors = loadcells.LoadCellSensors(started_bank(bus, 1), calibration, DECODER)
     bus.raw[0] = 40          # 0.1 g of drift
     for _ in range(400):     # ten seconds of scans at 40 Hz
@@ -155,3 +202,64 @@ def test_the_pico_scripts_use_only_settings_the_board_config_has():
         used = {node.attr for node in ast.walk(tree)
                 if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id == "cfg"}
         assert used and used <= set(settings), f"{script} uses {sorted(used - set(settings))}"
+
+
+counting = firmware_module("counting")
+hall = firmware_module("hall")
+
+
+def count_decoder():
+    return counting.CountDecoder(2, 16.0, 4.0, 0.3, 8, 3.0)
+
+
+def steady(decoder, grams, field_mt, scans=8, channel=0):
+    for _ in range(scans):
+        result = decoder.decode(channel, grams, field_mt)
+    return result
+
+
+@given(st.integers(0, 16), st.floats(-3.9, 3.9), st.sampled_from([-1, 1]))
+def test_a_steady_count_is_read_in_its_bottom_checkers_colour(count, error_g, pole):
+    field = 0.0 if count == 0 else pole * 8.0
+    expected = (0, 0) if count == 0 else ((count, 0) if pole > 0 else (0, count))
+    assert steady(count_decoder(), count * 16.0 + error_g, field) == expected
+
+
+def test_no_reading_without_a_steady_count_and_a_magnet_that_agree():
+    assert steady(count_decoder(), 48.0, 8.0, scans=7) is None            # not yet steady
+    assert steady(count_decoder(), 40.0, 8.0) is None                     # half way between counts
+    assert steady(count_decoder(), 16.5, 0.5) is None                     # a coin-sized mass, no magnet
+    assert steady(count_decoder(), 0.2, -9.0) is None                     # a magnet, no weight
+    assert steady(count_decoder(), 32.0, None) is None                    # the Hall sensor gave nothing
+    assert steady(count_decoder(), 17 * 16.0, 8.0) is None                # more than a location holds
+    decoder = count_decoder()
+    readings = [decoder.decode(0, 32.0 + (0.5 if scan % 2 else 0.0), 8.0) for scan in range(16)]
+    assert readings == [None] * 16                                        # a wavering finger
+    assert steady(decoder, 32.0, 8.0, channel=1) == (2, 0)                # channels are apart
+
+
+class FakeHallBus:
+    def __init__(self, field_counts, dead=False):
+        self.written, self.field_counts, self.dead = {}, field_counts, dead
+
+    def writeto_mem(self, address, register, data):
+        if self.dead:
+            raise OSError(19, "ENODEV")
+        self.written[(address, register)] = data[0]
+
+    def readfrom_mem(self, address, register, count):
+        if self.dead:
+            raise OSError(19, "ENODEV")
+        assert (register, count) == (hall.Z_MSB_RESULT, 2)
+        return (self.field_counts & 0xFFFF).to_bytes(2, "big")
+
+
+def test_the_hall_sensor_is_set_to_continuous_z_readings_and_its_field_is_signed_millitesla():
+    bus = FakeHallBus(-8192)
+    selected = []
+    sensors = hall.HallBank(bus, selected.append, 2, 0x35)
+    assert sensors.start_all() == set()
+    assert bus.written[(0x35, hall.DEVICE_CONFIG_2)] == 0x02 and bus.written[(0x35, hall.SENSOR_CONFIG_1)] == 0x40
+    assert sensors.field_mt(1) == pytest.approx(-10.0) and selected[-1] == 1
+    assert hall.HallBank(FakeHallBus(0, dead=True), selected.append, 2, 0x35).field_mt(0) is None
+    assert hall.HallBank(FakeHallBus(0, dead=True), selected.append, 2, 0x35).start_all() == {0, 1}

@@ -19,11 +19,13 @@ EXAMPLES = [
     p.RequestSnapshot(0),
     p.Configure(5, 40, 3, 0, 250),
     p.SelfTest(255),
+    p.Maintenance(17),
 ]
 
 snapshots = st.builds(
     p.Snapshot, st.integers(0, 255), st.integers(0, 0xFFFF),
-    st.lists(st.tuples(st.integers(0, 15), st.integers(0, 15)), min_size=1, max_size=32).map(tuple))
+    st.lists(st.one_of(st.none(), st.tuples(st.integers(0, 15), st.integers(0, 15)).filter(lambda c: c != (15, 15))),
+             min_size=1, max_size=32).map(tuple))
 frames = st.one_of(st.sampled_from(EXAMPLES), snapshots)
 
 
@@ -49,8 +51,16 @@ def test_cobs_round_trips_and_never_emits_a_delimiter(data):
 
 @pytest.mark.parametrize("channels", [28, 30])
 def test_a_snapshot_fits_the_40_byte_budget(channels):
-    frame = p.Snapshot(255, 0xFFFF, ((15, 15),) * channels)
+    frame = p.Snapshot(255, 0xFFFF, (None,) * channels)
     assert len(p.encode(frame)) < 40
+
+
+def test_an_unreadable_channel_is_the_byte_no_board_has():
+    frame = p.Snapshot(3, 0x0102, ((2, 0), None, (0, 15)))
+    assert p.encode_body(frame)[3:-2] == bytes((0x01, 0x02, 0x20, 0xFF, 0x0F))
+    assert p.FrameDecoder().feed(p.encode(frame)) == [frame]
+    with pytest.raises(ValueError, match="not both 15"):
+        p.Snapshot(3, 0, ((15, 15),)).payload()
 
 
 @given(st.lists(frames, min_size=1, max_size=8), st.data())

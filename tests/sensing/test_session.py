@@ -1,5 +1,6 @@
 """The host's protocol state machine against the real firmware node, in virtual time."""
 import dataclasses
+import sys
 
 import pytest
 
@@ -243,3 +244,21 @@ def test_self_test_while_the_link_is_not_up_fails_at_once(state_setup):
     rig.session.self_test(0.0)
     [failed] = rig.take(CommandFailed)
     assert failed.command == "SELF_TEST" and "the link is" in failed.reason
+
+
+@pytest.mark.parametrize("version, accepted", [(1, True), (2, True), (3, False)])
+def test_mcus_of_protocol_1_and_2_are_welcomed_and_a_newer_one_refused(monkeypatch, version, accepted):
+    monkeypatch.setattr(sys.modules[Node.__module__], "PROTOCOL_VERSION", version)
+    rig = opened_rig()
+    if accepted:
+        assert rig.take(LinkUp) and rig.session.state is LinkState.UP
+    else:
+        [lost] = rig.take(LinkLost)
+        assert f"protocol version {version}, this host versions 1, 2" in lost.reason
+
+
+def test_an_unreadable_channel_reaches_the_host_as_none():
+    rig = opened_rig()
+    rig.counts = [(0, 0)] * 27 + [None]
+    rig.run(2.5)
+    assert rig.take(p.Snapshot)[-1].counts[-1] is None

@@ -61,9 +61,11 @@ def test_an_overlay_says_what_is_wrong_and_what_it_keeps():
     match = match_after(WHITE)
     assert status_line(controller(m.LINK_LOST, match, turn=BLACK, dice=(3, 2), overlay_return=m.MOVING)) == \
         "sensor link lost, waiting for the board; game 2 of tavli (plakoto): black to move 3-2; white 2, black 0 (to 5)"
-    fault = SensorFault("point:7", FaultKind.FLICKER, "point:7 flickers")
-    assert status_line(controller(m.SENSOR_FAULT, match, overlay_return=m.OPENING_ROLL, faults=[fault])) == \
-        "sensor fault (point:7 flickers); game 2 of tavli (plakoto): opening roll; white 2, black 0 (to 5)"
+    faults = [SensorFault("point:7", FaultKind.FLICKER, "7 changes within 1 s"),
+              SensorFault("bar:white", FaultKind.UNREADABLE, "its sensor gives no reading")]
+    assert status_line(controller(m.SENSOR_FAULT, match, overlay_return=m.OPENING_ROLL, faults=faults)) == \
+        "sensor fault (point:7: 7 changes within 1 s; bar:white: its sensor gives no reading); game 2 of tavli " \
+        "(plakoto): opening roll; white 2, black 0 (to 5)"
     assert status_line(controller(m.BUTTON_STUCK, match, overlay_return=m.AWAITING_ROLL)) == \
         "dice button stuck down; game 2 of tavli (plakoto): white to roll; white 2, black 0 (to 5)"
 

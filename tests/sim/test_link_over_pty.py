@@ -118,6 +118,33 @@ def test_a_stuck_sensor_showing_too_many_checkers_is_a_fault_not_a_board(pty_rig
     assert faulty == []
 
 
+def test_a_sensor_that_gives_no_reading_is_named_and_the_rest_of_the_board_still_reads(pty_rig):
+    rig = pty_rig
+    stable_on(rig, OPENING)
+    rig.mcu.break_sensor("point:19")
+    fault = rig.events.next(SensorFault)
+    assert (fault.location, fault.kind) == ("point:19", FaultKind.UNREADABLE)
+    assert not [event for event in rig.events.items if isinstance(event, (LinkSilent, LinkLost))]
+    rig.board.lift(13, "white")
+    changing = rig.events.next(BoardChanging)
+    assert changing.reading.point(13) == (4, 0) and changing.reading.point(19) == (0, 5)   # its last count
+    rig.board.place(13, "white")
+    rig.mcu.unstick("point:19")
+    rig.events.next(SensorFaultCleared, lambda event: event.location == "point:19")
+    stable_on(rig, OPENING)
+
+
+def test_the_mcu_restarts_into_maintenance_on_request_and_runs_again_after_a_reset(pty_rig):
+    rig = pty_rig
+    stable_on(rig, OPENING)
+    rig.sensor.enter_maintenance()
+    rig.events.next(LinkSilent)
+    assert rig.mcu.in_maintenance
+    rig.mcu.reset()
+    rig.events.next(LinkUp)
+    stable_on(rig, OPENING)
+
+
 def test_a_self_test_names_the_failing_locations(pty_rig):
     rig = pty_rig
     rig.events.next(LinkUp)

@@ -6,4 +6,4 @@ and the simulated MCU (firmware_host.sim) runs it with simulated sensors. Only .
 """
 
 FIRMWARE_VERSION = (1, 0, 0)
-PROTOCOL_VERSION = 1
+PROTOCOL_VERSION = 2   # 2: a channel byte of 0xFF is an unreadable channel

@@ -13,11 +13,16 @@ PU_CTRL = 0x00
 CTRL1 = 0x01
 CTRL2 = 0x02
 ADCO_B2 = 0x12
+ADC = 0x15
+PGA_PWR = 0x1C
 REVISION = 0x1F
 RR, PUD, PUA, PUR, CS, CR, AVDDS = 0x01, 0x02, 0x04, 0x08, 0x10, 0x20, 0x80
-GAIN_128_LDO_3V3 = 0x27
+GAIN_128_LDO_3V3 = 0x27  # gain bits 0-2 = 7 (x128), VLDO bits 3-5 = 4 (3.3 V)
 RATE_80SPS = 0x30
-CALS = 0x04
+CALS, CAL_ERR = 0x04, 0x08
+ADC_CLK_CHP_OFF = 0x30   # the value the datasheet's power-on sequence (9.1) writes to register 0x15
+PGA_CAP_EN = 0x80        # the 330 pF capacitor across channel 2's unused inputs (9.14)
+LDO_RAMP_MS = 250        # the LDO and the bridge settle before the front end is calibrated
 RAIL = 0x7FFF00          # a reading this close to full scale means a broken or overloaded cell
 
 # Self-test failure codes (docs/protocol.md).
@@ -43,26 +48,50 @@ class Nau7802Bank:
             self._selected_mux = mux
         self.i2c.writeto(self.mux_addresses[mux], bytes((1 << (channel % PORTS_PER_MUX),)))
 
-    def start(self, channel):
-        """Reset, power up, 3.3 V LDO, gain 128, 80 samples/s, calibrate the front end, run."""
+    def power_up(self, channel):
+        """The datasheet's power-on sequence (9.1), as the common drivers (SparkFun's, Adafruit's) do it:
+        reset, power up and wait for PUR, start conversions, 3.3 V internal LDO, gain 128, 80 samples/s,
+        the chopper clock off (register 0x15 = 0x30), the channel 2 decoupling capacitor on."""
         self.select(channel)
         write = self._write
         write(PU_CTRL, RR)
         write(PU_CTRL, 0)
         write(PU_CTRL, PUD | PUA)
         self._wait_for(PU_CTRL, PUR, True)
+        write(PU_CTRL, PUD | PUA | CS)
         write(CTRL1, GAIN_128_LDO_3V3)
-        write(CTRL2, RATE_80SPS | CALS)
+        write(PU_CTRL, PUD | PUA | CS | AVDDS)
+        write(CTRL2, RATE_80SPS)
+        write(ADC, ADC_CLK_CHP_OFF)
+        write(PGA_PWR, self._read(PGA_PWR, 1)[0] | PGA_CAP_EN)
+
+    def calibrate_front_end(self, channel):
+        """Start the internal offset calibration (once the LDO is up); `calibrated` checks its end."""
+        self.select(channel)
+        self._write(CTRL2, RATE_80SPS | CALS)
+
+    def calibrated(self, channel):
+        self.select(channel)
         self._wait_for(CTRL2, CALS, False)
-        write(PU_CTRL, PUD | PUA | AVDDS | CS)
+        if self._read(CTRL2, 1)[0] & CAL_ERR:
+            raise OSError("NAU7802 on channel %d: front-end calibration failed" % channel)
 
     def start_all(self):
-        """Start every ADC that answers; the self-test reports those that do not."""
-        for channel in range(self.channels):
-            try:
-                self.start(channel)
-            except OSError:
-                pass
+        """Start every ADC that answers, all at once: power up each, let the LDOs ramp, calibrate each
+        (the chips calibrate in parallel). Returns the channels that failed; the self-test names them."""
+        failed = set()
+        for step in (self.power_up, None, self.calibrate_front_end, self.calibrated):
+            if step is None:
+                self.sleep_ms(LDO_RAMP_MS)
+                continue
+            for channel in range(self.channels):
+                if channel in failed:
+                    continue
+                try:
+                    step(channel)
+                except OSError:
+                    failed.add(channel)
+        return failed
 
     def read_raw(self, channel):
         """The latest conversion, or None if none is ready (or the ADC does not answer)."""
@@ -104,7 +133,7 @@ class Nau7802Bank:
         return self.i2c.readfrom_mem(NAU7802, register, count)
 
     def _wait_for(self, register, bit, wanted):
-        for _ in range(50):
+        for _ in range(250):   # front-end calibration takes about 350 ms at 80 samples/s
             if bool(self._read(register, 1)[0] & bit) == wanted:
                 return
             self.sleep_ms(2)
@@ -112,12 +141,16 @@ class Nau7802Bank:
 
 
 class LoadCellSensors:
-    """One scan: (white, black) per channel, or None where the mass is no known combination."""
+    """One scan: (white, black) per channel, or None where the sensors give no reading.
 
-    def __init__(self, bank, calibration, decoder):
+    Without `hall` the decoder is a weighing.MassDecoder (colour by mass); with it a
+    counting.CountDecoder, given each channel's field too (colour by magnet)."""
+
+    def __init__(self, bank, calibration, decoder, hall=None):
         self.bank = bank
         self.calibration = calibration
         self.decoder = decoder
+        self.hall = hall
         self._last_raw = [None] * bank.channels
 
     def read_counts(self):
@@ -131,7 +164,14 @@ class LoadCellSensors:
             if raw is None:
                 counts.append(None)
                 continue
-            decoded = self.decoder.decode(self.calibration.grams(channel, raw))
+            grams = self.calibration.grams(channel, raw)
+            if grams is None:
+                counts.append(None)
+                continue
+            if self.hall is None:
+                decoded = self.decoder.decode(grams)
+            else:
+                decoded = self.decoder.decode(channel, grams, self.hall.field_mt(channel))
             if decoded == (0, 0):
                 self.calibration.track_zero(channel, raw)
             counts.append(decoded)

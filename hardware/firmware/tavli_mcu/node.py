@@ -18,6 +18,8 @@ DEFAULT_SCAN_HZ = 40
 DEFAULT_DEBOUNCE_SCANS = 3
 DEFAULT_SNAPSHOT_INTERVAL_MS = 1000
 DEFAULT_HEARTBEAT_MS = 250
+UNREADABLE_AFTER_MS = 2000   # a channel without a reading this long is reported unreadable
+UNREADABLE = 0xFF            # its snapshot byte: 15 white and 15 black on one location never happens
 
 # Accepted CONFIGURE values; firmware_host.sensing.config checks the board file against the same ranges.
 SCAN_HZ_RANGE = (1, 100)
@@ -31,9 +33,11 @@ def _within(value, limits):
 
 
 class Node:
-    def __init__(self, channels, board_id, boot_nonce, write, self_test=None):
+    def __init__(self, channels, board_id, boot_nonce, write, self_test=None, maintenance=None):
         """`board_id`: 8 bytes (the RP2040's unique id); `boot_nonce`: 0..65535, new at every boot;
-        `self_test()`: a list of (channel, failure code) (codes in docs/protocol.md)."""
+        `self_test()`: a list of (channel, failure code) (codes in docs/protocol.md); `maintenance()`:
+        restart into maintenance (main.py); without it MAINTENANCE is unsupported."""
+        self._maintenance = maintenance
         self.channels = channels
         self.board_id = bytes(board_id)
         self.boot_nonce = boot_nonce
@@ -42,7 +46,7 @@ class Node:
         self.scan_hz = DEFAULT_SCAN_HZ
         self.snapshot_interval_ms = DEFAULT_SNAPSHOT_INTERVAL_MS
         self.heartbeat_ms = DEFAULT_HEARTBEAT_MS
-        self.debouncer = Debouncer(channels, DEFAULT_DEBOUNCE_SCANS)
+        self.debouncer = Debouncer(channels, DEFAULT_DEBOUNCE_SCANS, self._unreadable_scans())
         self.reader = wire.CommandReader()
         self._seq = 0
         self._last_sent_ms = 0
@@ -52,6 +56,9 @@ class Node:
     @property
     def scan_period_ms(self):
         return 1000 // self.scan_hz
+
+    def _unreadable_scans(self):
+        return max(1, UNREADABLE_AFTER_MS // self.scan_period_ms)
 
     @property
     def rx_errors(self):
@@ -63,14 +70,17 @@ class Node:
         self._send_hello(BOOT, now_ms)
 
     def scan(self, raw_counts, now_ms):
+        """Snapshots once every channel has read (or been unreadable for long enough), heartbeats from boot
+        whatever the channels do."""
         changed = self.debouncer.update(raw_counts)
-        if self.debouncer.stable is None:
-            return
         interval = self.snapshot_interval_ms
-        if changed or self._snapshot_wanted or (interval and now_ms - self._last_snapshot_ms >= interval):
+        if not self.debouncer.ready:
+            if now_ms - self._last_sent_ms >= self.heartbeat_ms:
+                self._send_heartbeat(now_ms)
+        elif changed or self._snapshot_wanted or (interval and now_ms - self._last_snapshot_ms >= interval):
             self._send_snapshot(now_ms)
         elif now_ms - self._last_sent_ms >= self.heartbeat_ms:
-            self._send(wire.HEARTBEAT, struct.pack(">HB", now_ms & 0xFFFF, min(self.rx_errors, 255)), now_ms)
+            self._send_heartbeat(now_ms)
 
     def receive(self, data, now_ms):
         for command in self.reader.feed(data):
@@ -78,19 +88,24 @@ class Node:
 
     def _handle(self, command_type, seq, payload, now_ms):
         expected = {wire.REQUEST_HELLO: 0, wire.REQUEST_SNAPSHOT: 0, wire.SELF_TEST: 0, wire.CONFIGURE: 6}
+        if self._maintenance is not None:
+            expected[wire.MAINTENANCE] = 0
         if command_type not in expected:
             self._ack(seq, command_type, wire.UNSUPPORTED, now_ms)
         elif len(payload) != expected[command_type]:
             self._ack(seq, command_type, wire.BAD_PAYLOAD, now_ms)
         elif command_type == wire.CONFIGURE:
             self._ack(seq, command_type, self._configure(payload), now_ms)
+        elif command_type == wire.MAINTENANCE:
+            self._ack(seq, command_type, wire.OK, now_ms)
+            self._maintenance()
         else:
             self._ack(seq, command_type, wire.OK, now_ms)
             if command_type == wire.REQUEST_HELLO:
                 self._send_hello(REQUESTED, now_ms)
             elif command_type == wire.REQUEST_SNAPSHOT:
-                if self.debouncer.stable is None:
-                    self._snapshot_wanted = True   # answered by the first scan
+                if not self.debouncer.ready:
+                    self._snapshot_wanted = True   # answered once every channel has read
                 else:
                     self._send_snapshot(now_ms)
             else:
@@ -108,6 +123,7 @@ class Node:
             return wire.BAD_ARGUMENT
         self.scan_hz = scan_hz
         self.debouncer.scans = debounce_scans
+        self.debouncer.unreadable_scans = self._unreadable_scans()
         self.snapshot_interval_ms = snapshot_interval_ms
         self.heartbeat_ms = heartbeat_ms
         return wire.OK
@@ -123,12 +139,17 @@ class Node:
 
     def _send_snapshot(self, now_ms):
         counts = bytearray(struct.pack(">H", now_ms & 0xFFFF))
-        for white, black in self.debouncer.stable:
-            # A channel reports at most 15 of a colour: four bits each.
-            counts.append(min(white, 15) << 4 | min(black, 15))
+        for value in self.debouncer.stable:
+            if value is None:
+                counts.append(UNREADABLE)
+            else:   # a channel reports at most 15 of a colour: four bits each
+                counts.append(min(value[0], 15) << 4 | min(value[1], 15))
         self._snapshot_wanted = False
         self._last_snapshot_ms = now_ms
         self._send(wire.SNAPSHOT, counts, now_ms)
+
+    def _send_heartbeat(self, now_ms):
+        self._send(wire.HEARTBEAT, struct.pack(">HB", now_ms & 0xFFFF, min(self.rx_errors, 255)), now_ms)
 
     def _send(self, frame_type, payload, now_ms):
         self._write(wire.frame(frame_type, self._seq, payload))

@@ -37,7 +37,8 @@ class MassDecoder:
 
 
 class Calibration:
-    """Per channel: the raw ADC value of the empty location and the raw counts per gram."""
+    """Per channel: the raw ADC value of the empty location and the raw counts per gram (None until the
+    location is spanned: an uncalibrated location gives no reading, never a guessed one)."""
 
     ZERO_TRACKING = 1 / 64   # how fast an empty location's zero follows slow drift
 
@@ -46,11 +47,13 @@ class Calibration:
         self.counts_per_gram = list(counts_per_gram)
 
     @classmethod
-    def uncalibrated(cls, channels, counts_per_gram):
-        return cls([0] * channels, [counts_per_gram] * channels)
+    def uncalibrated(cls, channels):
+        return cls([0] * channels, [None] * channels)
 
     def grams(self, channel, raw):
-        return (raw - self.zero[channel]) / self.counts_per_gram[channel]
+        """The mass on the location, or None if it is not calibrated."""
+        counts_per_gram = self.counts_per_gram[channel]
+        return None if counts_per_gram is None else (raw - self.zero[channel]) / counts_per_gram
 
     def tare(self, channel, raw):
         """The location is empty now."""

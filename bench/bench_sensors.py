@@ -1,0 +1,377 @@
+"""Misreads and non-reads of weighed locations, old sensing scheme against new, on the physical model.
+
+    .venv/bin/python bench/bench_sensors.py [--scans 10000000] [--grid-scans 1000000] [--seed 1]
+                                            [--json bench/results/sensors.json]
+
+Each trial is one location just after a checker was put on it (or lifted off), watched for 100 scans
+(2.5 s at 40 Hz): its stack is drawn from long random games of every variant (firmware_host.rules),
+its checkers from a checker set, its cell from the datasheet envelope, the room from the row's
+conditions (firmware_host.sim.physics). Every scan is decoded as the firmware would, then debounced
+(3 agreeing scans, tavli_mcu.debounce). Counted per million scans:
+
+- misread: a scan decoded to a layout other than the true one (before debouncing);
+- non-read: a scan that decoded to nothing (the firmware keeps the last count, or reports unreadable);
+- reported wrong: a debounced layout that is neither the one before the placement nor the true one
+  (what the host would be told);
+- settled non-read: a non-read 500 ms or more after the placement (the strip has stopped ringing);
+- late: trials whose debounced layout is not the true one 1 s after the placement (or ever).
+
+With a checker across two strips, reading it as on this strip is no misread (the other strip then
+reads it as absent, so the board still holds all its checkers).
+
+The schemes:
+
+- old: colour by mass (hardware/README.md before issue 13): white 16 g, black 17 g, ±0.1 g checkers,
+  the nearest of the 256 totals 16 w + 17 b within ±0.35 g (tavli_mcu.weighing.MassDecoder);
+- new: every checker 16 g (±1 %, moulded), the count is the nearest multiple of 16 g within ±4 g
+  while the last 8 scans (200 ms) agree within 0.3 g; the bottom checker's colour is the sign of the field under
+  it (a Hall sensor, ±3 mT of a centred magnet's 15 mT); a count without a magnet, or a magnet without
+  a count, is no reading.
+
+The foreign rows put a coin, a resting finger or a checker across two strips on the stack; their
+misreads are what the sensors would claim there.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import random
+import sys
+import time
+from dataclasses import asdict, dataclass, replace
+from pathlib import Path
+
+import numpy as np
+
+from firmware_host.rules import BLACK, WHITE, Position, Rules, Turn, VARIANTS, blocked_for_good
+from firmware_host.sim.firmware import firmware_module
+from firmware_host.sim.physics import (COINS_G, SCAN_S, CheckerSet, Environment, HallFigures, LoadCellFigures,
+                                       WeighedLocations, hall_field, hand_force_g)
+
+SCANS_PER_TRIAL = 100
+LATE_SCANS = 40                   # 1 s at 40 Hz
+SETTLED_SCANS = 20                # 500 ms
+DEBOUNCE_SCANS = 3
+MAX_STACK = 16                    # 15 of one colour, or 15 on a pinned checker in neverfinishing
+CHUNK_TRIALS = 20_000
+
+OLD_TOLERANCE_G = 0.35
+NEW_WINDOW_G = 4.0
+NEW_STEADY_G = 0.3                # checkers lie still: a wavering load (a finger) is no reading
+NEW_STEADY_SCANS = 8
+HALL_THRESHOLD_MT = 3.0           # [sensors.mcu] hall_threshold_mt
+
+
+# -- stacks from long games --------------------------------------------------------------------
+
+def game_stacks(games_per_variant: int, seed: int) -> np.ndarray:
+    """(white, black, bottom colour) of every location after every turn of random games of every
+    variant; bottom is 0 white, 1 black, -1 empty (a pinned checker is the bottom one)."""
+    rng = random.Random(seed)
+    rows = []
+    for variant in VARIANTS:
+        rules = Rules.for_variant(variant)
+        for _ in range(games_per_variant):
+            position = Position.start(variant, rng.choice((WHITE, BLACK)))
+            for _turn in range(400):
+                rows.extend(_location_rows(position))
+                play = Turn(position, (rng.randint(1, 6), rng.randint(1, 6)), rules).pick_play(rng.choice)
+                position = play.position
+                if play.result is not None or (not play.moves and blocked_for_good(position, rules)):
+                    break
+    return np.array(rows, dtype=np.int64)
+
+
+def _location_rows(position: Position) -> list[tuple[int, int, int]]:
+    rows = []
+    for index in range(24):
+        white, black = position.white[index], position.black[index]
+        pinned = position.pinned[index]
+        if pinned is not None:
+            bottom = 0 if pinned == WHITE else 1
+        else:
+            bottom = 0 if white else (1 if black else -1)
+        rows.append((white, black, bottom))
+    for colour in (0, 1):
+        for count in (position.bar[colour], position.off[colour]):
+            rows.append((count, 0, 0 if count else -1) if colour == 0 else (0, count, 1 if count else -1))
+    return rows
+
+
+# -- conditions ----------------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class Conditions:
+    name: str
+    cell_scale: float = 1.0                  # the cell's error figures times this
+    season_c: float = 10.0                   # temperature since calibration: uniform within ±
+    game_c: float = 5.0                      # temperature since the location was last empty (zero tracked)
+    humidity_rh: float = 20.0                # humidity since the checkers were made: uniform within ±
+    off_centre_cm: float = 8.0
+    old_tolerance: float = 0.1 / 16.5        # the BOM's ±0.1 g
+    new_tolerance: float = 0.01              # moulded checkers, ±1 %
+    moisture_per_rh: float = 0.00002         # resin; CheckerSet.WOOD_MOISTURE_PER_RH * wood share for wood
+    hall: HallFigures = HallFigures()
+    foreign: str = ""                        # "", "coin", "hand", "across"
+    min_stack: int = 0                       # only locations holding at least this many checkers
+
+
+GRID = (
+    Conditions("datasheet"),
+    Conditions("no drift (ideal room)", season_c=0.0, game_c=0.0, humidity_rh=0.0, off_centre_cm=0.0),
+    Conditions("cells at half their datasheet", cell_scale=0.5),
+    Conditions("cells at twice their datasheet", cell_scale=2.0),
+    Conditions("±20 °C since calibration", season_c=20.0),
+    Conditions("stacks ±12 cm off-centre", off_centre_cm=12.0),
+    Conditions("wooden checkers (half wood by mass)", moisture_per_rh=CheckerSet.WOOD_MOISTURE_PER_RH / 2),
+    Conditions("stacks of 12 or more", min_stack=12),
+    Conditions("stacks of 12 or more, cells at twice their datasheet", min_stack=12, cell_scale=2.0),
+    Conditions("checkers ±2 %", new_tolerance=0.02),
+    Conditions("checkers ±3 %", new_tolerance=0.03),
+    Conditions("first checker ±6 mm off its seat", hall=HallFigures(placement_mm=6.0)),
+    Conditions("a coin on the stack", foreign="coin"),
+    Conditions("a finger resting on the stack", foreign="hand"),
+    Conditions("a checker across two strips", foreign="across"),
+)
+
+
+# -- decoders (vectorised twins of the firmware's, checked against it in check_old_decoder) -----
+
+_OLD_TABLE = sorted((16.0 * w + 17.0 * b, w * 16 + b) for w in range(16) for b in range(16))
+_OLD_MASSES = np.array([row[0] for row in _OLD_TABLE])
+_OLD_CODES = np.array([row[1] for row in _OLD_TABLE])
+
+
+def decode_old(grams: np.ndarray) -> np.ndarray:
+    """w * 16 + b of the nearest total within the tolerance, else -1 (tavli_mcu.weighing.MassDecoder)."""
+    high = np.clip(np.searchsorted(_OLD_MASSES, grams), 1, len(_OLD_MASSES) - 1)
+    low = high - 1
+    nearest = np.where(grams - _OLD_MASSES[low] < _OLD_MASSES[high] - grams, low, high)
+    return np.where(np.abs(_OLD_MASSES[nearest] - grams) <= OLD_TOLERANCE_G, _OLD_CODES[nearest], -1)
+
+
+def check_old_decoder(rng: np.random.Generator) -> None:
+    """The vectorised decoder agrees with the firmware's on 20,000 masses around every total."""
+    decoder = firmware_module("weighing").MassDecoder(16.0, 17.0, OLD_TOLERANCE_G)
+    grams = rng.choice(_OLD_MASSES, 20_000) + rng.uniform(-0.6, 0.6, 20_000)
+    ours = decode_old(grams)
+    for value, code in zip(grams.tolist(), ours.tolist()):
+        theirs = decoder.decode(value)
+        assert (code == -1 and theirs is None) or (theirs == (code // 16, code % 16)), (value, code, theirs)
+
+
+def decode_new(grams: np.ndarray, field: np.ndarray) -> np.ndarray:
+    """count * 3 + bottom (0 none, 1 white, 2 black), or -1: (trials, scans) arrays."""
+    count = np.rint(grams / 16.0)
+    readable = (np.abs(grams - 16.0 * count) <= NEW_WINDOW_G) & (count >= 0) & (count <= MAX_STACK)
+    window = np.lib.stride_tricks.sliding_window_view(grams, NEW_STEADY_SCANS, axis=1)
+    spread = window.max(axis=2) - window.min(axis=2)
+    steady = np.concatenate([np.zeros((grams.shape[0], NEW_STEADY_SCANS - 1), dtype=bool),
+                             spread <= NEW_STEADY_G], axis=1)
+    threshold = HALL_THRESHOLD_MT / HallFigures().centred_mt
+    bottom = np.where(field > threshold, 1, np.where(field < -threshold, 2, 0))
+    consistent = (count == 0) == (bottom == 0)
+    return np.where(readable & steady & consistent, count.astype(np.int64) * 3 + bottom, -1)
+
+
+def debounce(codes: np.ndarray, initial: np.ndarray) -> np.ndarray:
+    """The debounced code after every scan (tavli_mcu.debounce.Debouncer, vectorised over trials)."""
+    stable = initial.copy()
+    candidate = np.full_like(initial, -2)
+    agreeing = np.zeros_like(initial)
+    out = np.empty_like(codes)
+    for scan in range(codes.shape[1]):
+        value = codes[:, scan]
+        skip = (value < 0) | (value == stable)
+        agreeing = np.where(skip, 0, np.where(value == candidate, agreeing + 1, 1))
+        candidate = np.where(skip, candidate, value)
+        flip = agreeing >= DEBOUNCE_SCANS
+        stable = np.where(flip, value, stable)
+        agreeing = np.where(flip, 0, agreeing)
+        out[:, scan] = stable
+    return out
+
+
+# -- one chunk of trials -------------------------------------------------------------------------
+
+@dataclass
+class Tally:
+    scans: int = 0
+    misreads: int = 0
+    non_reads: int = 0
+    settled_non_reads: int = 0
+    reported_wrong: int = 0
+    trials: int = 0
+    late: int = 0
+    worst_delay_s: float = 0.0
+
+    def add(self, truth: np.ndarray, before: np.ndarray, codes: np.ndarray, foreign: bool,
+            also_right: np.ndarray | None = None) -> None:
+        debounced = debounce(codes, before)
+        self.scans += codes.size
+        self.trials += len(truth)
+        right_codes = [truth[:, None]] + ([] if also_right is None else [also_right[:, None]])
+        wrong = (codes >= 0) & np.logical_and.reduce([codes != right for right in right_codes])
+        self.misreads += int(wrong.sum())
+        self.non_reads += int((codes < 0).sum())
+        self.settled_non_reads += int((codes[:, SETTLED_SCANS:] < 0).sum())
+        reported = np.logical_and.reduce([debounced != right for right in right_codes]) & (debounced != before[:, None])
+        self.reported_wrong += int(reported.sum())
+        if not foreign:
+            right = debounced == truth[:, None]
+            settled = right[:, ::-1].cumprod(axis=1)[:, ::-1].astype(bool)   # right from this scan to the end
+            first = np.where(settled.any(axis=1), settled.argmax(axis=1), codes.shape[1])
+            self.late += int((first >= LATE_SCANS).sum())
+            self.worst_delay_s = max(self.worst_delay_s, float(first.max() + 1) * SCAN_S)
+
+    def per_million(self) -> dict[str, float]:
+        scale = 1e6 / max(self.scans, 1)
+        return {"scans": self.scans, "misreads_per_million": self.misreads * scale,
+                "non_reads_per_million": self.non_reads * scale,
+                "settled_non_reads_per_million": self.settled_non_reads * scale,
+                "reported_wrong_per_million": self.reported_wrong * scale, "misreads": self.misreads,
+                "reported_wrong": self.reported_wrong, "trials": self.trials, "late_over_1s": self.late,
+                "worst_delay_s": round(self.worst_delay_s, 3)}
+
+
+def run_chunk(stacks: np.ndarray, conditions: Conditions, trials: int, rng: np.random.Generator,
+              old: Tally, new: Tally) -> None:
+    stacks = stacks[stacks[:, 0] + stacks[:, 1] >= conditions.min_stack]
+    picked = stacks[rng.integers(0, len(stacks), trials)]
+    white, black, bottom = picked[:, 0], picked[:, 1], picked[:, 2]
+    # The last handling: a checker of the top colour put on (or, on an empty location, one lifted off).
+    empty = white + black == 0
+    top = np.where(bottom == 0, np.where(black > 0, 1, 0), np.where(white > 0, 0, 1))
+    placed_white = ~empty & (top == 0)
+    placed_black = ~empty & (top == 1)
+    lifted_white = empty & (rng.random(trials) < 0.5)
+    white_before = white - placed_white + lifted_white
+    black_before = black - placed_black + (empty & ~lifted_white)
+    scans = SCANS_PER_TRIAL
+    transient = _placement_transient(rng, trials, scans)
+    extra = _foreign_load(rng, conditions.foreign, trials, scans)
+    for scheme, tally in (("old", old), ("new", new)):
+        grams = _weigh(rng, conditions, scheme, white, black, white_before + black_before > white + black,
+                       transient + extra)
+        if scheme == "old":
+            codes = decode_old(grams)
+            truth, before = white * 16 + black, white_before * 16 + black_before
+            across = (white + 1) * 16 + black        # the checker across two strips is a white one
+        else:
+            above = _colours_above(white, black, bottom)
+            field = hall_field(rng, bottom, above, replace(conditions.hall, noise=0.0))[:, None]
+            field = field + rng.normal(0, conditions.hall.noise, (trials, scans))
+            codes = decode_new(grams, field)
+            bottom_before = np.where(white_before + black_before == 0, -1,
+                                     np.where(bottom >= 0, bottom, np.where(white_before > 0, 0, 1)))
+            truth = (white + black) * 3 + (bottom + 1)
+            before = (white_before + black_before) * 3 + (bottom_before + 1)
+            across = (white + black + 1) * 3 + np.where(bottom < 0, 1, bottom + 1)
+        tally.add(truth, before, codes, bool(conditions.foreign), across if conditions.foreign == "across" else None)
+
+
+def _weigh(rng, conditions: Conditions, scheme: str, white, black, unloading, disturbance) -> np.ndarray:
+    """(trials, scans) grams as the firmware's calibration computes them from the physical model."""
+    trials, scans = disturbance.shape
+    nominal = (16.0, 17.0) if scheme == "old" else (16.0, 16.0)
+    tolerance = conditions.old_tolerance if scheme == "old" else conditions.new_tolerance
+    checkers = CheckerSet(nominal[0], nominal[1], tolerance, conditions.moisture_per_rh)
+    humidity = rng.uniform(-conditions.humidity_rh, conditions.humidity_rh, (trials, 1))
+    loads = (_stack_mass(rng, checkers, white, 0, humidity) + _stack_mass(rng, checkers, black, 1, humidity))
+    season = rng.uniform(-conditions.season_c, conditions.season_c, trials)
+    since_empty = rng.uniform(-conditions.game_c, conditions.game_c, trials)
+    cells = WeighedLocations(trials, rng, LoadCellFigures().scaled(conditions.cell_scale))
+    counts_per_g = cells.calibrate()[1]
+    # The firmware's zero tracking followed the cell while it was last empty, at that temperature.
+    cells.environment = Environment(temperature_change_c=season - since_empty)
+    tracked_zero = cells.raw_without_noise()
+    cells.environment = Environment(temperature_change_c=season)
+    cells.load(loads, rng.uniform(-conditions.off_centre_cm, conditions.off_centre_cm, trials), unloading)
+    cells.advance(rng.uniform(0, 1800, trials))            # the stack's age under load
+    grams = np.empty((trials, scans))
+    steady = cells.raw_without_noise()
+    noise_counts = rng.normal(0, cells.noise_g, (trials, scans)) * counts_per_g[:, None]
+    raw = steady[:, None] + noise_counts + disturbance * counts_per_g[:, None]
+    grams[:] = (raw - tracked_zero[:, None]) / counts_per_g[:, None]
+    return grams
+
+
+def _stack_mass(rng, checkers: CheckerSet, counts: np.ndarray, colour: int, humidity: np.ndarray) -> np.ndarray:
+    masses = checkers.masses(rng, (len(counts), MAX_STACK), colour) * (1 + checkers.moisture_per_rh * humidity)
+    return np.where(np.arange(MAX_STACK)[None, :] < counts[:, None], masses, 0.0).sum(axis=1)
+
+
+def _colours_above(white, black, bottom) -> np.ndarray:
+    """The colours stacked on the bottom checker (the Hall sensor sees the nearest ones): up to 4."""
+    total = white + black
+    own_above = np.where(bottom == 0, white, black) - 1
+    level = np.arange(1, 5)[None, :]
+    colour = np.where(level <= (total - 1 - own_above)[:, None], 1 - bottom[:, None], bottom[:, None])
+    return np.where(level < total[:, None], colour, -1)
+
+
+def _placement_transient(rng, trials: int, scans: int) -> np.ndarray:
+    """A checker set down rings the strip: up to half a checker's weight, 12-25 Hz, damped in 40-80 ms."""
+    t = np.arange(scans)[None, :] * SCAN_S + rng.uniform(0, SCAN_S, (trials, 1))
+    amplitude = rng.uniform(0, 8.0, (trials, 1))
+    return amplitude * np.exp(-t / rng.uniform(0.04, 0.08, (trials, 1))) * np.cos(
+        2 * np.pi * rng.uniform(12, 25, (trials, 1)) * t)
+
+
+def _foreign_load(rng, foreign: str, trials: int, scans: int) -> np.ndarray:
+    if foreign == "coin":
+        return np.repeat(rng.choice(COINS_G, (trials, 1)), scans, axis=1)
+    if foreign == "hand":
+        return hand_force_g(rng, trials, scans)
+    if foreign == "across":
+        return np.repeat(16.0 * rng.uniform(0.1, 0.9, (trials, 1)), scans, axis=1)
+    return np.zeros((trials, scans))
+
+
+def run_row(stacks: np.ndarray, conditions: Conditions, scans: int, seed: int) -> dict:
+    rng = np.random.default_rng(seed)
+    old, new = Tally(), Tally()
+    trials_left = -(-scans // SCANS_PER_TRIAL)
+    started = time.perf_counter()
+    while trials_left > 0:
+        trials = min(CHUNK_TRIALS, trials_left)
+        run_chunk(stacks, conditions, trials, rng, old, new)
+        trials_left -= trials
+    return {"conditions": {k: v for k, v in asdict(conditions).items()}, "old": old.per_million(),
+            "new": new.per_million(), "seconds": round(time.perf_counter() - started, 1)}
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--scans", type=int, default=10_000_000, help="scans for the datasheet row")
+    parser.add_argument("--grid-scans", type=int, default=1_000_000, help="scans for every other row")
+    parser.add_argument("--games", type=int, default=20, help="random games per variant for the stacks")
+    parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--rows", help="only the rows whose name contains this")
+    parser.add_argument("--json", type=Path)
+    args = parser.parse_args(argv)
+    check_old_decoder(np.random.default_rng(args.seed))
+    stacks = game_stacks(args.games, args.seed)
+    print(f"{len(stacks)} location states from {args.games} random games of each of {len(VARIANTS)} variants")
+    results = []
+    for index, conditions in enumerate(GRID):
+        if args.rows and args.rows not in conditions.name:
+            continue
+        scans = args.scans if index == 0 else args.grid_scans
+        row = run_row(stacks, conditions, scans, args.seed + index)
+        results.append(row)
+        print(f"\n{conditions.name}  ({row['old']['scans']:,} scans each, {row['seconds']} s)")
+        for scheme in ("old", "new"):
+            r = row[scheme]
+            print(f"  {scheme}: misreads {r['misreads_per_million']:10.1f}/M  non-reads "
+                  f"{r['non_reads_per_million']:9.1f}/M (settled {r['settled_non_reads_per_million']:9.1f}/M)  reported wrong {r['reported_wrong_per_million']:10.1f}/M"
+                  f"  late>1s {r['late_over_1s']}/{r['trials']}  worst delay {r['worst_delay_s']} s")
+        sys.stdout.flush()
+    if args.json:
+        args.json.parent.mkdir(parents=True, exist_ok=True)
+        args.json.write_text(json.dumps(results, indent=1) + "\n")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

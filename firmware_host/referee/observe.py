@@ -1,0 +1,117 @@
+"""What the sensors can observe of a board, and the board such an observation stands for during a turn.
+
+Sensors that weigh each location for its count and tell colour by a magnet under its first checker
+(hardware/README.md) see, per point, how many checkers lie there and the colour of the bottom one —
+on a pinned point the pinned checker's. They report `count` checkers of the bottom colour. Such a
+report says less than (white, black) only on a point where both colours lie; the referee then judges
+the board the observation stands for:
+
+During a turn only the mover's checkers move; the opponent's stay where they stood at the turn's start
+or are hit to the bar. So on a point whose bottom colour is the one it had at the start, the opponent
+still has the checkers it had there and the rest of the count is the mover's; a point whose bottom
+colour changed holds only that colour. `observe` maps any board to what the sensors would report and
+`resolve` maps an observation back (a board off every legal path, such as a checker knocked onto
+another point, is given a likely layout: a colour short of its 15 takes the top checkers of the points
+shown in the other colour, those that gained most first, so guidance never asks for a checker from the hand that
+lies on the board); tests/referee/test_observe.py checks over the play trees of every
+variant that `resolve(observe(board), start) == board` for every board of a turn, so no two legal
+boards of a turn look the same. Pure: no I/O.
+"""
+from __future__ import annotations
+
+import enum
+
+from firmware_host.referee.judge import Reading
+from firmware_host.referee.steps import HAND, Step
+from firmware_host.rules.position import BLACK, CHECKERS, WHITE, Color, Position
+
+
+class Sensing(str, enum.Enum):
+    """What a sensor reports per location (the board file's `[sensors.mcu] colour_by`)."""
+
+    COUNTS = "mass"               # white and black counts (colour by mass)
+    BOTTOM_COLOUR = "magnet"      # the count, as checkers of the bottom one's colour
+
+
+def bottom_colour(position: Position, index: int) -> Color | None:
+    """The colour of the checker lying lowest on point `index + 1` (the pinned one on a pinned point)."""
+    pinned = position.pinned[index]
+    if pinned is not None:
+        return pinned
+    if position.white[index]:
+        return WHITE
+    return BLACK if position.black[index] else None
+
+
+def observe(position: Position) -> Reading:
+    """What bottom-colour sensors report for `position` (bar halves and trays hold one colour each)."""
+    white, black = [0] * 24, [0] * 24
+    for index in range(24):
+        colour = bottom_colour(position, index)
+        if colour is not None:
+            (white if colour is WHITE else black)[index] = position.white[index] + position.black[index]
+    return Reading(position.variant, tuple(white), tuple(black), position.bar, position.off)
+
+
+def resolve(observed: Reading, start: Position, moving: bool = True) -> Reading:
+    """The board that `observed` stands for during the turn that began at `start` (`start.turn` moves),
+    or, not `moving`, while the players clear the board `start` for the next game (either colour moves;
+    a pinned checker stays under its stack until the stack is gone).
+
+    A point reported with both colours (sensors that count both) is taken as it is."""
+    opponent = start.turn.opponent
+    sides = [list(observed.white), list(observed.black)]
+    white, black = sides
+    for index in range(24):
+        if white[index] and black[index]:
+            continue
+        count = white[index] + black[index]
+        shown = WHITE if white[index] else BLACK
+        if not count or shown is not bottom_colour(start, index):
+            continue
+        pinned = start.pinned[index]
+        if pinned is not None:
+            kept, stayed = pinned.opponent, count - 1
+        elif moving:
+            kept, stayed = opponent, min(start.count(opponent, index + 1), count)
+        else:
+            continue
+        sides[kept.index][index], sides[kept.opponent.index][index] = stayed, count - stayed
+    _balance(white, black, observed, start)
+    return Reading(observed.variant, tuple(white), tuple(black), observed.bar, observed.off)
+
+
+def unstacked(steps: tuple[Step, ...], board: Reading) -> tuple[Step, ...]:
+    """`steps` from `board` reordered so that, where it can be helped, no checker is put on a point that
+    still holds the other colour: magnet sensors see only the bottom of such a stack."""
+    counts = {color: dict(sides) for color, sides in board.counts().items()}
+    left, ordered = list(steps), []
+    while left:
+        step = next((s for s in left if s.destination in ("bar", "off", HAND)
+                     or not counts[s.color.opponent].get(s.destination)), left[0])
+        left.remove(step)
+        ordered.append(step)
+        if step.origin != HAND:
+            counts[step.color][step.origin] = counts[step.color].get(step.origin, 0) - 1
+        if step.destination != HAND:
+            counts[step.color][step.destination] = counts[step.color].get(step.destination, 0) + 1
+    return tuple(ordered)
+
+
+def _balance(white: list[int], black: list[int], observed: Reading, start: Position) -> None:
+    """Give a colour short of its checkers the top ones of the points shown in the other colour that
+    hold more than one: first those where it stood at `start`, then those that gained most since."""
+    sides = (white, black)
+    totals = [sum(white) + observed.bar[0] + observed.off[0], sum(black) + observed.bar[1] + observed.off[1]]
+    for short in (WHITE, BLACK):
+        shorts, longs = sides[short.index], sides[short.opponent.index]
+        missing = min(CHECKERS - totals[short.index], totals[short.opponent.index] - CHECKERS)
+        gained = {index: longs[index] - start.white[index] - start.black[index]
+                  for index in range(24) if longs[index] > 1 and not shorts[index]}
+        had_short = (start.white, start.black)[short.index]
+        for index in sorted(gained, key=lambda i: (had_short[i] > 0, gained[i]), reverse=True):
+            moved = min(missing, longs[index] - 1)
+            if moved <= 0:
+                break
+            shorts[index], longs[index] = moved, longs[index] - moved
+            missing -= moved
