@@ -77,13 +77,14 @@ def read_json_source(source: str, what: str) -> Any:
         raise UsageError(f"{what} {source!r} is not valid JSON: {error}") from None
 
 
-def plays_json(position: Position, dice: Any, options: Any, max_plays: int) -> dict[str, Any]:
+def plays_json(position: Position, dice: Any, options: Any, max_plays: int) -> str:
+    """The listing as JSON text, {"plays": [...]} with keys sorted."""
     if not isinstance(dice, (list, tuple)):
         raise RulesError(f"dice must be a list of two dice, not {json.dumps(dice)}")
     if options is not None and not isinstance(options, dict):
         raise RulesError(f"rules must be an object of options, not {json.dumps(options)}")
     turn = Turn(position, dice, options)
-    return {"plays": [play.to_json() for play in turn.plays(limit=max_plays)]}
+    return '{"plays": [' + ", ".join(play.to_json_text() for play in turn.plays(limit=max_plays)) + "]}"
 
 
 def run_moves(args: argparse.Namespace) -> int:
@@ -94,7 +95,7 @@ def run_moves(args: argparse.Namespace) -> int:
     try:
         position = (Position.from_json(read_json_source(args.position, "position"))
                     if args.position else Position.start(args.variant))
-        _print_json(plays_json(position, args.dice, parse_rule_args(args.rule), args.max_plays))
+        print(plays_json(position, args.dice, parse_rule_args(args.rule), args.max_plays))
     except (PositionError, RulesError) as error:
         raise UsageError(str(error)) from None
     return 0
@@ -124,8 +125,10 @@ def request_fields(request: Any, required: tuple[str, ...], optional: tuple[str,
 
 
 def serve_json_lines(lines: Iterable[str], out: TextIO,
-                     answer: Callable[[Any], dict[str, Any]]) -> int:
-    """One answer line per request line; a bad line gets {"error": ...} and the rest go on."""
+                     answer: Callable[[Any], dict[str, Any] | str]) -> int:
+    """One answer line per request line; a bad line gets {"error": ...} and the rest go on.
+
+    An answer is an object, or its JSON text already rendered on one line (keys sorted)."""
     for number, line in enumerate(lines, 1):
         if not line.strip():
             continue
@@ -135,7 +138,7 @@ def serve_json_lines(lines: Iterable[str], out: TextIO,
             reply = {"error": f"line {number}: not valid JSON: {error}"}
         except (PositionError, RulesError) as error:
             reply = {"error": f"line {number}: {error}"}
-        out.write(json.dumps(reply, sort_keys=True) + "\n")
+        out.write((reply if isinstance(reply, str) else json.dumps(reply, sort_keys=True)) + "\n")
         out.flush()
     return 0
 

@@ -9,9 +9,10 @@ higher die; then the obligations to open a prime; plays are distinct by their fi
 """
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass
 from functools import lru_cache
-from itertools import groupby
+from itertools import compress, groupby
 from operator import itemgetter
 from typing import Any, Callable, Iterable, Iterator, Mapping, NamedTuple
 
@@ -53,8 +54,16 @@ class Move(NamedTuple):
         return {"from": self.origin, "to": self.destination, "die": self.die,
                 "hit": self.hit, "pin": self.pin}
 
+    def to_json_text(self) -> str:
+        """`to_json` as JSON text, keys sorted (as `json.dumps(..., sort_keys=True)` writes it)."""
+        return (f'{{"die": {self.die}, "from": "{self.origin}", "hit": {_JSON_BOOL[self.hit]}, '
+                f'"pin": {_JSON_BOOL[self.pin]}, "to": "{self.destination}"}}')
+
     def __str__(self) -> str:
         return f"{self.origin}/{self.destination}{'*' if self.hit else ''}{'^' if self.pin else ''}"
+
+
+_JSON_BOOL = {False: "false", True: "true"}
 
 
 @dataclass(frozen=True)
@@ -108,6 +117,12 @@ class Play:
         return self._position
 
     @property
+    def node(self) -> "Node | None":
+        """The search's state after the play, in the mover's frame (what evaluators read without
+        building the position); None for a play made from its moves and position."""
+        return self._source[2] if self._source else None
+
+    @property
     def result(self) -> GameResult | None:
         return self._result
 
@@ -136,6 +151,16 @@ class Play:
         if self.remainder:
             data["remainder"] = list(self.remainder)
         return data
+
+    def to_json_text(self) -> str:
+        """`to_json` as JSON text, keys sorted, rendered directly (listings write thousands)."""
+        text = ('{"moves": [' + ", ".join(move.to_json_text() for move in self.moves)
+                + '], "position": ' + self.position.to_json_text())
+        if self.remainder:
+            text += ', "remainder": [' + ", ".join(map(str, self.remainder)) + "]"
+        if self.result is not None:
+            text += ', "result": ' + json.dumps(self.result.to_json(), sort_keys=True)
+        return text + "}"
 
     def __str__(self) -> str:
         return " ".join(map(str, self.moves)) or "(no move)"
@@ -327,7 +352,10 @@ class Turn:
             for visit, used in branches:
                 for end in self.stage_ends(visit.node, stage):
                     played = len(stage) - len(end.remaining)
-                    whole = _Visit(end.node, visit.moves + end.moves, (), end.result)
+                    # The first stage's ends are whole plays already (only node, moves and result
+                    # are read from here on).
+                    whole = _Visit(end.node, visit.moves + end.moves, (), end.result) \
+                        if visit.moves else end
                     if end.result is None and played == len(stage) and later:
                         next_branches.setdefault(end.node, (whole, used + played))
                         grown = next_branches
@@ -358,11 +386,11 @@ class Turn:
         if duty and self.rules.unblock_precedence == "unblock_first":
             candidates = _prefer(candidates, lambda v: frame.fulfils(duty, v.node))
         total = len(dice)
-
-        def played(v: _Visit) -> int:
-            return total if v.result else total - len(v.remaining)
-        most = max(map(played, candidates))
-        candidates = [v for v in candidates if played(v) == most]
+        # Dice played by each candidate; a play that ends the game has played them all.
+        counts = [total if v.result else total - len(v.remaining) for v in candidates]
+        most = max(counts)
+        if most != min(counts):
+            candidates = list(compress(candidates, [n == most for n in counts]))
         if most == 1 and total == 2 and dice[0] != dice[1] and self.rules.higher_die_rule:
             low = min(dice)
             candidates = _prefer(candidates, lambda v: v.result is not None or v.remaining == (low,))
@@ -522,7 +550,8 @@ class Frame:
         else:
             bearing_off = not any(me[:19]) and not (my_pins and self.pinned_blocks_bearoff)
             # Unless bearing off, a checker fewer than `die` points from the end cannot move.
-            sources = range(1, OFF if bearing_off else OFF - die)
+            last = OFF if bearing_off else OFF - die
+            sources = compress(range(1, last), me[1:last])  # the occupied points only
         for source in sources:
             movable = me[source] - (my_pins >> source & 1)
             if frozen:
