@@ -36,6 +36,8 @@ ROUTES = {key: (0,) + route for key, route in _ROUTES.items()}  # index = frame 
 # Board point 1..24 -> frame position, per (family, colour): reads a frame back as a board.
 _FRAME_OF_POINT = {key: itemgetter(*(route.index(p) for p in range(1, 25)))
                    for key, route in ROUTES.items()}
+# Per (family, colour): a board's 24 points (index point - 1) -> their values along frame 1..24.
+_POINT_OF_FRAME = {key: itemgetter(*(p - 1 for p in route[1:])) for key, route in ROUTES.items()}
 # Frame position -> the name of the location in moves ("bar", "1".."24", "off").
 _NAMES = {key: ("bar",) + tuple(str(p) for p in route[1:]) + ("off",)
           for key, route in ROUTES.items()}
@@ -467,6 +469,7 @@ class Frame:
         self.family = variant.family
         self.route = ROUTES[(variant.family, mover)]
         self._board_of = _FRAME_OF_POINT[(variant.family, mover)]
+        self._points_of_route = _POINT_OF_FRAME[(variant.family, mover)]
         self.names = _NAMES[(variant.family, mover)]
         opts = rules.options
         self.opts = opts
@@ -494,20 +497,19 @@ class Frame:
     # -- conversion ----------------------------------------------------------------------------
 
     def _node_of(self, position: Position) -> Node:
-        mover, route = self.mover, self.route
-        mine, theirs = position.checkers(mover), position.checkers(mover.opponent)
-        me = [position.bar[mover.index]] + [mine[route[p] - 1] for p in range(1, 25)] \
-            + [position.off[mover.index]]
-        opp = [position.bar[mover.opponent.index]] + [theirs[route[p] - 1] for p in range(1, 25)] \
-            + [position.off[mover.opponent.index]]
+        mover, opponent = self.mover, self.mover.opponent
+        on_route = self._points_of_route
+        me = (position.bar[mover.index],) + on_route(position.checkers(mover)) + (position.off[mover.index],)
+        opp = (position.bar[opponent.index],) + on_route(position.checkers(opponent)) \
+            + (position.off[opponent.index],)
         my_pins = opp_pins = 0
-        for p in range(1, 25):
-            pinned = position.pinned[route[p] - 1]
-            if pinned is mover:
-                my_pins |= 1 << p
-            elif pinned is not None:
-                opp_pins |= 1 << p
-        return Node(tuple(me), tuple(opp), my_pins, opp_pins)
+        if any(position.pinned):
+            for p, pinned in enumerate(on_route(position.pinned), 1):
+                if pinned is mover:
+                    my_pins |= 1 << p
+                elif pinned is not None:
+                    opp_pins |= 1 << p
+        return Node(me, opp, my_pins, opp_pins)
 
     def to_position(self, node: Node, played_turn: bool) -> Position:
         mover = self.mover
