@@ -8,6 +8,7 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass
 from enum import Enum
+from functools import lru_cache
 from typing import Any, Mapping
 
 from firmware_host.rules.variants import VARIANTS, Variant
@@ -166,9 +167,10 @@ class Position:
 _POINT_KEYS = tuple((p - 1, f'"{p}": ') for p in sorted(POINTS, key=str))
 
 
+@lru_cache(maxsize=4096)  # the side that did not move is the same in every play of a roll
 def _side_text(points: tuple[int, ...], bar: int, off: int) -> str:
     return (f'{{"bar": {bar}, "off": {off}, "points": {{'
-            + ", ".join(f"{name}{points[i]}" for i, name in _POINT_KEYS if points[i]) + "}}")
+            + ", ".join([f"{name}{points[i]}" for i, name in _POINT_KEYS if points[i]]) + "}}")
 
 
 def _spread(points: Mapping[int, int]) -> tuple[int, ...]:
