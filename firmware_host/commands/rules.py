@@ -22,14 +22,10 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         description="Print every distinct legal play as JSON: {\"plays\": [{\"moves\": [...], "
                     "\"position\": {...}}, ...]}. With --jsonl, read one request per line on stdin "
                     "({\"position\": ..., \"dice\": [a, b], \"rules\": {...}}) and answer each line.")
-    moves.add_argument("--dice", nargs=2, type=int, metavar=("A", "B"))
-    moves.add_argument("--position", metavar="FILE", help="position JSON file, or - for stdin "
-                       "(default: the start of --variant)")
+    add_roll_arguments(moves, position_default=None,
+                       position_help="position JSON file, or - for stdin (default: the start of --variant)")
     moves.add_argument("--variant", default="portes", choices=list(VARIANTS),
                        help="the game whose start position is used when no --position is given")
-    moves.add_argument("--rule", action="append", default=[], metavar="NAME=VALUE",
-                       help="a house-rule option, e.g. --rule higher_die_rule=false (repeatable)")
-    moves.add_argument("--jsonl", action="store_true", help="answer JSON lines from stdin")
     moves.add_argument("--max-plays", type=int, default=DEFAULT_MAX_PLAYS,
                        help="refuse (with an error) a roll with more distinct plays than this; "
                             "low gulbara cascades can have hundreds of thousands "
@@ -54,6 +50,17 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                       help="only these variants (repeatable; default all)")
     demo.add_argument("--quiet", action="store_true", help="only the final boards and scores")
     demo.set_defaults(handler=run_demo)
+
+
+def add_roll_arguments(parser: argparse.ArgumentParser, position_default: str | None,
+                       position_help: str) -> None:
+    """The options of a command asked about a position and a roll: --dice, --position, --rule,
+    --jsonl (requests on stdin instead)."""
+    parser.add_argument("--dice", nargs=2, type=int, metavar=("A", "B"))
+    parser.add_argument("--position", metavar="FILE", default=position_default, help=position_help)
+    parser.add_argument("--rule", action="append", default=[], metavar="NAME=VALUE",
+                        help="a house-rule option, e.g. --rule higher_die_rule=false (repeatable)")
+    parser.add_argument("--jsonl", action="store_true", help="answer JSON lines from stdin")
 
 
 def parse_rule_args(items: Iterable[str]) -> dict[str, Any]:
