@@ -9,7 +9,13 @@ first read, so the column "+pos" also times building every play's position, as `
 moves` does). Reported: positions, plays per second, and p50 / p99 / max milliseconds per
 position, with the slowest position's roll and play count. Times are the thread's CPU time, so
 other processes on the machine do not inflate them.
-Goal on the CI machine: p99 under 5 ms and max under 50 ms for every variant.
+Goal on the CI machine: p99 under 5 ms and max under 50 ms for every variant. Columns "json"
+time what `moves --jsonl` adds: every play's JSON text (`Play.to_json_text`, positions included).
+
+Hand-picked edge positions (--edges) are timed too, each as the best of many runs, in
+microseconds: the library's listing ("plays") and the listing with its JSON text ("+json"), to set
+beside GNU Backgammon's 0-ply (10-72 us per Portes position, issue 16): goals within 2x for the
+library and 5x with the JSON.
 
 Gul Bara's cascades (doubles from the fourth turn on) are reported in rows of their own:
 * "gulbara" holds its other positions only;
@@ -61,13 +67,15 @@ class Row:
     """Timings of one row: seconds per entry, plays per entry, and the slowest entry."""
 
     def __init__(self, name: str):
-        self.name, self.times, self.with_positions, self.plays = name, [], [], 0
+        self.name, self.times, self.with_positions, self.with_json, self.plays = name, [], [], [], 0
         self.slowest = (0.0, "")
         self.over_cap: list[float] = []  # seconds used by listings stopped at --max-plays
 
-    def add(self, seconds: float, plays: int, label: str, positions_seconds: float | None = None):
+    def add(self, seconds: float, plays: int, label: str, positions_seconds: float | None = None,
+            json_seconds: float | None = None):
         self.times.append(seconds)
         self.with_positions.append(seconds + (positions_seconds or 0.0))
+        self.with_json.append(seconds + (json_seconds or 0.0))
         self.plays += plays
         if seconds > self.slowest[0]:
             self.slowest = (seconds, f"{label} ({plays} plays)")
@@ -75,11 +83,12 @@ class Row:
     def line(self) -> str:
         if not self.times:
             return f"{self.name:16} {0:9d}  (nothing timed)"
-        times, full = sorted(self.times), sorted(self.with_positions)
+        times, full, json_times = sorted(self.times), sorted(self.with_positions), sorted(self.with_json)
         cells = (f"{self.name:16} {len(times):9d} {self.plays / sum(times):9.0f} "
                  f"{1000 * percentile(times, 0.5):7.2f} {1000 * percentile(times, 0.99):7.2f} "
                  f"{1000 * times[-1]:8.2f} {1000 * percentile(full, 0.99):8.2f} "
-                 f"{1000 * full[-1]:8.2f}  {self.slowest[1]}")
+                 f"{1000 * full[-1]:8.2f} {1000 * percentile(json_times, 0.5):8.2f} "
+                 f"{1000 * percentile(json_times, 0.99):8.2f}  {self.slowest[1]}")
         if self.over_cap:
             stopped = sorted(self.over_cap)
             cells += (f"\n{'':16} + {len(stopped)} listings stopped past the cap: "
@@ -88,14 +97,25 @@ class Row:
         return cells
 
 
-def timed_plays(turn: Turn, limit: int | None) -> tuple[float, list[Play], float]:
-    """Seconds to list the plays, the plays, and seconds to build all their positions."""
+def timed_plays(turn: Turn, limit: int | None) -> tuple[float, list[Play], float, float]:
+    """Seconds to list the plays, the plays, seconds to build all their positions, and seconds to
+    write the listing's JSON text as `moves` does (positions included)."""
     start = time.thread_time()
     plays = turn.plays(limit=limit)
     listed = time.thread_time()
     for play in plays:
         play.position
-    return listed - start, plays, time.thread_time() - listed
+    built = time.thread_time()
+    json_seconds = timed_json(turn, limit)
+    return listed - start, plays, built - listed, json_seconds
+
+
+def timed_json(turn: Turn, limit: int | None) -> float:
+    """Seconds to write the JSON text of a fresh listing's plays (positions built on the way)."""
+    plays = Turn(turn.position, turn.dice, turn.rules).plays(limit=limit)
+    start = time.thread_time()
+    ", ".join(play.to_json_text() for play in plays)
+    return time.thread_time() - start
 
 
 def time_stages(turn: Turn, rng: random.Random, row: Row, label: str) -> None:
@@ -129,12 +149,64 @@ def measure(variant: str, games: int, seed: int, max_plays: int) -> list[Row]:
             turn = Turn(position, dice, rules)
         start = time.thread_time()
         try:
-            seconds, plays, positions = timed_plays(turn, max_plays)
+            seconds, plays, positions, json_seconds = timed_plays(turn, max_plays)
         except TooManyPlays:
             row.over_cap.append(time.thread_time() - start)
             continue
-        row.add(seconds, len(plays), label, positions)
+        row.add(seconds, len(plays), label, positions, json_seconds)
     return list(rows.values())
+
+
+def _board(variant: str, white: dict, black: dict, turn: str = "white", **more) -> Position:
+    data = {"variant": variant, "turn": turn, "white": {"points": {str(p): n for p, n in white.items()}},
+            "black": {"points": {str(p): n for p, n in black.items()}}}
+    for key, value in more.items():
+        side, _, field = key.partition("_")
+        if side in ("white", "black"):
+            data[side][field] = value
+        else:
+            data[key] = value
+    return Position.from_json(data)
+
+
+# (name, position, dice): rolls with many plays, none, or special rules at work.
+EDGE_POSITIONS = [
+    ("portes start 6-5", Position.start("portes"), (6, 5)),
+    ("portes start 1-1", Position.start("portes"), (1, 1)),
+    ("portes blitz 2-2", _board("portes", {24: 1, 22: 1, 20: 1, 18: 2, 13: 3, 10: 2, 8: 2, 6: 2, 5: 1},
+                                {1: 2, 3: 1, 7: 1, 12: 3, 17: 3, 19: 3, 23: 2}), (2, 2)),
+    ("portes dance 6-6", _board("portes", {6: 2, 5: 2, 4: 2, 3: 2, 2: 2, 1: 2, 13: 3},
+                                {12: 13}, black_bar=2, turn="black"), (6, 6)),
+    ("portes bear-off 4-2", _board("portes", {6: 3, 5: 3, 4: 3, 3: 2, 2: 2, 1: 2}, {19: 15}), (4, 2)),
+    ("portes race 3-3", _board("portes", {11: 3, 9: 3, 8: 3, 6: 3, 4: 3}, {14: 3, 16: 3, 17: 3, 19: 3, 21: 3}),
+     (3, 3)),
+    ("plakoto pins 2-2", _board("plakoto", {24: 8, 20: 2, 17: 1, 12: 2, 9: 1, 6: 1},
+                                {1: 7, 5: 2, 9: 1, 11: 2, 17: 1, 20: 1, 22: 1},
+                                pinned={"9": "black", "17": "white", "20": "black"}), (2, 2)),
+    ("neverfinishing 5-3", _board("neverfinishing", {24: 10, 13: 2, 11: 1, 8: 2},
+                                  {1: 10, 6: 1, 7: 1, 12: 3}), (5, 3)),
+    ("fevga start 6-6", Position.start("fevga"), (6, 6)),
+    ("narde head 3-3", _board("narde", {24: 10, 20: 1, 18: 2, 14: 2}, {12: 10, 8: 2, 5: 2, 3: 1},
+                              rolls={"white": 4, "black": 4}), (3, 3)),
+]
+
+
+def time_edges(repeats: int) -> None:
+    """Each edge position's best time of `repeats` runs, in microseconds."""
+    print(f"\nedge positions, best of {repeats} runs, thread CPU microseconds")
+    print(f"{'position':22} {'plays':>6} {'plays us':>9} {'+json us':>9}")
+    for name, position, dice in EDGE_POSITIONS:
+        rules = Rules.for_variant(position.variant)
+        listing, with_json, count = [], [], 0
+        for _ in range(repeats):
+            start = time.thread_time()
+            plays = Turn(position, dice, rules).plays()
+            listed = time.thread_time()
+            ", ".join(play.to_json_text() for play in plays)
+            listing.append(listed - start)
+            with_json.append(time.thread_time() - start)
+            count = len(plays)
+        print(f"{name:22} {count:6d} {1e6 * min(listing):9.0f} {1e6 * min(with_json):9.0f}", flush=True)
 
 
 def main() -> None:
@@ -144,14 +216,18 @@ def main() -> None:
     parser.add_argument("--variant", action="append", choices=list(VARIANTS))
     parser.add_argument("--max-plays", type=int, default=20_000,
                         help="stop listing a cascade past this many distinct plays")
+    parser.add_argument("--edges", type=int, default=200, metavar="RUNS",
+                        help="runs per hand-picked edge position (0: none; default %(default)s)")
     args = parser.parse_args()
     print("legal plays per position, thread CPU milliseconds (goals: p99 < 5, max < 50); "
-          "+pos: also every play's position built")
+          "+pos: also every play's position built; json: also the JSON text `moves` writes")
     print(f"{'variant':16} {'positions':>9} {'plays/s':>9} {'p50 ms':>7} {'p99 ms':>7} "
-          f"{'max ms':>8} {'+pos p99':>8} {'+pos max':>8}  slowest")
+          f"{'max ms':>8} {'+pos p99':>8} {'+pos max':>8} {'json p50':>8} {'json p99':>8}  slowest")
     for variant in args.variant or VARIANTS:
         for row in measure(variant, args.games, args.seed, args.max_plays):
             print(row.line(), flush=True)
+    if args.edges:
+        time_edges(args.edges)
 
 
 if __name__ == "__main__":

@@ -12,6 +12,7 @@ from firmware_host.config import DEFAULT_CONFIG_FILE, Config, ConfigError, load_
 # Modules that contribute subcommands, in the order they appear in --help.
 COMMAND_MODULES = (
     "firmware_host.commands.rules",
+    "firmware_host.commands.bot",
     "firmware_host.commands.referee",
     "firmware_host.commands.sensing",
     "firmware_host.commands.sim",

@@ -12,7 +12,7 @@ from firmware_host.files import InputError, load_json, parse_json
 from firmware_host.rules import (BLACK, VARIANTS, WHITE, GameResult, Position, PositionError,
                                  Rules, RulesError, Turn, blocked_for_good)
 from firmware_host.rules.match import Match, MatchRules, opening_roll
-from firmware_host.rules.plays import TooManyPlays, dice_text
+from firmware_host.rules.plays import dice_text
 
 DEFAULT_MAX_PLAYS = 100_000
 MAX_LINE = 1024 * 1024   # bytes of one JSON-lines request: far more than a position, a reading and rules
@@ -24,14 +24,10 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         description="Print every distinct legal play as JSON: {\"plays\": [{\"moves\": [...], "
                     "\"position\": {...}}, ...]}. With --jsonl, read one request per line on stdin "
                     "({\"position\": ..., \"dice\": [a, b], \"rules\": {...}}) and answer each line.")
-    moves.add_argument("--dice", nargs=2, type=int, metavar=("A", "B"))
-    moves.add_argument("--position", metavar="FILE", help="position JSON file, or - for stdin "
-                       "(default: the start of --variant)")
+    add_roll_arguments(moves, position_default=None,
+                       position_help="position JSON file, or - for stdin (default: the start of --variant)")
     moves.add_argument("--variant", default="portes", choices=list(VARIANTS),
                        help="the game whose start position is used when no --position is given")
-    moves.add_argument("--rule", action="append", default=[], metavar="NAME=VALUE",
-                       help="a house-rule option, e.g. --rule higher_die_rule=false (repeatable)")
-    moves.add_argument("--jsonl", action="store_true", help="answer JSON lines from stdin")
     moves.add_argument("--max-plays", type=int, default=DEFAULT_MAX_PLAYS,
                        help="refuse (with an error) a roll with more distinct plays than this; "
                             "low gulbara cascades can have hundreds of thousands "
@@ -58,6 +54,17 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     demo.set_defaults(handler=run_demo)
 
 
+def add_roll_arguments(parser: argparse.ArgumentParser, position_default: str | None,
+                       position_help: str) -> None:
+    """The options of a command asked about a position and a roll: --dice, --position, --rule,
+    --jsonl (requests on stdin instead)."""
+    parser.add_argument("--dice", nargs=2, type=int, metavar=("A", "B"))
+    parser.add_argument("--position", metavar="FILE", default=position_default, help=position_help)
+    parser.add_argument("--rule", action="append", default=[], metavar="NAME=VALUE",
+                        help="a house-rule option, e.g. --rule higher_die_rule=false (repeatable)")
+    parser.add_argument("--jsonl", action="store_true", help="answer JSON lines from stdin")
+
+
 def parse_rule_args(items: Iterable[str]) -> dict[str, Any]:
     options: dict[str, Any] = {}
     for item in items:
@@ -76,13 +83,14 @@ def read_json_source(source: str, what: str) -> Any:
         raise UsageError(f"the {what} {error}") from None
 
 
-def plays_json(position: Position, dice: Any, options: Any, max_plays: int) -> dict[str, Any]:
+def plays_json(position: Position, dice: Any, options: Any, max_plays: int) -> str:
+    """The listing as JSON text, {"plays": [...]} with keys sorted."""
     if not isinstance(dice, (list, tuple)):
         raise RulesError(f"dice must be a list of two dice, not {json.dumps(dice)}")
     if options is not None and not isinstance(options, dict):
         raise RulesError(f"rules must be an object of options, not {json.dumps(options)}")
     turn = Turn(position, dice, options)
-    return {"plays": [play.to_json() for play in turn.plays(limit=max_plays)]}
+    return '{"plays": [' + ", ".join(play.to_json_text() for play in turn.plays(limit=max_plays)) + "]}"
 
 
 def run_moves(args: argparse.Namespace) -> int:
@@ -93,14 +101,14 @@ def run_moves(args: argparse.Namespace) -> int:
     try:
         position = (Position.from_json(read_json_source(args.position, "position"))
                     if args.position else Position.start(args.variant))
-        _print_json(plays_json(position, args.dice, parse_rule_args(args.rule), args.max_plays))
+        print(plays_json(position, args.dice, parse_rule_args(args.rule), args.max_plays))
     except (PositionError, RulesError) as error:
         raise UsageError(str(error)) from None
     return 0
 
 
 def answer_lines(lines: TextIO, out: TextIO, max_plays: int) -> int:
-    def answer(request: dict[str, Any]) -> dict[str, Any]:
+    def answer(request: dict[str, Any]) -> str:
         fields = request_fields(request, required=("position", "dice"), optional=("rules",))
         return plays_json(Position.from_json(fields["position"]), fields["dice"],
                           fields.get("rules"), max_plays)
@@ -123,9 +131,10 @@ def request_fields(request: Any, required: tuple[str, ...], optional: tuple[str,
 
 
 def serve_json_lines(stream: TextIO | BinaryIO, out: TextIO,
-                     answer: Callable[[Any], dict[str, Any]]) -> int:
+                     answer: Callable[[Any], dict[str, Any] | str]) -> int:
     """One answer line per request line; a bad line (not UTF-8, not JSON, too long, a request that
-    cannot be answered) gets {"error": ...} and the rest go on."""
+    cannot be answered) gets {"error": ...} and the rest go on. An answer is an object, or its JSON
+    text already rendered on one line (keys sorted)."""
     for number, line in enumerate(_bounded_lines(stream), 1):
         if isinstance(line, InputError):
             reply = {"error": f"line {number}: {line.problem}"}
@@ -138,7 +147,7 @@ def serve_json_lines(stream: TextIO | BinaryIO, out: TextIO,
                 reply = {"error": str(error)}
             except (PositionError, RulesError) as error:
                 reply = {"error": f"line {number}: {error}"}
-        out.write(json.dumps(reply, sort_keys=True) + "\n")
+        out.write((reply if isinstance(reply, str) else json.dumps(reply, sort_keys=True)) + "\n")
         out.flush()
     return 0
 

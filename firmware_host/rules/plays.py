@@ -9,9 +9,10 @@ higher die; then the obligations to open a prime; plays are distinct by their fi
 """
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass
 from functools import lru_cache
-from itertools import groupby
+from itertools import compress, groupby
 from operator import itemgetter
 from typing import Any, Callable, Iterable, Iterator, Mapping, NamedTuple
 
@@ -35,6 +36,8 @@ ROUTES = {key: (0,) + route for key, route in _ROUTES.items()}  # index = frame 
 # Board point 1..24 -> frame position, per (family, colour): reads a frame back as a board.
 _FRAME_OF_POINT = {key: itemgetter(*(route.index(p) for p in range(1, 25)))
                    for key, route in ROUTES.items()}
+# Per (family, colour): a board's 24 points (index point - 1) -> their values along frame 1..24.
+_POINT_OF_FRAME = {key: itemgetter(*(p - 1 for p in route[1:])) for key, route in ROUTES.items()}
 # Frame position -> the name of the location in moves ("bar", "1".."24", "off").
 _NAMES = {key: ("bar",) + tuple(str(p) for p in route[1:]) + ("off",)
           for key, route in ROUTES.items()}
@@ -53,8 +56,16 @@ class Move(NamedTuple):
         return {"from": self.origin, "to": self.destination, "die": self.die,
                 "hit": self.hit, "pin": self.pin}
 
+    def to_json_text(self) -> str:
+        """`to_json` as JSON text, keys sorted (as `json.dumps(..., sort_keys=True)` writes it)."""
+        return (f'{{"die": {self.die}, "from": "{self.origin}", "hit": {_JSON_BOOL[self.hit]}, '
+                f'"pin": {_JSON_BOOL[self.pin]}, "to": "{self.destination}"}}')
+
     def __str__(self) -> str:
         return f"{self.origin}/{self.destination}{'*' if self.hit else ''}{'^' if self.pin else ''}"
+
+
+_JSON_BOOL = {False: "false", True: "true"}
 
 
 @dataclass(frozen=True)
@@ -108,6 +119,12 @@ class Play:
         return self._position
 
     @property
+    def node(self) -> "Node | None":
+        """The search's state after the play, in the mover's frame (what evaluators read without
+        building the position); None for a play made from its moves and position."""
+        return self._source[2] if self._source else None
+
+    @property
     def result(self) -> GameResult | None:
         return self._result
 
@@ -136,6 +153,16 @@ class Play:
         if self.remainder:
             data["remainder"] = list(self.remainder)
         return data
+
+    def to_json_text(self) -> str:
+        """`to_json` as JSON text, keys sorted, rendered directly (listings write thousands)."""
+        text = ('{"moves": [' + ", ".join(move.to_json_text() for move in self.moves)
+                + '], "position": ' + self.position.to_json_text())
+        if self.remainder:
+            text += ', "remainder": [' + ", ".join(map(str, self.remainder)) + "]"
+        if self.result is not None:
+            text += ', "result": ' + json.dumps(self.result.to_json(), sort_keys=True)
+        return text + "}"
 
     def __str__(self) -> str:
         return " ".join(map(str, self.moves)) or "(no move)"
@@ -327,7 +354,10 @@ class Turn:
             for visit, used in branches:
                 for end in self.stage_ends(visit.node, stage):
                     played = len(stage) - len(end.remaining)
-                    whole = _Visit(end.node, visit.moves + end.moves, (), end.result)
+                    # The first stage's ends are whole plays already (only node, moves and result
+                    # are read from here on).
+                    whole = _Visit(end.node, visit.moves + end.moves, (), end.result) \
+                        if visit.moves else end
                     if end.result is None and played == len(stage) and later:
                         next_branches.setdefault(end.node, (whole, used + played))
                         grown = next_branches
@@ -358,11 +388,11 @@ class Turn:
         if duty and self.rules.unblock_precedence == "unblock_first":
             candidates = _prefer(candidates, lambda v: frame.fulfils(duty, v.node))
         total = len(dice)
-
-        def played(v: _Visit) -> int:
-            return total if v.result else total - len(v.remaining)
-        most = max(map(played, candidates))
-        candidates = [v for v in candidates if played(v) == most]
+        # Dice played by each candidate; a play that ends the game has played them all.
+        counts = [total if v.result else total - len(v.remaining) for v in candidates]
+        most = max(counts)
+        if most != min(counts):
+            candidates = list(compress(candidates, [n == most for n in counts]))
         if most == 1 and total == 2 and dice[0] != dice[1] and self.rules.higher_die_rule:
             low = min(dice)
             candidates = _prefer(candidates, lambda v: v.result is not None or v.remaining == (low,))
@@ -439,6 +469,7 @@ class Frame:
         self.family = variant.family
         self.route = ROUTES[(variant.family, mover)]
         self._board_of = _FRAME_OF_POINT[(variant.family, mover)]
+        self._points_of_route = _POINT_OF_FRAME[(variant.family, mover)]
         self.names = _NAMES[(variant.family, mover)]
         opts = rules.options
         self.opts = opts
@@ -466,20 +497,19 @@ class Frame:
     # -- conversion ----------------------------------------------------------------------------
 
     def _node_of(self, position: Position) -> Node:
-        mover, route = self.mover, self.route
-        mine, theirs = position.checkers(mover), position.checkers(mover.opponent)
-        me = [position.bar[mover.index]] + [mine[route[p] - 1] for p in range(1, 25)] \
-            + [position.off[mover.index]]
-        opp = [position.bar[mover.opponent.index]] + [theirs[route[p] - 1] for p in range(1, 25)] \
-            + [position.off[mover.opponent.index]]
+        mover, opponent = self.mover, self.mover.opponent
+        on_route = self._points_of_route
+        me = (position.bar[mover.index],) + on_route(position.checkers(mover)) + (position.off[mover.index],)
+        opp = (position.bar[opponent.index],) + on_route(position.checkers(opponent)) \
+            + (position.off[opponent.index],)
         my_pins = opp_pins = 0
-        for p in range(1, 25):
-            pinned = position.pinned[route[p] - 1]
-            if pinned is mover:
-                my_pins |= 1 << p
-            elif pinned is not None:
-                opp_pins |= 1 << p
-        return Node(tuple(me), tuple(opp), my_pins, opp_pins)
+        if any(position.pinned):
+            for p, pinned in enumerate(on_route(position.pinned), 1):
+                if pinned is mover:
+                    my_pins |= 1 << p
+                elif pinned is not None:
+                    opp_pins |= 1 << p
+        return Node(me, opp, my_pins, opp_pins)
 
     def to_position(self, node: Node, played_turn: bool) -> Position:
         mover = self.mover
@@ -522,7 +552,8 @@ class Frame:
         else:
             bearing_off = not any(me[:19]) and not (my_pins and self.pinned_blocks_bearoff)
             # Unless bearing off, a checker fewer than `die` points from the end cannot move.
-            sources = range(1, OFF if bearing_off else OFF - die)
+            last = OFF if bearing_off else OFF - die
+            sources = compress(range(1, last), me[1:last])  # the occupied points only
         for source in sources:
             movable = me[source] - (my_pins >> source & 1)
             if frozen:

@@ -8,6 +8,7 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass
 from enum import Enum
+from functools import lru_cache
 from typing import Any, Mapping
 
 from firmware_host.rules.variants import VARIANTS, Variant
@@ -116,7 +117,16 @@ class Position:
         return data
 
     def to_json_text(self) -> str:
-        return json.dumps(self.to_json(), sort_keys=True)
+        """`to_json` as JSON text with its keys sorted, exactly as `json.dumps(..., sort_keys=True)`
+        writes it, but rendered directly: a listing of plays writes thousands of positions."""
+        pins = ""
+        if any(self.pinned):
+            pins = '"pinned": {' + ", ".join(f'{name}"{self.pinned[i].value}"' for i, name in
+                                             _POINT_KEYS if self.pinned[i]) + "}, "
+        return (f'{{"black": {_side_text(self.black, self.bar[1], self.off[1])}, {pins}'
+                f'"rolls": {{"black": {self.rolls[1]}, "white": {self.rolls[0]}}}, '
+                f'"turn": "{self.turn.value}", "variant": "{self.variant}", '
+                f'"white": {_side_text(self.white, self.bar[0], self.off[0])}}}')
 
     def diagram(self) -> str:
         """A compact board for people: top row 13-24, bottom row 12-1, as on the board."""
@@ -151,6 +161,16 @@ class Position:
 
     def __str__(self) -> str:
         return self.diagram()
+
+
+# (index, '"point": ') for points 1..24 in the order sorted JSON keys take ("1", "10", ..., "9").
+_POINT_KEYS = tuple((p - 1, f'"{p}": ') for p in sorted(POINTS, key=str))
+
+
+@lru_cache(maxsize=4096)  # the side that did not move is the same in every play of a roll
+def _side_text(points: tuple[int, ...], bar: int, off: int) -> str:
+    return (f'{{"bar": {bar}, "off": {off}, "points": {{'
+            + ", ".join([f"{name}{points[i]}" for i, name in _POINT_KEYS if points[i]]) + "}}")
 
 
 def _spread(points: Mapping[int, int]) -> tuple[int, ...]:

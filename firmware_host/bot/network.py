@@ -1,0 +1,76 @@
+"""The evaluator's network: one hidden layer of sigmoids and five sigmoid outputs, in numpy.
+
+The outputs are the chances of the side that just played, as TD-Gammon's: winning at all, winning
+two points or more (a gammon, a pinned mother), winning three (koks, a mother worth three), and
+losing two or more, or three. A tie counts as half a win.
+"""
+from __future__ import annotations
+
+import io
+from dataclasses import dataclass
+
+import numpy as np
+
+OUTCOMES = ("win", "win_double", "win_triple", "lose_double", "lose_triple")
+
+
+def _sigmoid(x: np.ndarray) -> np.ndarray:
+    return 1.0 / (1.0 + np.exp(-np.clip(x, -40.0, 40.0)))
+
+
+@dataclass
+class Network:
+    hidden_weights: np.ndarray   # (hidden, inputs)
+    hidden_bias: np.ndarray      # (hidden,)
+    output_weights: np.ndarray   # (outputs, hidden)
+    output_bias: np.ndarray      # (outputs,)
+
+    @classmethod
+    def fresh(cls, inputs: int, hidden: int, rng: np.random.Generator) -> "Network":
+        return cls(rng.normal(0.0, 1.0 / np.sqrt(inputs), (hidden, inputs)).astype(np.float32),
+                   np.zeros(hidden, np.float32),
+                   rng.normal(0.0, 1.0 / np.sqrt(hidden), (len(OUTCOMES), hidden)).astype(np.float32),
+                   np.zeros(len(OUTCOMES), np.float32))
+
+    @property
+    def inputs(self) -> int:
+        return self.hidden_weights.shape[1]
+
+    def forward(self, x: np.ndarray) -> np.ndarray:
+        """(N, inputs) -> (N, 5) chances."""
+        hidden = _sigmoid(x @ self.hidden_weights.T + self.hidden_bias)
+        return _sigmoid(hidden @ self.output_weights.T + self.output_bias)
+
+    def gradients(self, x: np.ndarray) -> tuple[np.ndarray, tuple[np.ndarray, ...]]:
+        """The outputs for one input (inputs,) and each output's gradient with respect to every
+        parameter, in the order of `parameters`, each with a leading axis of the five outputs."""
+        hidden = _sigmoid(self.hidden_weights @ x + self.hidden_bias)
+        out = _sigmoid(self.output_weights @ hidden + self.output_bias)
+        d_out = out * (1.0 - out)                                   # (5,)
+        d_hidden = (d_out[:, None] * self.output_weights) * (hidden * (1.0 - hidden))  # (5, H)
+        grads = (d_hidden[:, :, None] * x[None, None, :],             # (5, H, I)
+                 d_hidden,                                            # (5, H)
+                 d_out[:, None, None] * np.eye(len(out), dtype=np.float32)[:, :, None]
+                 * hidden[None, None, :],                             # (5, 5, H)
+                 np.diag(d_out).astype(np.float32))                   # (5, 5)
+        return out, grads
+
+    @property
+    def parameters(self) -> tuple[np.ndarray, ...]:
+        return self.hidden_weights, self.hidden_bias, self.output_weights, self.output_bias
+
+    def to_bytes(self, dtype: type = np.float32) -> bytes:
+        """The weights as a compressed .npz (float16 for the shipped files: half the size, and
+        inference does not notice)."""
+        buffer = io.BytesIO()
+        np.savez_compressed(buffer, **{name: value.astype(dtype) for name, value in
+                                       zip(_NAMES, self.parameters)})
+        return buffer.getvalue()
+
+    @classmethod
+    def from_bytes(cls, data: bytes) -> "Network":
+        with np.load(io.BytesIO(data)) as arrays:
+            return cls(*(arrays[name].astype(np.float32) for name in _NAMES))
+
+
+_NAMES = ("hidden_weights", "hidden_bias", "output_weights", "output_bias")

@@ -1,0 +1,164 @@
+"""Players: the trained bot, and the two baselines it is measured against.
+
+A player chooses one legal play of a `Turn` (`choose(turn, rng)`); randomness, where a player has
+any, comes from the generator passed in. Every player judges the board after a play from the view
+of the side that played it (`features`), and chooses through `Turn.pick_play`, so a Gul Bara
+cascade is chosen stage by stage, each stage's ends judged as they stand.
+"""
+from __future__ import annotations
+
+import random
+from dataclasses import dataclass
+from importlib import resources
+from typing import Any, Protocol, Sequence
+
+import numpy as np
+
+from firmware_host.rules import Color, GameResult, Play, Rules, Turn
+from firmware_host.rules.plays import Frame
+from firmware_host.bot.features import Boards, GameShape, board_terms, encode
+from firmware_host.bot.network import OUTCOMES, Network
+
+
+class Player(Protocol):
+    def choose(self, turn: Turn, rng: random.Random) -> Play: ...
+
+
+class RandomPlayer:
+    """Any legal play, uniformly (stage by stage in a cascade)."""
+
+    def choose(self, turn: Turn, rng: random.Random) -> Play:
+        return turn.pick_play(rng.choice)
+
+
+# -- outcomes and equity -------------------------------------------------------------------------
+
+def outcome(result: GameResult, player: Color) -> np.ndarray:
+    """A finished game as the five chances (`network.OUTCOMES`) of `player`: 0 or 1 each, a tie
+    half a win."""
+    if result.winner is None:
+        return np.array([0.5, 0, 0, 0, 0], np.float32)
+    won = result.winner == player
+    double, triple = float(result.points >= 2), float(result.points >= 3)
+    return np.array([1.0, double, triple, 0, 0] if won else [0.0, 0, 0, double, triple], np.float32)
+
+
+_TRIPLES = [OUTCOMES.index("win_triple"), OUTCOMES.index("lose_triple")]
+
+
+def flip(chances: np.ndarray) -> np.ndarray:
+    """The same chances from the other side's view."""
+    win, win_double, win_triple, lose_double, lose_triple = np.moveaxis(chances, -1, 0)
+    return np.stack([1.0 - win, lose_double, lose_triple, win_double, win_triple], axis=-1)
+
+
+def equity(chances: np.ndarray) -> np.ndarray:
+    """Expected points: one for a game won or lost, one more for two points, one more for three."""
+    win, win_double, win_triple, lose_double, lose_triple = np.moveaxis(chances, -1, 0)
+    return 2.0 * win - 1.0 + win_double + win_triple - lose_double - lose_triple
+
+
+def after_nodes(turn: Turn, items: Sequence[Any]) -> list:
+    """The mover's-frame state after each play or stage end (`Play.node`, or read off the play's
+    position for a play made by hand)."""
+    return [item.node if item.node is not None else
+            Frame(item.position, turn.mover, turn.rules).node for item in items]
+
+
+# -- the bot -------------------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class Ranked:
+    """One play with the chances of the side that plays it, and its expected points."""
+
+    play: Play
+    chances: np.ndarray
+    equity: float
+
+    def chances_json(self) -> dict[str, float]:
+        return {name: round(float(value), 4) for name, value in zip(OUTCOMES, self.chances)}
+
+
+class Bot:
+    """1-ply: every distinct play (or stage end) judged in one batch by the variant's network; the
+    play with the highest expected points under the game's scoring wins."""
+
+    def __init__(self, rules: Rules, network: Network):
+        self.rules = rules
+        self.shape = GameShape.of(rules)
+        self.network = network
+
+    @classmethod
+    def trained(cls, rules: Rules) -> "Bot":
+        """The bot with the weights shipped for the variant."""
+        return cls(rules, load_network(rules.variant.name))
+
+    def chances(self, turn: Turn, items: Sequence[Any]) -> np.ndarray:
+        """(N, 5) chances of the mover after each play or stage end; exact where it ends the game."""
+        chances = np.empty((len(items), len(OUTCOMES)), np.float32)
+        open_items = [i for i, item in enumerate(items) if item.result is None]
+        if open_items:
+            boards = Boards.of(after_nodes(turn, [items[i] for i in open_items]))
+            chances[open_items] = self.network.forward(encode(boards, self.shape))
+            if self.shape.most_points < 3:
+                chances[:, _TRIPLES] = 0.0   # what the rules cannot score is not guessed at
+        for i, item in enumerate(items):
+            if item.result is not None:
+                chances[i] = outcome(item.result, turn.mover)
+        return chances
+
+    def _best(self, turn: Turn):
+        def pick(items: Sequence[Any]) -> Any:
+            return items[int(np.argmax(equity(self.chances(turn, items))))]
+        return pick
+
+    def choose(self, turn: Turn, rng: random.Random | None = None) -> Play:
+        return turn.pick_play(self._best(turn))
+
+    def ranked(self, turn: Turn, limit: int | None = None) -> list[Ranked]:
+        """Every distinct play, best first. A cascade lists only the play chosen stage by stage
+        (its distinct whole plays can number hundreds of thousands)."""
+        plays = turn.plays(limit=limit) if len(turn.stages) == 1 else [self.choose(turn)]
+        chances = self.chances(turn, plays)
+        points = equity(chances)
+        order = sorted(range(len(plays)), key=lambda i: -points[i])
+        return [Ranked(plays[i], chances[i], float(points[i])) for i in order]
+
+
+def load_network(variant: str) -> Network:
+    data = resources.files(__package__).joinpath("weights", f"{variant}.npz").read_bytes()
+    return Network.from_bytes(data)
+
+
+# -- the heuristic baseline ----------------------------------------------------------------------
+
+# Hand-set weights on `features.board_terms`, in points per unit: a pip of race, a blot in a
+# shot, a point made, a block, a checker hit or pinned, the mothers. Not tuned by play: a fair
+# club player's rules of thumb.
+HEURISTIC_WEIGHTS = {
+    "pip_lead": 1.0,
+    "my_points": 1.5, "my_home_points": 2.5, "my_block": 3.0, "opp_block": -2.0,
+    "my_blots_hit_direct": -5.0, "my_blots_hit_indirect": -1.5, "opp_blots_direct": 0.5,
+    "my_bar": -8.0, "opp_bar": 8.0,
+    "my_pinned": -10.0, "opp_pinned": 10.0,
+    "my_mother_pinned": -100.0, "opp_mother_pinned": 100.0, "my_mother_alone": -12.0,
+    "my_on_start": -0.5,
+}
+
+
+class HeuristicPlayer:
+    """The play whose board scores best on `HEURISTIC_WEIGHTS`; a game-ending play always."""
+
+    def __init__(self, rules: Rules):
+        self.shape = GameShape.of(rules)
+
+    def scores(self, turn: Turn, items: Sequence[Any]) -> np.ndarray:
+        terms = board_terms(Boards.of(after_nodes(turn, items)), self.shape)
+        score = sum(weight * terms[name] for name, weight in HEURISTIC_WEIGHTS.items() if name in terms)
+        ends = np.array([item.result is not None and item.result.winner == turn.mover for item in items])
+        return np.where(ends, np.inf, score)
+
+    def choose(self, turn: Turn, rng: random.Random) -> Play:
+        def pick(items: Sequence[Any]) -> Any:
+            return items[int(np.argmax(self.scores(turn, items)))]
+        return turn.pick_play(pick)

@@ -1,0 +1,198 @@
+"""Commands of the bot: `train` (TD(lambda) self-play for one game) and `hint` (the bot's ranked
+plays for a position and a roll)."""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import random
+import sys
+import time
+from pathlib import Path
+from typing import Any, TextIO
+
+import numpy as np
+
+from firmware_host.bot import Bot
+from firmware_host.bot.network import Network
+from firmware_host.bot.training import Settings, Trainer, settings_json
+from firmware_host.commands import UsageError
+from firmware_host.commands.rules import (add_roll_arguments, parse_rule_args, read_json_source,
+                                          request_fields, serve_json_lines)
+from firmware_host.rules import VARIANTS, Position, PositionError, Rules, RulesError, Turn
+
+SHIPPED_WEIGHTS = Path(__file__).resolve().parents[1] / "bot" / "weights"
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:
+    train = subparsers.add_parser(
+        "train", help="train the bot of one game by TD(lambda) self-play",
+        description="Self-play on the rules engine, learning after every play (TD(lambda)), with a "
+                    "progress bar, a checkpoint every --checkpoint-every games, and a series against the "
+                    "random and heuristic players every --eval-every games. Writes VARIANT.npz (the "
+                    "weights) and VARIANT.json (the training record) to --out; --install also writes "
+                    "them where the package ships them.")
+    train.add_argument("variant", choices=list(VARIANTS))
+    train.add_argument("--games", type=int, default=5_000, help="self-play games in all (default: %(default)s)")
+    train.add_argument("--seed", type=int, default=1, help="dice and the first weights (default: %(default)s)")
+    train.add_argument("--resume", action="store_true", help="go on from the checkpoint in --out")
+    train.add_argument("--out", type=Path, help="the folder for checkpoints and results (default: "
+                       "$XDG_DATA_HOME/tavli-board/training/VARIANT)")
+    train.add_argument("--install", action="store_true", help="also write the results into the package")
+    train.add_argument("--hidden", type=int, default=Settings.hidden, help="hidden units (default: %(default)s)")
+    train.add_argument("--alpha", type=float, default=Settings.alpha, help="learning rate (default: %(default)s)")
+    train.add_argument("--checkpoint-every", type=int, default=250, metavar="GAMES")
+    train.add_argument("--eval-every", type=int, default=1_000, metavar="GAMES")
+    train.add_argument("--eval-games", type=int, default=100, metavar="GAMES",
+                       help="games against each baseline per evaluation (default: %(default)s)")
+    train.set_defaults(handler=run_train)
+
+    hint = subparsers.add_parser(
+        "hint", help="the bot's ranked plays for a position and a roll",
+        description="Print every distinct legal play as JSON, best first, each with its moves, the position "
+                    "after it and the mover's chances (win, win_double, win_triple, lose_double, "
+                    "lose_triple) and expected points: {\"plays\": [...]}. With --jsonl, read one request "
+                    "per line on stdin as `moves --jsonl` does and answer each line.")
+    add_roll_arguments(hint, position_default="-", position_help="position JSON file, or - for stdin "
+                       "(the default)")
+    hint.add_argument("--max-plays", type=int, default=20_000,
+                      help="refuse a roll with more distinct plays than this (default: %(default)s)")
+    hint.set_defaults(handler=run_hint)
+
+
+# -- hint -------------------------------------------------------------------------------------------
+
+class _Bots:
+    """The shipped bot of each game, loaded on first use."""
+
+    def __init__(self) -> None:
+        self._networks: dict[str, Network] = {}
+
+    def for_rules(self, rules: Rules) -> Bot:
+        name = rules.variant.name
+        if name not in self._networks:
+            self._networks[name] = Bot.trained(rules).network
+        return Bot(rules, self._networks[name])
+
+
+def hint_json(bots: _Bots, position: Position, dice: Any, options: Any, max_plays: int) -> dict[str, Any]:
+    if not isinstance(dice, (list, tuple)):
+        raise RulesError(f"dice must be a list of two dice, not {json.dumps(dice)}")
+    if options is not None and not isinstance(options, dict):
+        raise RulesError(f"rules must be an object of options, not {json.dumps(options)}")
+    turn = Turn(position, dice, options)
+    ranked = bots.for_rules(turn.rules).ranked(turn, limit=max_plays)
+    return {"plays": [dict(choice.play.to_json(), chances=choice.chances_json(),
+                           equity=round(choice.equity, 4)) for choice in ranked]}
+
+
+def run_hint(args: argparse.Namespace) -> int:
+    bots = _Bots()
+    if args.jsonl:
+        def answer(request: Any) -> dict[str, Any]:
+            fields = request_fields(request, required=("position", "dice"), optional=("rules",))
+            return hint_json(bots, Position.from_json(fields["position"]), fields["dice"],
+                             fields.get("rules"), args.max_plays)
+        return serve_json_lines(sys.stdin, sys.stdout, answer)
+    if args.dice is None:
+        raise UsageError("--dice A B is required (or --jsonl)")
+    try:
+        position = Position.from_json(read_json_source(args.position, "position"))
+        print(json.dumps(hint_json(bots, position, args.dice, parse_rule_args(args.rule), args.max_plays),
+                         sort_keys=True))
+    except (PositionError, RulesError) as error:
+        raise UsageError(str(error)) from None
+    return 0
+
+
+# -- train ------------------------------------------------------------------------------------------
+
+def _default_out(variant: str) -> Path:
+    data = Path(os.environ.get("XDG_DATA_HOME") or Path.home() / ".local" / "share")
+    return data / "tavli-board" / "training" / variant
+
+
+class _Progress:
+    """A one-line progress bar on a terminal (a line per update elsewhere)."""
+
+    def __init__(self, total: int, done: int, out: TextIO):
+        self.total, self.start_done, self.out = total, done, out
+        self.started = time.monotonic()
+        self.tty = out.isatty()
+
+    def show(self, done: int, note: str = "") -> None:
+        elapsed = time.monotonic() - self.started
+        rate = (done - self.start_done) / elapsed if elapsed > 0 else 0.0
+        left = (self.total - done) / rate if rate else 0.0
+        filled = int(30 * done / self.total)
+        line = (f"[{'#' * filled}{'.' * (30 - filled)}] {done}/{self.total} games, {rate:.1f}/s, "
+                f"{left / 60:.0f} min left {note}")
+        self.out.write(("\r" + line) if self.tty else line + "\n")
+        self.out.flush()
+
+
+def run_train(args: argparse.Namespace) -> int:
+    if args.games < 1 or args.eval_games < 2 or args.hidden < 1 or not 0 < args.alpha <= 1:
+        raise UsageError("--games and --hidden must be at least 1, --eval-games at least 2, "
+                         "--alpha more than 0 and at most 1")
+    out = args.out or _default_out(args.variant)
+    rules = Rules.for_variant(args.variant)
+    checkpoint = out / "checkpoint.json"
+    if args.resume:
+        if not checkpoint.exists():
+            raise UsageError(f"no checkpoint to resume in {out}")
+        record = json.loads(checkpoint.read_text())
+        if record["variant"] != args.variant:
+            raise UsageError(f"the checkpoint in {out} is for {record['variant']}, not {args.variant}")
+        network = Network.from_bytes((out / "checkpoint.npz").read_bytes())
+        trainer = Trainer(rules, network, Settings(**record["settings"]))
+        rng = random.Random()
+        version, state, gauss = record["rng_state"]
+        rng.setstate((version, tuple(state), gauss))
+        record["command"] += f"; then --resume --games {args.games}"
+    else:
+        settings = Settings(hidden=args.hidden, alpha=args.alpha)
+        trainer = Trainer.fresh(rules, np.random.default_rng(args.seed), settings)
+        rng = random.Random(args.seed)
+        record = {"variant": args.variant, "seed": args.seed, "settings": settings_json(settings),
+                  "games": 0, "cpu_seconds": 0.0, "evaluations": [],
+                  "command": f"tavli-board train {args.variant} --games {args.games} --seed {args.seed}"
+                             + (f" --alpha {args.alpha}" if args.alpha != Settings.alpha else "")
+                             + (f" --hidden {args.hidden}" if args.hidden != Settings.hidden else "")}
+    out.mkdir(parents=True, exist_ok=True)
+    progress = _Progress(args.games, record["games"], sys.stderr)
+    cpu_start = time.process_time() - record["cpu_seconds"]
+
+    def save(done: int) -> None:
+        record.update(games=done, cpu_seconds=round(time.process_time() - cpu_start, 1),
+                      rng_state=list(rng.getstate()))
+        (out / "checkpoint.npz").write_bytes(trainer.network.to_bytes())
+        checkpoint.write_text(json.dumps(record))
+
+    def evaluate(done: int) -> None:
+        results = trainer.evaluate(args.eval_games, random.Random(f"{args.seed}:eval:{done}"))
+        record["evaluations"].append({"games": done, **results})
+        progress.show(done, "| vs random {:.0%}, vs heuristic {:.0%}".format(
+            results["random"]["win_rate"], results["heuristic"]["win_rate"]))
+        if progress.tty:
+            sys.stderr.write("\n")
+
+    def on_game(done: int, result: Any) -> None:
+        if done % 10 == 0 or done == args.games:
+            progress.show(done)
+        if done % args.eval_every == 0 and done != args.games:
+            evaluate(done)
+        if done % args.checkpoint_every == 0:
+            save(done)
+
+    trainer.train(args.games, rng, record["games"], on_game)
+    evaluate(args.games)
+    save(args.games)
+    final = {key: value for key, value in record.items() if key != "rng_state"}
+    targets = [out] + ([SHIPPED_WEIGHTS] if args.install else [])
+    for folder in targets:
+        (folder / f"{args.variant}.npz").write_bytes(trainer.network.to_bytes(np.float16))
+        (folder / f"{args.variant}.json").write_text(json.dumps(final, indent=1, sort_keys=True) + "\n")
+    print(f"\n{args.variant}: {args.games} games in {final['cpu_seconds'] / 60:.1f} CPU minutes; "
+          f"written to {', '.join(map(str, targets))}")
+    return 0

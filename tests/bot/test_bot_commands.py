@@ -1,0 +1,89 @@
+"""The commands `tavli-board hint` (ranked plays, one request or JSON lines) and `tavli-board
+train` (self-play with checkpoints, a training record, and --resume)."""
+import io
+import json
+import sys
+
+import pytest
+
+from firmware_host.cli import main
+from firmware_host.rules import Position, Turn
+
+START = Position.start("portes")
+
+
+def run(capsys, *argv):
+    code = main(list(argv))
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+@pytest.fixture
+def stdin(monkeypatch):
+    def feed(text):
+        monkeypatch.setattr(sys, "stdin", io.StringIO(text))
+    return feed
+
+
+def test_hint_ranks_every_legal_play_best_first(capsys, tmp_path):
+    path = tmp_path / "start.json"
+    path.write_text(START.to_json_text())
+    code, out, err = run(capsys, "hint", "--position", str(path), "--dice", "6", "5")
+    assert code == 0 and err == ""
+    plays = json.loads(out)["plays"]
+    legal = {play.position.to_json_text() for play in Turn(START, (6, 5)).plays()}
+    assert {json.dumps(p["position"], sort_keys=True) for p in plays} == legal
+    assert [p["equity"] for p in plays] == sorted((p["equity"] for p in plays), reverse=True)
+    assert all(0 <= p["chances"]["win"] <= 1 and p["moves"] for p in plays)
+
+
+def test_hint_takes_house_rules_and_reads_stdin(capsys, stdin):
+    stdin(json.dumps(Position.start("plakoto").to_json()))
+    code, out, _ = run(capsys, "hint", "--dice", "3", "3", "--rule", "mother_loss_points=3")
+    assert code == 0 and json.loads(out)["plays"]
+
+
+@pytest.mark.parametrize("argv, message", [
+    (["hint", "--dice", "7", "1"], "a die shows 1 to 6"),
+    (["hint"], "--dice A B is required"),
+    (["hint", "--dice", "6", "5", "--rule", "koks=true"], "does not apply to portes"),
+])
+def test_hint_refuses_bad_input_in_one_line(capsys, stdin, argv, message):
+    stdin(START.to_json_text())
+    code, out, err = run(capsys, *argv)
+    assert code == 2 and out == "" and message in err and len(err.strip().splitlines()) == 1
+
+
+def test_hint_jsonl_answers_every_line(capsys, stdin):
+    good = json.dumps({"position": START.to_json(), "dice": [3, 1]})
+    stdin("\n".join([good, "{not json", json.dumps({"position": START.to_json()}),
+                     json.dumps({"position": START.to_json(), "dice": [3, 1], "rules": {"nope": 1}}), good]) + "\n")
+    code, out, _ = run(capsys, "hint", "--jsonl")
+    answers = [json.loads(line) for line in out.splitlines()]
+    assert code == 0 and len(answers) == 5
+    assert answers[0] == answers[4] and answers[0]["plays"][0]["moves"]
+    assert "line 2: not valid JSON" in answers[1]["error"]
+    assert "needs dice" in answers[2]["error"]
+    assert "unknown rule" in answers[3]["error"]
+
+
+def test_train_writes_weights_and_a_record_and_resumes(capsys, tmp_path):
+    out = tmp_path / "fevga"
+    small = ["--eval-games", "2", "--eval-every", "2", "--checkpoint-every", "2", "--hidden", "4",
+             "--out", str(out)]
+    code, text, progress = run(capsys, "train", "fevga", "--games", "2", "--seed", "9", *small)
+    assert code == 0 and "2/2 games" in progress
+    record = json.loads((out / "fevga.json").read_text())
+    assert record["games"] == 2 and record["seed"] == 9 and record["cpu_seconds"] > 0
+    assert [e["games"] for e in record["evaluations"]] == [2]
+    assert set(record["evaluations"][0]) == {"games", "random", "heuristic"}
+    assert (out / "fevga.npz").stat().st_size < 20_000
+    code, _, _ = run(capsys, "train", "fevga", "--games", "4", "--resume", *small)
+    record = json.loads((out / "fevga.json").read_text())
+    assert code == 0 and record["games"] == 4 and [e["games"] for e in record["evaluations"]] == [2, 4]
+    assert "--resume --games 4" in record["command"]
+
+
+def test_train_resume_needs_a_checkpoint_of_the_same_game(capsys, tmp_path):
+    code, _, err = run(capsys, "train", "tapa", "--resume", "--out", str(tmp_path))
+    assert code == 2 and "no checkpoint to resume" in err

@@ -1,0 +1,119 @@
+"""The players: every choice is a legal play; a play that wins is taken; the bot's chances and
+expected points follow each game's scoring; cascades are chosen stage by stage."""
+import random
+
+import numpy as np
+import pytest
+from hypothesis import given, settings, strategies as st
+
+from firmware_host.bot import Bot, HeuristicPlayer, Network, RandomPlayer, equity
+from firmware_host.bot.features import GameShape, input_size
+from firmware_host.bot.players import flip, outcome
+from firmware_host.rules import BLACK, VARIANTS, WHITE, GameResult, Position, Rules, Turn, blocked_for_good
+
+
+def fresh_bot(variant: str, seed: int = 0) -> Bot:
+    rules = Rules.for_variant(variant)
+    return Bot(rules, Network.fresh(input_size(GameShape.of(rules)), 16, np.random.default_rng(seed)))
+
+
+def test_outcomes_count_the_points_of_each_result():
+    gammon = GameResult(WHITE, 2, "gammon")
+    assert equity(outcome(gammon, WHITE)) == 2 and equity(outcome(gammon, BLACK)) == -2
+    assert equity(outcome(GameResult(BLACK, 1, "bear-off"), BLACK)) == 1
+    assert equity(outcome(GameResult(WHITE, 3, "koks"), BLACK)) == -3
+    assert equity(outcome(GameResult(None, 0, "tie"), WHITE)) == 0
+    chances = np.array([0.6, 0.2, 0.05, 0.1, 0.01])
+    assert np.allclose(flip(flip(chances)), chances)
+    assert np.isclose(equity(flip(chances)), -equity(chances))
+
+
+def random_turns(variant: str, seed: int, count: int):
+    """Turns met in a seeded random game of `variant` (restarting when a game ends)."""
+    rng = random.Random(seed)
+    rules = Rules.for_variant(variant)
+    position = Position.start(variant)
+    for _ in range(count):
+        turn = Turn(position, (rng.randint(1, 6), rng.randint(1, 6)), rules)
+        yield turn
+        play = turn.pick_play(rng.choice)
+        over = play.result is not None or not play.moves and blocked_for_good(play.position, rules)
+        position = Position.start(variant) if over else play.position
+
+
+@settings(max_examples=12, deadline=None)
+@given(st.sampled_from(sorted(VARIANTS)), st.integers(0, 10_000))
+def test_every_player_chooses_a_legal_play(variant, seed):
+    rules = Rules.for_variant(variant)
+    players = [fresh_bot(variant, seed), HeuristicPlayer(rules), RandomPlayer()]
+    for turn in random_turns(variant, seed, 25):
+        if len(turn.stages) > 1:
+            continue  # cascades: below
+        legal = {(play.position, play.moves) for play in turn.plays()}
+        for player in players:
+            play = player.choose(turn, random.Random(seed))
+            assert (play.position, play.moves) in legal
+
+
+def test_a_cascade_is_chosen_stage_by_stage_and_played_whole():
+    rules = Rules.for_variant("gulbara")
+    position = Position.from_json({"variant": "gulbara", "turn": "white",
+                                   "white": {"points": {"24": 11, "20": 2, "18": 2}},
+                                   "black": {"points": {"12": 13, "8": 2}},
+                                   "rolls": {"white": 3, "black": 3}})
+    turn = Turn(position, (5, 5), rules)
+    assert len(turn.stages) == 2  # 5s then 6s
+    play = fresh_bot("gulbara").choose(turn)
+    assert [move.die for move in play.moves] == [5] * 4 + [6] * 4
+    assert play.position.turn is BLACK
+
+
+def test_the_bot_takes_a_play_that_wins_the_game():
+    # White bears off its last two checkers with 6-5; any other order of moves is the same play,
+    # but a fresh network must not matter: the end of the game is judged exactly.
+    position = Position.from_json({"variant": "portes", "turn": "white",
+                                   "white": {"points": {"1": 1, "6": 1}, "off": 13},
+                                   "black": {"points": {"19": 15}}})
+    play = fresh_bot("portes").choose(Turn(position, (6, 1), Rules.for_variant("portes")))
+    assert play.result == GameResult(WHITE, 2, "gammon")
+
+
+def test_the_bot_and_the_heuristic_pin_the_mother_when_they_can():
+    # Plakoto: Black's last checker on his start (point 1) lies alone; White's 6 from 7 pins it.
+    position = Position.from_json({"variant": "plakoto", "turn": "white",
+                                   "white": {"points": {"7": 1, "12": 14}},
+                                   "black": {"points": {"1": 1, "24": 14}}})
+    rules = Rules.for_variant("plakoto")
+    turn = Turn(position, (6, 2), rules)
+    for player in (fresh_bot("plakoto"), HeuristicPlayer(rules)):
+        play = player.choose(turn, random.Random(0))
+        assert play.result is not None and play.result.reason == "mother" and play.result.winner is WHITE
+
+
+def test_ranked_plays_are_every_play_best_first():
+    rules = Rules.for_variant("portes")
+    turn = Turn(Position.start("portes"), (3, 1), rules)
+    ranked = fresh_bot("portes").ranked(turn)
+    assert {r.play.position for r in ranked} == {p.position for p in turn.plays()}
+    assert [r.equity for r in ranked] == sorted((r.equity for r in ranked), reverse=True)
+    for r in ranked:
+        assert np.isclose(r.equity, equity(r.chances), atol=1e-5)
+        assert set(r.chances_json()) == {"win", "win_double", "win_triple", "lose_double", "lose_triple"}
+        # Portes scores one or two points: no chance of three is guessed at.
+        assert r.chances_json()["win_triple"] == r.chances_json()["lose_triple"] == 0
+
+
+def test_three_point_chances_where_the_rules_score_three():
+    def most(variant, options=None):
+        return GameShape.of(Rules.for_variant(variant, options)).most_points
+    assert most("portes") == most("plakoto") == most("narde") == 2
+    assert most("narde", {"koks": True}) == most("plakoto", {"mother_loss_points": 3}) == 3
+
+
+@pytest.mark.parametrize("variant", sorted(VARIANTS))
+def test_the_shipped_bot_of_every_game_loads_and_plays(variant):
+    rules = Rules.for_variant(variant)
+    bot = Bot.trained(rules)
+    assert bot.network.inputs == input_size(GameShape.of(rules))
+    turn = Turn(Position.start(variant), (6, 5), rules)
+    assert bot.choose(turn).position in {play.position for play in turn.plays()}
