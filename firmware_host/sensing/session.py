@@ -146,7 +146,8 @@ class LinkSession:
         if isinstance(frame, p.Snapshot):
             if len(frame.counts) != channels:
                 return f"{len(frame.counts)} channels from an MCU of {channels}"
-            crowded = [channel for channel, pair in enumerate(frame.counts) if max(pair) > p.MAX_CHANNEL_COUNT]
+            crowded = [channel for channel, pair in enumerate(frame.counts)
+                       if pair is not None and max(pair) > p.MAX_CHANNEL_COUNT]   # None: unreadable
             if crowded:
                 return f"channel {crowded[0]} reads {frame.counts[crowded[0]]}, a colour has {p.MAX_CHANNEL_COUNT}"
         elif isinstance(frame, p.SelfTestReport):

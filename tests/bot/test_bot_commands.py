@@ -62,7 +62,7 @@ def test_hint_jsonl_answers_every_line(capsys, stdin):
     answers = [json.loads(line) for line in out.splitlines()]
     assert code == 0 and len(answers) == 5
     assert answers[0] == answers[4] and answers[0]["plays"][0]["moves"]
-    assert "line 2: not valid JSON" in answers[1]["error"]
+    assert "line 2: is not valid JSON" in answers[1]["error"]
     assert "needs dice" in answers[2]["error"]
     assert "unknown rule" in answers[3]["error"]
 

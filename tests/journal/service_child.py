@@ -48,6 +48,7 @@ class ServiceRig(Demo):
         self.settings, self.config, self.journal = settings, service.config, service.journal
         self.hardware, self.loop = service.hardware, service.loop
         self.board = service.hardware.simulation.board
+        self.mcu = service.hardware.simulation.mcu
         self.renderer = service.loop.renderer
         self.table = Table()
         service.loop.observers.append(self.table.observe)

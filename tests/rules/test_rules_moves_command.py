@@ -35,6 +35,6 @@ def test_moves_jsonl_answers_each_line_and_errors_in_place(capsys, monkeypatch):
     expected = {"plays": [play.to_json() for play in legal_plays(Position.start("portes"), (6, 5))]}
     assert json.loads(answers[0]) == expected
     assert answers[0] == json.dumps(expected, sort_keys=True)   # the keys sorted, as every line
-    assert "line 2: not valid JSON" in json.loads(answers[1])["error"]
+    assert "line 2: is not valid JSON" in json.loads(answers[1])["error"]
     assert "a die shows 1 to 6" in json.loads(answers[2])["error"]
     assert json.loads(answers[3])["plays"]
