@@ -1,0 +1,90 @@
+"""The soak's own judge of where a turn may end: the final boards of the rules engine's legal plays.
+
+Most rolls have a few plays, listed once (`Turn.plays`). A gulbara cascade of low doubles can have
+hundreds of thousands, too many to list: then each board asked about is looked for stage by stage
+through the engine's own stage ends (`Turn.stage_ends`), as `Turn.final_visits` plays a cascade,
+following only the stage ends from which the board can still be reached (nothing is hit in the
+games with cascades, so checkers only move forward and the opponent's stand still). So every
+board gets an answer, whatever the size of the turn.
+"""
+from __future__ import annotations
+
+from itertools import accumulate
+from operator import ge
+
+from firmware_host.referee import Reading
+from firmware_host.referee.whole_cascade import WholeCascade
+from firmware_host.rules import Position, Turn
+from firmware_host.rules.plays import ROUTES, Node, TooManyPlays
+
+FINALS_LIMIT = 5000       # plays listed; beyond (deep cascades) boards are looked for one at a time
+
+
+class LegalFinals:
+    """`reading in finals`: whether the board is the final board of a legal play of the roll."""
+
+    def __init__(self, position: Position, dice, rules) -> None:
+        self.turn = Turn(position, dice, rules)
+        try:
+            self._listed: set[Reading] | None = {Reading.of(play.position)
+                                                 for play in self.turn.plays(limit=FINALS_LIMIT)}
+        except TooManyPlays:
+            self._listed = None
+        self._asked: dict[Reading, bool] = {}
+
+    @property
+    def listed(self) -> bool:
+        """Whether the plays were few enough to list (else boards are looked for one at a time)."""
+        return self._listed is not None
+
+    def __contains__(self, reading: Reading) -> bool:
+        if self._listed is not None:
+            return reading in self._listed
+        if reading not in self._asked:
+            self._asked[reading] = _ends_a_play(self.turn, *_frame_counts(self.turn, reading))
+        return self._asked[reading]
+
+
+def _frame_counts(turn: Turn, reading: Reading) -> tuple[tuple[int, ...], tuple[int, ...]]:
+    """The reading in the mover's frame, as the engine's nodes count: bar, his route, off."""
+    mover = turn.mover
+    route = ROUTES[(turn.rules.variant.family, mover)]
+
+    def frame(points: tuple[int, ...], side: int) -> tuple[int, ...]:
+        return (reading.bar[side],) + tuple(points[route[p] - 1] for p in range(1, 25)) + (reading.off[side],)
+    mine, theirs = (reading.white, reading.black) if mover.index == 0 else (reading.black, reading.white)
+    return frame(mine, mover.index), frame(theirs, 1 - mover.index)
+
+
+def _ends_a_play(turn: Turn, me: tuple[int, ...], opp: tuple[int, ...]) -> bool:
+    """Whether some legal play of a cascade ends with the mover's checkers `me` and the opponent's
+    `opp`: a depth-first walk over the stage ends of the engine, each stage end once."""
+    stages = turn.stages
+    whole = len(stages) > 1 and turn.rules.gulbara_cascade_maximize == "whole_cascade"
+    most = WholeCascade(turn).most if whole else None
+    me_behind = tuple(accumulate(me))
+    me_pips = sum(i * n for i, n in enumerate(me))
+    pips_from = [sum(sum(s) for s in stages[i:]) for i in range(len(stages))]
+    tried: set[tuple[Node, int]] = set()
+
+    def can_still_reach(node: Node, stage: int) -> bool:
+        # Forward moves only: up to every location the node has at least the board's checkers,
+        # and the dice to come carry at least the pips the board is ahead.
+        return node.opp == opp and all(map(ge, accumulate(node.me), me_behind)) \
+            and me_pips - sum(i * n for i, n in enumerate(node.me)) <= pips_from[stage]
+
+    def search(node: Node, stage: int, used: int) -> bool:
+        for end in turn.stage_ends(node, stages[stage]):
+            played = used + len(stages[stage]) - len(end.remaining)
+            if end.result is None and not end.remaining and stage + 1 < len(stages):
+                key = (end.node, stage + 1)
+                if key not in tried and can_still_reach(end.node, stage + 1):
+                    tried.add(key)
+                    if search(end.node, stage + 1, played):
+                        return True
+            elif end.node.me == me and end.node.opp == opp and (
+                    most is None or end.result is not None or played == most):
+                return True
+        return False
+
+    return search(turn.start, 0, 0)
