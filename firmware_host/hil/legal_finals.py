@@ -5,7 +5,8 @@ hundreds of thousands, too many to list: then each board asked about is looked f
 through the engine's own stage ends (`Turn.stage_ends`), as `Turn.final_visits` plays a cascade,
 following only the stage ends from which the board can still be reached (nothing is hit in the
 games with cascades, so checkers only move forward and the opponent's stand still). So every
-board gets an answer, whatever the size of the turn.
+board gets an answer, whatever the size of the turn. Most boards asked about lie on the way of a
+play, where the turn cannot end: those are answered at once (`_turn_may_end_at`).
 """
 from __future__ import annotations
 
@@ -15,7 +16,7 @@ from operator import ge
 from firmware_host.referee import Reading
 from firmware_host.referee.whole_cascade import WholeCascade
 from firmware_host.rules import Position, Turn
-from firmware_host.rules.plays import ROUTES, Node, TooManyPlays
+from firmware_host.rules.plays import OFF, ROUTES, Node, TooManyPlays
 
 FINALS_LIMIT = 5000       # plays listed; beyond (deep cascades) boards are looked for one at a time
 
@@ -41,7 +42,8 @@ class LegalFinals:
         if self._listed is not None:
             return reading in self._listed
         if reading not in self._asked:
-            self._asked[reading] = _ends_a_play(self.turn, *_frame_counts(self.turn, reading))
+            board = _frame_counts(self.turn, reading)
+            self._asked[reading] = _turn_may_end_at(self.turn, *board) and _ends_a_play(self.turn, *board)
         return self._asked[reading]
 
 
@@ -54,6 +56,32 @@ def _frame_counts(turn: Turn, reading: Reading) -> tuple[tuple[int, ...], tuple[
         return (reading.bar[side],) + tuple(points[route[p] - 1] for p in range(1, 25)) + (reading.off[side],)
     mine, theirs = (reading.white, reading.black) if mover.index == 0 else (reading.black, reading.white)
     return frame(mine, mover.index), frame(theirs, 1 - mover.index)
+
+
+def _turn_may_end_at(turn: Turn, me: tuple[int, ...], opp: tuple[int, ...]) -> bool:
+    """A necessary condition for a cascade's play to end at the board: it played the first k dice
+    (in order: a cascade plays its stages' equal dice one after another), which carry the pips the
+    board is ahead of the start (a die larger than needed to bear a checker off wastes all but
+    one pip), and either k is all of them or the next die cannot move there: a play that could go
+    on is not a play of the most dice. With rules that may end a play short of a possible move (a
+    limit judged at its end, an obligation, the start rules' counts), it says yes."""
+    frame, start = turn.frame, turn.start
+    if frame.first_checker or frame.head_limit or frame.end_limits \
+            or frame.opts.get("prime_rule", "none") != "none" \
+            or any(len(set(stage)) > 1 for stage in turn.stages):
+        return True
+    dice = [die for stage in turn.stages for die in stage]
+    board = Node(me, opp)
+    cannot_move = {die for die in set(dice) if not frame.steps(board, die)}
+    gained = sum(i * (now - then) for i, (then, now) in enumerate(zip(start.me, me)))
+    borne_off = me[OFF] - start.me[OFF]
+    for k, pips in enumerate(accumulate(dice, initial=0)):
+        if k < borne_off or (k < len(dice) and dice[k] not in cannot_move):
+            continue
+        waste = sum(sorted(dice[:k])[k - borne_off:]) - borne_off if borne_off else 0
+        if gained <= pips <= gained + waste:
+            return True
+    return False
 
 
 def _ends_a_play(turn: Turn, me: tuple[int, ...], opp: tuple[int, ...]) -> bool:
