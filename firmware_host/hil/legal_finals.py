@@ -19,6 +19,7 @@ from firmware_host.rules import Position, Turn
 from firmware_host.rules.plays import OFF, ROUTES, Node, TooManyPlays
 
 FINALS_LIMIT = 5000       # plays listed; beyond (deep cascades) boards are looked for one at a time
+STAGE_ENDS_KEPT = 20_000  # stage roots whose ends are kept between the boards of a turn
 
 
 class LegalFinals:
@@ -32,6 +33,7 @@ class LegalFinals:
         except TooManyPlays:
             self._listed = None
         self._asked: dict[Reading, bool] = {}
+        self._stage_ends: dict[tuple[Node, int], list] = {}   # shared by the boards asked about
 
     @property
     def listed(self) -> bool:
@@ -43,8 +45,22 @@ class LegalFinals:
             return reading in self._listed
         if reading not in self._asked:
             board = _frame_counts(self.turn, reading)
-            self._asked[reading] = _turn_may_end_at(self.turn, *board) and _ends_a_play(self.turn, *board)
+            self._asked[reading] = _turn_may_end_at(self.turn, *board) and self._ends_a_play(*board)
         return self._asked[reading]
+
+    def _ends_a_play(self, me: tuple[int, ...], opp: tuple[int, ...]) -> bool:
+        """Whether some legal play of a cascade ends with the mover's checkers `me` and the
+        opponent's `opp`: a depth-first walk over the stage ends of the engine, each stage end
+        once, those most like the board first."""
+        return _ends_a_play(self.turn, me, opp, self._ends_of)
+
+    def _ends_of(self, node: Node, stage: int) -> list:
+        key = (node, stage)
+        if key not in self._stage_ends:
+            if len(self._stage_ends) >= STAGE_ENDS_KEPT:
+                self._stage_ends.clear()
+            self._stage_ends[key] = self.turn.stage_ends(node, self.turn.stages[stage])
+        return self._stage_ends[key]
 
 
 def _frame_counts(turn: Turn, reading: Reading) -> tuple[tuple[int, ...], tuple[int, ...]]:
@@ -84,9 +100,7 @@ def _turn_may_end_at(turn: Turn, me: tuple[int, ...], opp: tuple[int, ...]) -> b
     return False
 
 
-def _ends_a_play(turn: Turn, me: tuple[int, ...], opp: tuple[int, ...]) -> bool:
-    """Whether some legal play of a cascade ends with the mover's checkers `me` and the opponent's
-    `opp`: a depth-first walk over the stage ends of the engine, each stage end once."""
+def _ends_a_play(turn: Turn, me: tuple[int, ...], opp: tuple[int, ...], stage_ends) -> bool:
     stages = turn.stages
     whole = len(stages) > 1 and turn.rules.gulbara_cascade_maximize == "whole_cascade"
     most = WholeCascade(turn).most if whole else None
@@ -101,8 +115,11 @@ def _ends_a_play(turn: Turn, me: tuple[int, ...], opp: tuple[int, ...]) -> bool:
         return node.opp == opp and all(map(ge, accumulate(node.me), me_behind)) \
             and me_pips - sum(i * n for i, n in enumerate(node.me)) <= pips_from[stage]
 
+    def unlike(end) -> int:
+        return sum(abs(have - want) for have, want in zip(end.node.me, me))
+
     def search(node: Node, stage: int, used: int) -> bool:
-        for end in turn.stage_ends(node, stages[stage]):
+        for end in sorted(stage_ends(node, stage), key=unlike):
             played = used + len(stages[stage]) - len(end.remaining)
             if end.result is None and not end.remaining and stage + 1 < len(stages):
                 key = (end.node, stage + 1)

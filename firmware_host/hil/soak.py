@@ -219,6 +219,7 @@ class SoakMatch:
         self.observers = observers
         self.trace = TraceRecorder.for_config(self.config, clock=self.clock.monotonic) if trace else None
         self.dead: list[VirtualRig] = []     # services killed by power cuts
+        self._finals: tuple | None = None
         self.rig = self._start_service(resume)
 
     def _start_service(self, resume: bool) -> VirtualRig:
@@ -346,13 +347,21 @@ class SoakMatch:
         self.commits.append(last)
         figures = self.figures
         figures.commits_checked += 1
-        if Reading.of(last.play.position) not in LegalFinals(last.before, last.dice, controller.rules):
+        if Reading.of(last.play.position) not in self.finals(last.before, last.dice, controller.rules):
             figures.false_verdicts += 1
             figures.problem(f"committed {last.play} of {last.dice} from {last.before.to_json()}: not a legal play")
         sensed = controller.board_reading
         if sensed != Reading.of(last.play.position):
             figures.false_verdicts += 1
             figures.problem(f"committed {last.play} but the board read {sensed and sensed.to_json()}")
+
+    def finals(self, position: Position, dice, rules) -> LegalFinals:
+        """The turn's `LegalFinals`, kept while the turn lasts: the players' checks and the commit's
+        ask the same turn."""
+        key = (position, type(dice), tuple(dice), rules.to_json())
+        if self._finals is None or self._finals[0] != key:
+            self._finals = (key, LegalFinals(position, dice, rules))
+        return self._finals[1]
 
     def journaled_positions(self) -> list[Position]:
         """The position after every play in the journal on disk, read afresh (not the service's view)."""
@@ -399,7 +408,7 @@ class SoakPlayers(Players):
         self.figures.turns += 1
         dice, mover = seen.dice, seen.position.turn
         rules = demo.config.rules_for(seen.variant)
-        finals = LegalFinals(seen.position, dice, rules)
+        finals = demo.finals(seen.position, dice, rules)
         self.figures.searched_turns += not finals.listed
         if self.turns_in_game > 2 and self.draw("referee"):
             seen = self.referee_replay(seen)
