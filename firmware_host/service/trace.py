@@ -214,6 +214,10 @@ class TraceRecorder:
 
     # -- the trace ---------------------------------------------------------------------------------
 
+    def __len__(self) -> int:
+        """Records in the ring."""
+        return len(self._records)
+
     @property
     def complete(self) -> bool:
         return self.dropped == 0
