@@ -160,9 +160,10 @@ class _Found:
 
 # Cascades: how many stage trees the search for the nearest legal board may build (its answer is
 # guidance only: the verdict never depends on it), and how many tree states are kept between
-# readings (a roll's trees are kept while they fit, the least recently used forgotten first).
+# readings (a roll's trees are kept while they fit, the least recently used forgotten first; a
+# state with its edges takes about 1.5 kB, so some 30 MB, within a Pi Zero 2 W's 512 MB).
 NEAREST_SEARCH_BUDGET = 2000
-TREE_CACHE_STATES = 200_000
+TREE_CACHE_STATES = 20_000
 
 
 class Referee:
