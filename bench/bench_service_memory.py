@@ -6,10 +6,12 @@ Each run is one service as `tavli-board run` builds it (the loop, the controller
 link session with its trace ring, `TraceRecorder` with the default hour's window) on the simulated
 MCU and board (`hil soak`'s `SoakMatch`), in virtual time:
 - idle: no game touched, the MCU's heartbeats and snapshots only (a board left on in a closed cafe);
-- busy: the soak's players in one long match (target 999), without faults.
+- busy: the soak's players, without faults, one match to 3 points after another (a press at the
+  final score starts the next, as at a cafe's table).
 Every virtual quarter hour: the trace ring's records, the Python heap's allocated blocks
 (`sys.getallocatedblocks`, after a collection) and the process's resident memory. The figures must
-be flat after the first hour (the window).
+be flat after the first hour (the window). The harness's own records of the plays are emptied at
+every sample, so that only the service's memory counts.
 """
 from __future__ import annotations
 
@@ -33,14 +35,17 @@ def rss_mb() -> float:
         return int(statm.read().split()[1]) * os.sysconf("SC_PAGE_SIZE") / 2**20
 
 
-def sample(match: SoakMatch) -> dict:
+def sample(match: SoakMatch, players: SoakPlayers | None = None) -> dict:
+    del match.commits[:-1]          # the harness's records, not the service's
+    if players is not None:
+        players.accepted.clear()
     gc.collect()
     return {"virtual_h": round(match.clock.monotonic() / 3600, 2), "ring_records": len(match.trace),
             "heap_blocks": sys.getallocatedblocks(), "rss_mb": round(rss_mb(), 1)}
 
 
 def run(kind: str, hours: float, folder: Path) -> list[dict]:
-    rules = MatchRules(sequence=("portes", "plakoto", "fevga", "narde"), target=999)
+    rules = MatchRules(sequence=("portes", "plakoto", "fevga", "narde"), target=3)
     match = SoakMatch(soak_config(), rules, 7, 0.0, Figures(), folder, trace=True)
     samples, next_sample = [sample(match)], QUARTER_S
     try:
@@ -56,10 +61,11 @@ def run(kind: str, hours: float, folder: Path) -> list[dict]:
                 nonlocal next_sample
                 if match.clock.monotonic() >= next_sample:
                     next_sample += QUARTER_S
-                    samples.append(sample(match))
+                    samples.append(sample(match, players))
                     print(kind, samples[-1], flush=True)
                 return match.clock.monotonic() >= hours * 3600 or seen.state == m.MATCH_OVER
-            players.play_until(done)
+            while players.play_until(done).state == m.MATCH_OVER:
+                players.press()         # the next match
     finally:
         match.close()
     return samples
