@@ -11,9 +11,9 @@ play, where the turn cannot end: those are answered at once (`_turn_may_end_at`)
 from __future__ import annotations
 
 from itertools import accumulate
-from operator import ge
 
 from firmware_host.referee import Reading
+from firmware_host.referee.reach import may_reach
 from firmware_host.referee.whole_cascade import WholeCascade
 from firmware_host.rules import Position, Turn
 from firmware_host.rules.plays import OFF, ROUTES, Node, TooManyPlays
@@ -104,16 +104,15 @@ def _ends_a_play(turn: Turn, me: tuple[int, ...], opp: tuple[int, ...], stage_en
     stages = turn.stages
     whole = len(stages) > 1 and turn.rules.gulbara_cascade_maximize == "whole_cascade"
     most = WholeCascade(turn).most if whole else None
-    me_behind = tuple(accumulate(me))
-    me_pips = sum(i * n for i, n in enumerate(me))
-    pips_from = [sum(sum(s) for s in stages[i:]) for i in range(len(stages))]
+    dice_from = [tuple(d for s in stages[i:] for d in s) for i in range(len(stages))]
+    closed = frozenset(p for p in range(1, OFF) if turn.start.opp[p])   # nothing is hit: all stand
     tried: set[tuple[Node, int]] = set()
 
     def can_still_reach(node: Node, stage: int) -> bool:
-        # Forward moves only: up to every location the node has at least the board's checkers,
-        # and the dice to come carry at least the pips the board is ahead.
-        return node.opp == opp and all(map(ge, accumulate(node.me), me_behind)) \
-            and me_pips - sum(i * n for i, n in enumerate(node.me)) <= pips_from[stage]
+        # The referee's own filter (forward moves of the dice to come, in order, onto open points,
+        # the pips they carry): it must never rule out a board that can be reached. The answer
+        # still comes from the engine's stage ends.
+        return node.opp == opp and may_reach(node.me, me, dice_from[stage], closed)
 
     def unlike(end) -> int:
         return sum(abs(have - want) for have, want in zip(end.node.me, me))

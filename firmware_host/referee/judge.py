@@ -163,6 +163,10 @@ class _Found:
 # readings (a roll's trees are kept while they fit, the least recently used forgotten first; a
 # state with its edges takes about 1.5 kB, so some 30 MB, within a Pi Zero 2 W's 512 MB).
 NEAREST_SEARCH_BUDGET = 2000
+# Where a lifted checker may go (in hand) or which checker is one too many (a fault) is guidance
+# too: each board tried there searches at most this many stage ends. The board seen is always
+# searched to the end: its verdict is exact.
+GUIDANCE_SEARCH_BUDGET = 2000
 TREE_CACHE_STATES = 20_000
 
 
@@ -206,9 +210,10 @@ class Referee:
             self._tree_states -= len(self._trees.pop(oldest))
         return tree
 
-    def _locate(self, board: Seen) -> _Found | None:
-        """The tree states showing `board`, if it lies on the way to a legal play."""
-        search = _CascadeSearch(self, board)
+    def _locate(self, board: Seen, budget: int | None = None) -> _Found | None:
+        """The tree states showing `board`, if it lies on the way to a legal play (None too when
+        more than `budget` stage ends were searched)."""
+        search = _CascadeSearch(self, board, budget)
         found = search.stage(self.turn.start, 0, ())
         if found is not None:
             self._last_path = search.path
@@ -390,7 +395,7 @@ class Referee:
         else:
             (white if color is WHITE else black)[int(location) - 1] -= 1
         fewer = Reading(reading.variant, tuple(white), tuple(black), tuple(bar), tuple(off))
-        return self._locate(self._seen(fewer)) is not None
+        return self._locate(self._seen(fewer), GUIDANCE_SEARCH_BUDGET) is not None
 
     def _seen(self, reading: Reading) -> Seen:
         route, mover = self.frame.route, self.frame.mover
@@ -436,7 +441,7 @@ class Referee:
                        opponent_destinations=opponent_places)
 
     def _depth_with(self, me: tuple[int, ...], opp: tuple[int, ...]) -> int | None:
-        found = self._locate((me, opp))
+        found = self._locate((me, opp), GUIDANCE_SEARCH_BUDGET)
         if found is None:
             return None
         return min(len(s.moves) for s in found.states) + (0 if found.tree is self.root_tree else 100)
@@ -454,14 +459,16 @@ class _CascadeSearch:
     """Where one board lies in a roll's play: the search behind `Referee._locate`.
 
     A cascade is searched depth first through the stage ends from which `board` may still be
-    reached (`may_reach`: forward moves with the dice to come), each stage end once, to the end:
-    no budget, so a board on the way to a legal play is always found. Where a board lies on
+    reached (`may_reach`: forward moves with the dice to come), each stage end once, to the end
+    unless a `budget` of stage ends is given (guidance only: a verdict's board is always found
+    when it is on the way to a legal play). Where a board lies on
     several stage paths, the verdict is the same on each (the same state, the same dice to come);
     only a complete play's moves may name another order of the same play.
     """
 
-    def __init__(self, referee: Referee, board: Seen):
+    def __init__(self, referee: Referee, board: Seen, budget: int | None = None):
         self.referee = referee
+        self.budget = budget
         self.board = board
         self.me, self.opp = board
         self.me_behind = tuple(accumulate(self.me))  # the board's checkers up to each location
@@ -506,6 +513,8 @@ class _CascadeSearch:
             key = (end.node, stage + 1)
             if key in self.tried:
                 continue
+            if self.budget is not None and len(self.tried) >= self.budget:
+                return
             self.tried.add(key)
             # Once the board is known to be on the way, only a path where the turn ends there
             # is sought.
