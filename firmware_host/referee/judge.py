@@ -158,16 +158,16 @@ class _Found:
     also: tuple = ()        # other stage paths on which the board lies on the way (bearing off)
 
 
-# Cascades: how many stage trees the search for the nearest legal board may build (its answer is
-# guidance only: the verdict never depends on it), and how many tree states are kept between
-# readings (a roll's trees are kept while they fit, the least recently used forgotten first; a
-# state with its edges takes about 1.5 kB, so some 30 MB, within a Pi Zero 2 W's 512 MB).
-NEAREST_SEARCH_BUDGET = 2000
-# Where a lifted checker may go (in hand) or which checker is one too many (a fault) is guidance
-# too: each board tried there searches at most this many stage ends. The board seen is always
-# searched to the end: its verdict is exact.
-GUIDANCE_SEARCH_BUDGET = 2000
+# Cascades. Tree states kept between readings: a roll's trees are kept while they fit, the least
+# recently used forgotten first (a state with its edges takes about 1.5 kB: some 30 MB, within a
+# Pi Zero 2 W's 512 MB).
 TREE_CACHE_STATES = 20_000
+# Guidance, which no verdict depends on, searches within bounds: the nearest legal board at most
+# this many stage trees, and each board tried for where a lifted checker may go (in hand) or which
+# checker is one too many (a fault) at most this many stage ends. The board seen is always
+# searched to the end: its verdict is exact.
+NEAREST_SEARCH_BUDGET = 2000
+GUIDANCE_SEARCH_BUDGET = 2000
 
 
 class Referee:
