@@ -190,6 +190,17 @@ class Referee:
             self.turn.rules.gulbara_cascade_maximize == "whole_cascade" else None
         self._trees: OrderedDict[tuple[Node, int], StageTree] = OrderedDict()
         self._tree_states = 0
+        # Cascade stages of equal dice under rules where the stage's maximisation alone makes a
+        # move illegal (no limit judged at a play's end, no obligation, no start rule, each stage
+        # maximised on its own): a checker's way on into a later stage is then found without
+        # building that stage's tree (`_chain_targets`).
+        frame = self.frame
+        self._plain_stages = len(stages) > 1 and self._whole is None and not (
+            frame.end_limits or frame.first_checker or frame.head_limit
+            or frame.opts.get("prime_rule", "none") != "none") \
+            and all(len(set(stage)) == 1 for stage in stages)
+        self._chains: dict[tuple[Node, int, int], frozenset[int]] = {}
+        self._most_playable: dict[tuple[Node, int], int] = {}
         self._last_path: dict[int, Node] = {}  # the stage roots of the last board located
         self.root_tree = self._tree(self.turn.start, 0)
 
@@ -353,6 +364,9 @@ class Referee:
             state = tree.states[key]
             if stage + 1 < len(stages) and state.complete and not state.remaining \
                     and state.result is None:
+                if at is not None and self._plain_stages:
+                    reach[origin].update(self._chain_targets(state.node, stage + 1, at))
+                    return
                 following = self._tree(state.node, stage + 1)
                 if following.root_key in following.states:
                     walk(following, stage + 1, following.root_key, origin, at)
@@ -361,6 +375,51 @@ class Referee:
             walk(found.tree, found.stage, state.key, None, None)
         point = self.frame.point
         return {point(o): tuple(point(t) for t in sorted(ts)) for o, ts in sorted(reach.items())}
+
+    def _chain_targets(self, root: Node, stage: int, at: int) -> frozenset[int]:
+        """Where the checker on `at` may end up playing the dice of `stage` from the stage's root
+        one after another, on into the later stages, without building the stage's tree: under
+        `_plain_stages` a move is on the way to a legal play of the stage exactly when the most
+        dice are still playable after it."""
+        key = (root, stage, at)
+        targets = self._chains.get(key)
+        if targets is None:
+            found: set[int] = set()
+            self._chain_walk(root, stage, 0, self._playable(root, self.turn.stages[stage]), at, found)
+            if len(self._chains) >= TREE_CACHE_STATES:
+                self._chains.clear()
+            targets = self._chains[key] = frozenset(found)
+        return targets
+
+    def _chain_walk(self, node: Node, stage: int, played: int, most: int, at: int, found: set[int]) -> None:
+        dice = self.turn.stages[stage]
+        for child, move in self.frame.steps(node, dice[played]):
+            if move[0] != at or played + 1 + self._playable(child, dice[played + 1:]) < most:
+                continue
+            found.add(move[1])
+            if move[1] == OFF:
+                continue
+            if played + 1 < len(dice):
+                self._chain_walk(child, stage, played + 1, most, move[1], found)
+            elif stage + 1 < len(self.turn.stages):
+                found.update(self._chain_targets(child, stage + 1, move[1]))
+
+    def _playable(self, node: Node, dice: tuple[int, ...]) -> int:
+        """The most of `dice` (equal dice) playable from `node`; ending the game plays them all."""
+        if node.me[OFF] == CHECKERS or not dice:
+            return len(dice)
+        key = (node, len(dice))
+        most = self._most_playable.get(key)
+        if most is None:
+            most = 0
+            for child, _ in self.frame.steps(node, dice[0]):
+                most = max(most, 1 + self._playable(child, dice[1:]))
+                if most == len(dice):
+                    break
+            if len(self._most_playable) >= TREE_CACHE_STATES:
+                self._most_playable.clear()
+            self._most_playable[key] = most
+        return most
 
     def _order(self, location: str) -> int:
         """Where a location lies on the mover's route (bar first, off last)."""
