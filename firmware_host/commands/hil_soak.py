@@ -14,12 +14,16 @@ def register(hil_subparsers) -> None:
         description="Plays random games of every variant on the simulated board and MCU in virtual time: players "
                     "slide, lift, bump checkers, roll too early, move illegally and follow the guidance back, call "
                     "the referee; faults (dropped bytes, bad CRCs, garbage, MCU resets, a pulled cable, a hung "
-                    "MCU, a flickering sensor) go through the real protocol and link code. Every committed play "
+                    "MCU, a flickering sensor) go through the real protocol and link code; power cuts kill the service, "
+                    "which resumes from its journal. Every committed play "
                     "and every settled board's verdict is checked against the rules engine. Exit code 0 when "
                     "there were no false verdicts, crashes or committed plays lost, 1 otherwise.")
     parser.add_argument("--games", type=int, default=100, metavar="N", help="games to play (default: %(default)s)")
     parser.add_argument("--faults", type=float, default=0.05, metavar="RATE",
                         help="the chance of a fault before each physical action or press, 0..1 (default: %(default)s)")
+    parser.add_argument("--power-cuts", type=float, default=0.002, metavar="RATE",
+                        help="the chance of a power cut (the service killed and resumed from its journal) before each "
+                             "move or roll, 0..1 (default: %(default)s)")
     parser.add_argument("--seed", type=int, default=1, metavar="S", help="seeds the players and dice (default: %(default)s)")
     parser.add_argument("--variants", metavar="LIST",
                         help="comma-separated games to play in turn (default: every variant)")
@@ -36,7 +40,8 @@ def run_soak(args) -> int:
     from firmware_host.commands import UsageError
     from firmware_host.hil.soak import SoakSettings, run_campaign
 
-    options = {"games": args.games, "fault_rate": args.faults, "seed": args.seed, "physics": args.physics}
+    options = {"games": args.games, "fault_rate": args.faults, "seed": args.seed, "physics": args.physics,
+               "power_cut_rate": args.power_cuts}
     if args.variants:
         options["variants"] = tuple(name.strip() for name in args.variants.split(","))
     try:

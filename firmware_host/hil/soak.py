@@ -12,17 +12,21 @@ checker backwards (an illegal move, then the guidance back), check the verdict b
 call the referee. Before every action a fault is injected with probability `fault_rate`: bytes
 dropped from a frame, a frame with a bad CRC, garbage on the line, an MCU reset, the cable pulled
 for up to 2.5 s, the MCU hung for up to 2.5 s, a flickering sensor. The players wait out what a
-fault shows (link lost, sensor fault) as people would.
+fault shows (link lost, sensor fault) as people would. With probability `power_cut_rate` the power
+is cut instead (in the middle of a turn, or before a roll): the service dies where it stands, as
+under kill -9, and a new one resumes the match from the journal on disk, as the service does.
 
-Checked independently of the referee, with the rules engine:
+Checked independently of the referee, with the rules engine (`LegalFinals`: every roll, however
+many plays it has):
 - every committed play is one of the engine's legal plays for the position and dice, and is what
   the board showed (else a false verdict);
 - every board the players have made and seen settled gets the verdict they know it deserves: the
   turn's start is unchanged, a legal play's final position is complete, a checker moved backwards
   is illegal, anything on the way of the chosen play is partial;
 - a press before the play is complete commits nothing;
-- every play committed is in the journal, and every play the players completed and pressed for
-  was committed (else a committed play lost).
+- every play the players saw accepted (the lights moved on to the next turn from their play) is in
+  the journal on disk, in order, read afresh at the end of the match, power cuts and all (else a
+  committed play lost).
 Crashes are exceptions the loop logged (it survives them) or raised, and games that got stuck.
 """
 from __future__ import annotations
@@ -46,13 +50,14 @@ from firmware_host.controller.controller import Controller
 from firmware_host.demo import Demo, DemoStuck, Players, Seen, Table, physical
 from firmware_host.hw.dice import SeededDice
 from firmware_host.controller.orientation import Orientation, laid_out
+from firmware_host.hil.legal_finals import LegalFinals
 from firmware_host.service.trace import TraceRecorder
 from firmware_host.hil.trace_rig import Cable, CableEnd, LoggedErrors, VirtualRig
-from firmware_host.journal import Kind
+from firmware_host.journal import JournalReader, Kind
 from firmware_host.referee import Reading, restore
-from firmware_host.rules import Color, Play, Position, Turn
+from firmware_host.rules import Color, Play, Position
 from firmware_host.rules.match import MatchRules
-from firmware_host.rules.plays import ROUTES, TooManyPlays
+from firmware_host.rules.plays import ROUTES
 from firmware_host.rules.variants import ALL as VARIANTS
 from firmware_host.sensing.clock import ManualClock
 from firmware_host.sim.board import SimBoard
@@ -60,7 +65,6 @@ from firmware_host.sim.mcu import SimulatedMcu
 
 PATIENCE_S = 120.0        # virtual seconds a player waits for the controller before calling the game stuck
 PRESS_S = 0.05            # a finger on the button, and off it before the next press
-FINALS_LIMIT = 5000       # plays enumerated for the independent check; beyond (deep cascades) unchecked
 COMMIT_TRIES = 4          # presses for a complete play before it counts as lost
 MATCH_TARGET = 3
 # The stunts of a turn and how often the players do each.
@@ -73,6 +77,7 @@ class SoakSettings:
     games: int = 100
     fault_rate: float = 0.05          # chance of a fault before each physical action or press
     seed: int = 1
+    power_cut_rate: float = 0.002     # chance of a power cut before a move or a roll
     variants: tuple[str, ...] = VARIANTS
     physics: bool = False             # the sensors are the physical model of the reference design (sim.weighed)
 
@@ -81,6 +86,8 @@ class SoakSettings:
             raise ValueError(f"games is {self.games}; allowed: 1 or more")
         if not 0 <= self.fault_rate <= 1:
             raise ValueError(f"faults is {self.fault_rate}; allowed: a chance per action, 0 to 1")
+        if not 0 <= self.power_cut_rate <= 1:
+            raise ValueError(f"power cuts is {self.power_cut_rate}; allowed: a chance per move or roll, 0 to 1")
         unknown = [name for name in self.variants if name not in VARIANTS]
         if unknown or not self.variants:
             raise ValueError(f"unknown variants {unknown}; allowed: {', '.join(VARIANTS)}")
@@ -97,7 +104,8 @@ class Figures:
     crashes: int = 0
     stuck: int = 0
     plays_lost: int = 0
-    unchecked_turns: int = 0         # too many plays to enumerate (gulbara cascades)
+    power_cuts: int = 0
+    searched_turns: int = 0          # too many plays to list (gulbara cascades): boards checked one by one
     stunts: dict[str, int] = field(default_factory=lambda: dict.fromkeys(STUNTS, 0))
     virtual_s: float = 0.0
     wall_s: float = 0.0
@@ -121,7 +129,7 @@ class Figures:
         """One line, for progress."""
         return (f"{self.games} games, {self.turns} turns, {self.moves_judged} boards judged, "
                 f"{self.faults_injected} faults, {self.false_verdicts} false verdicts, {self.crashes} crashes, "
-                f"{self.plays_lost} plays lost, {self.wall_s:.0f} s")
+                f"{self.plays_lost} plays lost, {self.power_cuts} power cuts, {self.wall_s:.0f} s")
 
     def report(self) -> str:
         faults = ", ".join(f"{name} {count}" for name, count in self.faults.items())
@@ -132,7 +140,9 @@ class Figures:
                  f"false verdicts:      {self.false_verdicts}",
                  f"crashes:             {self.crashes} ({self.stuck} of them games stuck)",
                  f"committed plays lost: {self.plays_lost}",
-                 f"turns too big to check: {self.unchecked_turns}",
+                 f"power cuts:          {self.power_cuts} (the service killed and resumed from the journal)",
+                 f"turns too big to list: {self.searched_turns} (their boards checked one by one: "
+                 "no turn too big to check)",
                  "stunts:              " + ", ".join(f"{name} {count}" for name, count in self.stunts.items()),
                  f"virtual time {self.virtual_s / 60:.1f} min, wall time {self.wall_s:.1f} s"
                  + (f", {60 * self.games / self.wall_s:.1f} games a minute" if self.wall_s else "")]
@@ -177,12 +187,15 @@ class SoakMatch:
 
     def __init__(self, config: Config, match: MatchRules, seed: int, fault_rate: float, figures: Figures,
                  folder: Path, *, trace: bool = False, observers: tuple = (), fault_kinds: tuple = FAULTS,
-                 resume: bool = False, physics: bool = False) -> None:
+                 resume: bool = False, physics: bool = False, power_cut_rate: float = 0.0) -> None:
         """`trace`: record a trace of the match in `self.trace`, as the service does; `observers`: more
         observers of the loop; `fault_kinds`: the faults to draw from (FAULTS); `resume`: continue the
-        unfinished match of the journal in `folder`, as the service does."""
+        unfinished match of the journal in `folder`, as the service does; `power_cut_rate`: the chance
+        of a power cut at each `maybe_power_cut`."""
         self.random = random.Random(seed)
         self.fault_rate = fault_rate
+        self.power_cut_rate = power_cut_rate
+        self.folder = folder
         self.fault_kinds = fault_kinds
         self.figures = figures
         self.config = dataclasses.replace(config, match_rules=match)
@@ -202,19 +215,49 @@ class SoakMatch:
         self.commits: list = []
         self.games_ended = 0
         self._state: str | None = None
-        open_port, dice, post_filter = self.cable.open_host, SeededDice(seed), None
+        self.dice = SeededDice(seed)
+        self.observers = observers
         self.trace = TraceRecorder.for_config(self.config, clock=self.clock.monotonic) if trace else None
+        self.dead: list[VirtualRig] = []     # services killed by power cuts
+        self._finals: tuple | None = None
+        self.rig = self._start_service(resume)
+
+    def _start_service(self, resume: bool) -> VirtualRig:
+        """The service on the board's cable, its journal in the match's folder."""
+        open_port, dice, post_filter = self.cable.open_host, self.dice, None
         if self.trace is not None:
             traced_open = self.trace.wrap_opener(lambda url, settings: self.cable.open_host())
 
             def open_port():
                 return traced_open(self.cable.port, self.config.sensing.serial)
             dice, post_filter = self.trace.dice(dice), self.trace.posting
-        self.rig = VirtualRig(self.config, dice, CableEnd(self._mcu_step, open_port), folder, clock=self.clock,
-                              pins=MockFactory(), observers=[self.table.observe, self._commit_seen, *observers],
-                              frame_interval_s=0.2, post_filter=post_filter, resume=resume)
+        rig = VirtualRig(self.config, dice, CableEnd(self._mcu_step, open_port), self.folder, clock=self.clock,
+                         pins=MockFactory(), observers=[self.table.observe, self._commit_seen, *self.observers],
+                         frame_interval_s=0.2, post_filter=post_filter, resume=resume)
         if self.trace is not None:
-            self.trace.follow(self.rig.journal)
+            self.trace.follow(rig.journal)
+        return rig
+
+    def maybe_power_cut(self) -> bool:
+        """With probability `power_cut_rate`, cut the power: the service dies where it stands (its
+        journal is left as a kill -9 leaves it, nothing closed or flushed on the way out), the MCU
+        restarts, and a new service resumes the match from the journal on disk. Returns whether
+        it did; the players then wait for the resumed match to show where it goes on."""
+        if self.power_cut_rate == 0 or self.random.random() >= self.power_cut_rate:
+            return False
+        self.figures.power_cuts += 1
+        self.heal_all()
+        # The dead service is never stepped again, and its journal connection is left open to the
+        # end of the match: nothing is closed or checkpointed on its way out.
+        self.dead.append(self.rig)
+        self.mcu.reset()
+        self._state = None
+        self.table.seen = None
+        self.rig = self._start_service(resume=True)
+        # The resumed service's last play was committed, and checked, before the cut.
+        self.commits.append(self.rig.controller.last_play)
+        self.table.wait(lambda seen: seen.state != m.RESUMING, "the match to resume after a power cut")
+        return True
 
     # -- time -------------------------------------------------------------------------------------
 
@@ -304,8 +347,7 @@ class SoakMatch:
         self.commits.append(last)
         figures = self.figures
         figures.commits_checked += 1
-        finals = legal_finals(last.before, last.dice, controller.rules)
-        if finals is not None and Reading.of(last.play.position) not in finals:
+        if Reading.of(last.play.position) not in self.finals(last.before, last.dice, controller.rules):
             figures.false_verdicts += 1
             figures.problem(f"committed {last.play} of {last.dice} from {last.before.to_json()}: not a legal play")
         sensed = controller.board_reading
@@ -313,19 +355,35 @@ class SoakMatch:
             figures.false_verdicts += 1
             figures.problem(f"committed {last.play} but the board read {sensed and sensed.to_json()}")
 
-    def journal_plays(self) -> int:
-        return sum(1 for event in self.rig.journal.tail(1_000_000) if event.kind is Kind.PLAY)
+    def finals(self, position: Position, dice, rules) -> LegalFinals:
+        """The turn's `LegalFinals`, kept while the turn lasts: the players' checks and the commit's
+        ask the same turn."""
+        key = (position, type(dice), tuple(dice), rules.to_json())
+        if self._finals is None or self._finals[0] != key:
+            self._finals = (key, LegalFinals(position, dice, rules))
+        return self._finals[1]
+
+    def journaled_positions(self) -> list[Position]:
+        """The position after every play in the journal on disk, read afresh (not the service's view)."""
+        with JournalReader.open(self.folder / "journal.sqlite3") as reader:
+            return [Position.from_json(event.data["position"]) for event in reader.tail(1_000_000)
+                    if event.kind is Kind.PLAY]
 
     def close(self) -> None:
-        self.rig.close()
+        for rig in (*self.dead, self.rig):
+            rig.close()
 
 
-def legal_finals(position: Position, dice: tuple[int, int], rules) -> set[Reading] | None:
-    """The final boards of every legal play, by the rules engine; None when there are too many."""
-    try:
-        return {Reading.of(play.position) for play in Turn(position, dice, rules).plays(limit=FINALS_LIMIT)}
-    except TooManyPlays:
-        return None
+def plays_missing(accepted: list[Position], journaled: list[Position]) -> int:
+    """How many of the plays the players saw accepted (the position after each, in order) the
+    journal lacks: each must appear after the one before it."""
+    missing, at = 0, 0
+    for position in accepted:
+        try:
+            at = journaled.index(position, at) + 1
+        except ValueError:
+            missing += 1
+    return missing
 
 
 class SoakPlayers(Players):
@@ -335,6 +393,7 @@ class SoakPlayers(Players):
         super().__init__(match, seed)
         self.stunts = set()        # the demo's once-a-match stunts: here each turn draws its own
         self.figures = match.figures
+        self.accepted: list[Position] = []   # after each play the players saw accepted, in order
 
     def play_games(self, games_left: int) -> None:
         """Play until the match is over or `games_left` games have ended (`SoakMatch.games_ended`)."""
@@ -347,11 +406,10 @@ class SoakPlayers(Players):
         self.turns += 1
         self.turns_in_game += 1
         self.figures.turns += 1
-        start, dice, mover = seen.position, seen.dice, seen.position.turn
+        dice, mover = seen.dice, seen.position.turn
         rules = demo.config.rules_for(seen.variant)
-        finals = legal_finals(start, dice, rules)
-        if finals is None:
-            self.figures.unchecked_turns += 1
+        finals = demo.finals(seen.position, dice, rules)
+        self.figures.searched_turns += not finals.listed
         if self.turns_in_game > 2 and self.draw("referee"):
             seen = self.referee_replay(seen)
         if self.draw("backwards"):
@@ -362,12 +420,12 @@ class SoakPlayers(Players):
         look = self.draw("look_between_moves")
         early = len(play.moves) >= 2 and self.draw("early_roll")
         for index, move in enumerate(play.moves):
-            demo.maybe_fault()
+            demo.maybe_power_cut() or demo.maybe_fault()
             self.move(seen, move, mover)
             if index + 1 < len(play.moves) and (look or (early and index == 0)):
                 called = self.check_verdict(seen, finals, "partial")
                 # (A prefix of the play may end another play: 3/off of 6-2 is also 3/1 1/off.)
-                if early and index == 0 and called == "partial" and finals is not None:
+                if early and index == 0 and called == "partial":
                     self.early_roll()
         self.check_verdict(seen, finals, "complete")
         return self.commit(seen, play)
@@ -379,20 +437,18 @@ class SoakPlayers(Players):
         self.figures.stunts[stunt] += 1
         return True
 
-    def check_verdict(self, seen: Seen, finals: set[Reading] | None, expected: str) -> str:
+    def check_verdict(self, seen: Seen, finals: LegalFinals, expected: str) -> str:
         """The board the players made, once settled, gets the verdict they know it deserves
         (returned)."""
         demo = self.demo
         after = demo.settled_view()
         reading = seen.orientation.reading(demo.board.reading(), seen.variant)
-        if finals is not None and reading in finals:
+        if reading in finals:
             expected = "complete"   # (the untouched board too, when the dice cannot be played)
         elif reading == Reading.of(seen.position):
             expected = "unchanged"
-        elif expected == "complete" and finals is not None:
+        elif expected == "complete":
             self.figures.problem(f"the engine does not list the play the players chose: {reading.to_json()}")
-        elif expected == "partial" and finals is None:
-            return after.verdict   # too many plays to tell whether the board also ends another one
         self.figures.moves_judged += 1
         if after.verdict != expected:
             self.figures.false_verdicts += 1
@@ -401,27 +457,29 @@ class SoakPlayers(Players):
         return expected
 
     def commit(self, seen: Seen, play: Play) -> Seen:
-        """Press until the play is committed. A press on a board called complete that commits nothing
-        loses the play (a press refused for a fault, then retried, does not)."""
+        """Press until the lights move on from the play: the next turn starts from its position. The
+        players then count it as accepted (the journal must have it). A press refused (a fault
+        swallowed it) is pressed again; a controller that moves on from another board is wrong."""
         demo = self.demo
-        before = len(demo.commits)
         called = None
         for _ in range(COMMIT_TRIES):
             after = self.press()
-            if len(demo.commits) > before:
-                if demo.commits[-1].play.position != play.position:
-                    self.figures.plays_lost += 1
-                    self.figures.problem(f"pressed for {play}, {demo.commits[-1].play} was committed")
+            if after.position == play.position:
+                self.accepted.append(play.position)
+                return after
+            if after.position != seen.position:
+                self.figures.false_verdicts += 1
+                self.figures.problem(f"pressed for {play}, the game went on from {after.position.to_json()}")
                 return after
             demo.heal_all()
             called = demo.settled_view().verdict
-        if called == "complete":
-            self.figures.plays_lost += 1
         raise DemoStuck(f"{COMMIT_TRIES} presses did not commit {play} of {seen.dice} ({seen.variant}); "
                         f"the board is called {called}")
 
     def roll(self, seen: Seen) -> Seen:
         """A press once the board is read (refused while a fault lasts: the players just go on)."""
+        if self.demo.maybe_power_cut():
+            return self.demo.table.seen     # the resumed match shows where it goes on
         self.demo.settled_view()
         return self.press()
 
@@ -470,7 +528,7 @@ class SoakPlayers(Players):
         demo.advance(self.random.uniform(0.03, 0.2))
         board.slide(neighbour, origin, colour)
 
-    def backwards(self, seen: Seen, rules, finals: set[Reading] | None) -> None:
+    def backwards(self, seen: Seen, rules, finals: LegalFinals) -> None:
         """Move one of the mover's checkers a point backwards: no legal play does that. Wait for the
         lights to call it, follow them back, then put the board back to the turn's start."""
         demo, mover, orientation = self.demo, seen.position.turn, seen.orientation
@@ -528,13 +586,14 @@ def play_match(config: Config, settings: SoakSettings, seed: int, figures: Figur
     match_folder = folder / f"match-{seed}"
     match_folder.mkdir()
     match = SoakMatch(config, match_rules_for(figures.games, settings.variants), seed, settings.fault_rate,
-                      figures, match_folder, physics=settings.physics)
+                      figures, match_folder, physics=settings.physics, power_cut_rate=settings.power_cut_rate)
     try:
-        SoakPlayers(match, seed).play_games(settings.games - figures.games)
-        lost = len(match.commits) - match.journal_plays()
+        players = SoakPlayers(match, seed)
+        players.play_games(settings.games - figures.games)
+        lost = plays_missing(players.accepted, match.journaled_positions())
         if lost:
             figures.plays_lost += lost
-            figures.problem(f"match seed {seed}: {lost} committed plays missing from the journal")
+            figures.problem(f"match seed {seed}: {lost} plays the players saw accepted missing from the journal")
     except DemoStuck as error:
         figures.crashes += 1
         figures.stuck += 1

@@ -7,17 +7,18 @@ everything the lights and the journal need. Pure: no clock, no I/O.
 """
 from __future__ import annotations
 
+from collections import OrderedDict
 from dataclasses import dataclass, field, replace
-from functools import cache
 from heapq import heappop, heappush
-from itertools import count
+from itertools import accumulate, count
 from operator import sub
 from typing import Any, Iterator, Mapping
 
-from firmware_host.referee.reach import checkers_to_move, may_reach
+from firmware_host.referee.reach import checkers_to_move, covers, may_reach
 from firmware_host.referee.steps import (Step, counts_of, differing_locations, position_counts,
                                          steps_between)
 from firmware_host.referee.tree import Seen, StageTree, TreeState
+from firmware_host.referee.whole_cascade import WholeCascade
 from firmware_host.rules.plays import BAR, OFF, GameResult, Move, Node, Play, Turn
 from firmware_host.rules.position import (BLACK, CHECKERS, WHITE, Color, Position, PositionError,
                                           parse_board)
@@ -157,10 +158,16 @@ class _Found:
     also: tuple = ()        # other stage paths on which the board lies on the way (bearing off)
 
 
-# Cascades: how many stage trees one reading may search (a safety bound: the bounds of `reach`
-# keep searches far below it), and how many are kept between readings.
-CASCADE_SEARCH_BUDGET = 2000
-CASCADE_TREE_CACHE = 64
+# Cascades. Tree states kept between readings: a roll's trees are kept while they fit, the least
+# recently used forgotten first (a state with its edges takes about 1.5 kB: some 30 MB, within a
+# Pi Zero 2 W's 512 MB).
+TREE_CACHE_STATES = 20_000
+# Guidance, which no verdict depends on, searches within bounds: the nearest legal board at most
+# this many stage trees, and each board tried for where a lifted checker may go (in hand) or which
+# checker is one too many (a fault) at most this many stage ends. The board seen is always
+# searched to the end: its verdict is exact.
+NEAREST_SEARCH_BUDGET = 2000
+GUIDANCE_SEARCH_BUDGET = 2000
 
 
 class Referee:
@@ -172,7 +179,6 @@ class Referee:
         self.position = position
         self.frame = self.turn.frame
         self.variant = position.variant
-        self._trees: dict[tuple[Node, int], StageTree] = {}
         stages = self.turn.stages
         # Per stage: the dice of the cascade's stages after it.
         self._later = [tuple(d for s in stages[i + 1:] for d in s) for i in range(len(stages))]
@@ -180,6 +186,21 @@ class Referee:
         # through a cascade: nothing is hit in the games that have them).
         opp, lone_closes = self.turn.start.opp, self.frame.capture is Capture.NONE
         self._closed = frozenset(p for p in range(1, OFF) if opp[p] >= (1 if lone_closes else 2))
+        self._whole = WholeCascade(self.turn) if len(stages) > 1 and \
+            self.turn.rules.gulbara_cascade_maximize == "whole_cascade" else None
+        self._trees: OrderedDict[tuple[Node, int], StageTree] = OrderedDict()
+        self._tree_states = 0
+        # Cascade stages of equal dice under rules where the stage's maximisation alone makes a
+        # move illegal (no limit judged at a play's end, no obligation, no start rule, each stage
+        # maximised on its own): a checker's way on into a later stage is then found without
+        # building that stage's tree (`_chain_targets`).
+        frame = self.frame
+        self._plain_stages = len(stages) > 1 and self._whole is None and not (
+            frame.end_limits or frame.first_checker or frame.head_limit
+            or frame.opts.get("prime_rule", "none") != "none") \
+            and all(len(set(stage)) == 1 for stage in stages)
+        self._chains: dict[tuple[Node, int, int], frozenset[int]] = {}
+        self._most_playable: dict[tuple[Node, int], int] = {}
         self._last_path: dict[int, Node] = {}  # the stage roots of the last board located
         self.root_tree = self._tree(self.turn.start, 0)
 
@@ -188,72 +209,27 @@ class Referee:
     def _tree(self, root: Node, stage: int) -> StageTree:
         key = (root, stage)
         tree = self._trees.get(key)
-        if tree is None:
-            tree = StageTree(self.turn, root, self.turn.stages[stage])
-            if len(self._trees) >= CASCADE_TREE_CACHE:
-                # Keep the roll's first tree; forget the oldest of the others.
-                oldest = next(k for k in self._trees if k != (self.turn.start, 0))
-                del self._trees[oldest]
-            self._trees[key] = tree
+        if tree is not None:
+            self._trees.move_to_end(key)
+            return tree
+        keeps = None if self._whole is None else lambda end: self._whole.keeps(end, stage)
+        tree = self._trees[key] = StageTree(self.turn, root, self.turn.stages[stage], keeps)
+        self._tree_states += len(tree)
+        while self._tree_states > TREE_CACHE_STATES and len(self._trees) > 2:
+            # The roll's first tree is kept for good (it is `root_tree`).
+            oldest = next(k for k in self._trees if k != (self.turn.start, 0))
+            self._tree_states -= len(self._trees.pop(oldest))
         return tree
 
-    def _locate(self, board: Seen) -> _Found | None:
-        """The tree states showing `board`, if it lies on the way to a legal play.
-
-        A cascade is searched depth first through the stage ends from which `board` may still be
-        reached (`may_reach`: forward moves with the dice to come), each stage end once. Where a
-        board lies on several stage paths, the verdict is the same on each (the same state, the
-        same dice to come); only a complete play's moves may name another order of the same play.
-        """
-        me, opp = board
-        tried: set[tuple[Node, int]] = set()
-        # Bearing off, a larger die can waste pips: one board may end the turn on one path and be
-        # on the way on another. Then the search goes on for a path that ends the turn there.
-        bearing_off = not any(me[:19])
-        on_the_way: list[_Found] = []
-        path: dict[int, Node] = {}  # stage -> the root of its tree, on the way to `board`
-        stops = cache(lambda: frozenset(die for die in range(1, 7)  # the dice that cannot move
-                                        if not self.frame.steps(Node(me, opp), die)))
-
-        def search(root: Node, stage: int, before: tuple) -> _Found | None:
-            tree = self._tree(root, stage)
-            later = self._later[stage]
-            states = tree.match(board)
-            if states:
-                found = _Found(tree, states, stage, later, before)
-                if not bearing_off or any(self._ends_turn(found, state) for state in states):
-                    return found
-                on_the_way.append(found)
-            if not later:
-                return None
-            ends = [state for node, state in tree.ends.items() if (node, stage + 1) not in tried
-                    and node.opp == opp and not checkers_to_move(node.me, me)]
-            # The stage end on the way to the last board located goes first (readings come one
-            # move after another), then the ones already most like `board` (all moved the same
-            # pips).
-            last = self._last_path.get(stage + 1)
-            for end in sorted(ends, key=lambda e: (e.node != last, _unlike(e.node.me, me))):
-                if len(tried) >= CASCADE_SEARCH_BUDGET:
-                    return None
-                if (end.node, stage + 1) in tried:
-                    continue
-                tried.add((end.node, stage + 1))
-                # Once `board` is known to be on the way, only a path where the turn ends there
-                # is sought.
-                stop = stops() if on_the_way else None
-                if end.node != last and not may_reach(end.node.me, me, later, self._closed, stop):
-                    continue
-                found = search(end.node, stage + 1, before + end.moves)
-                if found is not None:
-                    path[stage + 1] = end.node
-                    return found
-            return None
-
-        found = search(self.turn.start, 0, ())
+    def _locate(self, board: Seen, budget: int | None = None) -> _Found | None:
+        """The tree states showing `board`, if it lies on the way to a legal play (None too when
+        more than `budget` stage ends were searched)."""
+        search = _CascadeSearch(self, board, budget)
+        found = search.stage(self.turn.start, 0, ())
         if found is not None:
-            self._last_path = path
-        elif on_the_way:
-            found = replace(on_the_way[0], also=tuple(on_the_way[1:]))
+            self._last_path = search.path
+        elif search.on_the_way:
+            found = replace(search.on_the_way[0], also=tuple(search.on_the_way[1:]))
         return found
 
     def _nearest(self, board: Seen) -> TreeState:
@@ -273,7 +249,7 @@ class Referee:
         order = count(1)
         searched = 0
         while queue and (best_key is None or queue[0][0] < best_key[0]) \
-                and searched < CASCADE_SEARCH_BUDGET:
+                and searched < NEAREST_SEARCH_BUDGET:
             bound, _, stage, root, ask = heappop(queue)
             if ask and not may_reach(root.me, me, self._later[stage - 1], self._closed):
                 # `board` itself is not on its ways: at least one checker must move.
@@ -388,6 +364,9 @@ class Referee:
             state = tree.states[key]
             if stage + 1 < len(stages) and state.complete and not state.remaining \
                     and state.result is None:
+                if at is not None and self._plain_stages:
+                    reach[origin].update(self._chain_targets(state.node, stage + 1, at))
+                    return
                 following = self._tree(state.node, stage + 1)
                 if following.root_key in following.states:
                     walk(following, stage + 1, following.root_key, origin, at)
@@ -396,6 +375,51 @@ class Referee:
             walk(found.tree, found.stage, state.key, None, None)
         point = self.frame.point
         return {point(o): tuple(point(t) for t in sorted(ts)) for o, ts in sorted(reach.items())}
+
+    def _chain_targets(self, root: Node, stage: int, at: int) -> frozenset[int]:
+        """Where the checker on `at` may end up playing the dice of `stage` from the stage's root
+        one after another, on into the later stages, without building the stage's tree: under
+        `_plain_stages` a move is on the way to a legal play of the stage exactly when the most
+        dice are still playable after it."""
+        key = (root, stage, at)
+        targets = self._chains.get(key)
+        if targets is None:
+            found: set[int] = set()
+            self._chain_walk(root, stage, 0, self._playable(root, self.turn.stages[stage]), at, found)
+            if len(self._chains) >= TREE_CACHE_STATES:
+                self._chains.clear()
+            targets = self._chains[key] = frozenset(found)
+        return targets
+
+    def _chain_walk(self, node: Node, stage: int, played: int, most: int, at: int, found: set[int]) -> None:
+        dice = self.turn.stages[stage]
+        for child, move in self.frame.steps(node, dice[played]):
+            if move[0] != at or played + 1 + self._playable(child, dice[played + 1:]) < most:
+                continue
+            found.add(move[1])
+            if move[1] == OFF:
+                continue
+            if played + 1 < len(dice):
+                self._chain_walk(child, stage, played + 1, most, move[1], found)
+            elif stage + 1 < len(self.turn.stages):
+                found.update(self._chain_targets(child, stage + 1, move[1]))
+
+    def _playable(self, node: Node, dice: tuple[int, ...]) -> int:
+        """The most of `dice` (equal dice) playable from `node`; ending the game plays them all."""
+        if node.me[OFF] == CHECKERS or not dice:
+            return len(dice)
+        key = (node, len(dice))
+        most = self._most_playable.get(key)
+        if most is None:
+            most = 0
+            for child, _ in self.frame.steps(node, dice[0]):
+                most = max(most, 1 + self._playable(child, dice[1:]))
+                if most == len(dice):
+                    break
+            if len(self._most_playable) >= TREE_CACHE_STATES:
+                self._most_playable.clear()
+            self._most_playable[key] = most
+        return most
 
     def _order(self, location: str) -> int:
         """Where a location lies on the mover's route (bar first, off last)."""
@@ -430,7 +454,7 @@ class Referee:
         else:
             (white if color is WHITE else black)[int(location) - 1] -= 1
         fewer = Reading(reading.variant, tuple(white), tuple(black), tuple(bar), tuple(off))
-        return self._locate(self._seen(fewer)) is not None
+        return self._locate(self._seen(fewer), GUIDANCE_SEARCH_BUDGET) is not None
 
     def _seen(self, reading: Reading) -> Seen:
         route, mover = self.frame.route, self.frame.mover
@@ -476,7 +500,7 @@ class Referee:
                        opponent_destinations=opponent_places)
 
     def _depth_with(self, me: tuple[int, ...], opp: tuple[int, ...]) -> int | None:
-        found = self._locate((me, opp))
+        found = self._locate((me, opp), GUIDANCE_SEARCH_BUDGET)
         if found is None:
             return None
         return min(len(s.moves) for s in found.states) + (0 if found.tree is self.root_tree else 100)
@@ -488,6 +512,80 @@ class Referee:
         return Verdict("illegal", position=None, target=target,
                        differs=differing_locations(reading_counts, target_counts),
                        steps=steps_between(self.variant, reading_counts, target_counts))
+
+
+class _CascadeSearch:
+    """Where one board lies in a roll's play: the search behind `Referee._locate`.
+
+    A cascade is searched depth first through the stage ends from which `board` may still be
+    reached (`may_reach`: forward moves with the dice to come), each stage end once, to the end
+    unless a `budget` of stage ends is given (guidance only: a verdict's board is always found
+    when it is on the way to a legal play). Where a board lies on
+    several stage paths, the verdict is the same on each (the same state, the same dice to come);
+    only a complete play's moves may name another order of the same play.
+    """
+
+    def __init__(self, referee: Referee, board: Seen, budget: int | None = None):
+        self.referee = referee
+        self.budget = budget
+        self.board = board
+        self.me, self.opp = board
+        self.me_behind = tuple(accumulate(self.me))  # the board's checkers up to each location
+        self.tried: set[tuple[Node, int]] = set()
+        # Bearing off, a larger die can waste pips: one board may end the turn on one path and be
+        # on the way on another. Then the search goes on for a path that ends the turn there.
+        self.bearing_off = not any(self.me[:19])
+        self.on_the_way: list[_Found] = []
+        self.path: dict[int, Node] = {}  # stage -> the root of its tree, on the way to `board`
+        self._stops: frozenset[int] | None = None
+
+    def stage(self, root: Node, stage: int, before: tuple) -> _Found | None:
+        """Searches the tree of `stage` from `root`, then the later stages from its ends."""
+        referee = self.referee
+        tree = referee._tree(root, stage)
+        later = referee._later[stage]
+        states = tree.match(self.board)
+        if states:
+            found = _Found(tree, states, stage, later, before)
+            if not self.bearing_off or any(referee._ends_turn(found, state) for state in states):
+                return found
+            self.on_the_way.append(found)
+        if not later:
+            return None
+        for end in self._candidate_ends(tree, stage):
+            found = self.stage(end.node, stage + 1, before + end.moves)
+            if found is not None:
+                self.path[stage + 1] = end.node
+                return found
+        return None
+
+    def _candidate_ends(self, tree: StageTree, stage: int) -> Iterator[TreeState]:
+        """The ends of `tree` from which the board may still be reached, each stage end once:
+        the one on the way to the last board located first (readings come one move after
+        another), then those already most like the board (all moved the same pips)."""
+        referee, me, opp = self.referee, self.me, self.opp
+        ends = [state for node, state in tree.ends.items() if (node, stage + 1) not in self.tried
+                and node.opp == opp and covers(node.me, self.me_behind)]
+        last = referee._last_path.get(stage + 1)
+        later = referee._later[stage]
+        for end in sorted(ends, key=lambda e: (e.node != last, _unlike(e.node.me, me))):
+            key = (end.node, stage + 1)
+            if key in self.tried:
+                continue
+            if self.budget is not None and len(self.tried) >= self.budget:
+                return
+            self.tried.add(key)
+            # Once the board is known to be on the way, only a path where the turn ends there
+            # is sought.
+            stop = self._dice_that_cannot_move() if self.on_the_way else None
+            if end.node == last or may_reach(end.node.me, me, later, referee._closed, stop):
+                yield end
+
+    def _dice_that_cannot_move(self) -> frozenset[int]:
+        if self._stops is None:
+            frame, node = self.referee.frame, Node(self.me, self.opp)
+            self._stops = frozenset(die for die in range(1, 7) if not frame.steps(node, die))
+        return self._stops
 
 
 def _within_one_step(board: Seen, opp_boards: frozenset[tuple[int, ...]]) -> Iterator[Seen]:

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from functools import lru_cache
 from itertools import accumulate
+from operator import ge
 
 from firmware_host.rules.plays import OFF
 
@@ -27,6 +28,13 @@ def checkers_to_move(start: tuple[int, ...], board: tuple[int, ...]) -> int:
     return sum(board) - covered
 
 
+def covers(start: tuple[int, ...], board_behind: tuple[int, ...]) -> bool:
+    """`checkers_to_move(start, board) == 0`, given the board's running totals
+    (`accumulate(board)`): forward moves can turn `start` into `board` only if, up to every
+    location, `start` has at least as many checkers as `board`."""
+    return all(map(ge, accumulate(start), board_behind))
+
+
 def may_reach(start: tuple[int, ...], board: tuple[int, ...], dice: tuple[int, ...],
               closed: frozenset[int] = frozenset(), stop: frozenset[int] | None = None) -> bool:
     """Whether forward moves of the mover's checkers with the first k of `dice` (in order, for
@@ -40,12 +48,15 @@ def may_reach(start: tuple[int, ...], board: tuple[int, ...], dice: tuple[int, .
     gained = sum(i * (want - have) for i, (have, want) in enumerate(zip(start, board)))
     borne_off = board[OFF] - start[OFF]
     for k, pips in enumerate(accumulate(dice, initial=0)):
-        # A die larger than needed to bear off wastes at most 5 pips. Bearing off, that leaves
-        # the fit loose while the trees are small (few checkers, all in the home board): the pips
-        # are enough then.
         if stop is not None and k < len(dice) and dice[k] not in stop:
             continue
-        if gained <= pips <= gained + 5 * borne_off and (
+        # Each checker borne off takes a die of its own, and one larger than needed wastes all
+        # but the one pip it must at least cover. Bearing off, that leaves the fit loose while
+        # the trees are small (few checkers, all in the home board): the pips are enough then.
+        if k < borne_off:
+            continue
+        waste = sum(sorted(dice[:k])[k - borne_off:]) - borne_off if borne_off else 0
+        if gained <= pips <= gained + waste and (
                 borne_off or forward_fit(start, board, dice[:k], closed)):
             return True
     return False

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from collections import defaultdict
 from functools import cached_property
-from typing import NamedTuple
+from typing import Callable, NamedTuple
 
 from firmware_host.rules.plays import FrameMove, Node, Turn
 
@@ -32,13 +32,18 @@ class TreeState(NamedTuple):
 
 
 class StageTree:
-    """The states on the way to a legal play of `dice` from `root` (one roll, or one cascade stage)."""
+    """The states on the way to a legal play of `dice` from `root` (one roll, or one cascade stage).
 
-    def __init__(self, turn: Turn, root: Node, dice: tuple[int, ...]):
+    `keeps`, when given, narrows the stage's legal ends further (a whole-cascade rule that judges
+    a stage end by what the later stages can still play)."""
+
+    def __init__(self, turn: Turn, root: Node, dice: tuple[int, ...],
+                 keeps: Callable[[object], bool] | None = None):
         self.dice = dice
         edges: dict[tuple, list[tuple[FrameMove, tuple]]] = {}
         visits = list(turn.search(root, dice, edges))
-        complete = {(v.node, v.remaining) for v in turn.select_ends(root, dice, visits)}
+        complete = {(v.node, v.remaining) for v in turn.select_ends(root, dice, visits)
+                    if keeps is None or keeps(v)}
         # The states from which a legal play is still reachable, with the moves that keep it so.
         # The search reports a level after the one before it, so in reverse order every state
         # comes after its children.

@@ -488,6 +488,8 @@ class Frame:
         self.hit_and_run_frozen = bool(opts.get("no_hit_and_run_in_home"))
         self.pinned_blocks_bearoff = bool(opts.get("pinned_blocks_bearoff"))
         self.table_every_move = opts.get("start_table_check") == "every_move"
+        self.prime_every_move = opts.get("prime_rule") == "no_prime_without_opponent_ahead" \
+            and opts.get("prime_check") == "every_move"
         self.tables = self._tables(opts.get("start_table_scope", "none"))
         # Whether `allowed_at_end` can ever say no: most rule sets judge nothing at the end.
         self.end_limits = bool(self.tables and not self.table_every_move) \
@@ -601,7 +603,8 @@ class Frame:
                     child_opp_pins |= 1 << target
                 child = _new_node(Node, (me_t, child_opp, my_pins, child_opp_pins, child_frozen,
                                          moved_head))
-                if not (self.table_every_move and self._holds_table(child)):
+                if not (self.table_every_move and self._holds_table(child)
+                        or self.prime_every_move and self._completes_prime(node, child)):
                     found.append((child, (source, target, die, hit, pin)))
         return found
 
@@ -643,15 +646,24 @@ class Frame:
         if prime_rule == "opp_start_table_max4":
             return sum(1 for p in OPP_START_TABLE if node.me[p]) <= 4
         if prime_rule == "no_prime_without_opponent_ahead":
-            # Walk the opponent's route; a prime is the six points up to where a run of held
-            # points reaches six or more.
-            me, run = node.me, 0
-            for last, p in enumerate(_OPPONENT_ROUTE):
-                run = run + 1 if me[p] else 0
-                if run >= 6 and self._prime_without_opponent_ahead(node, last - 5) \
-                        and not all(turn_start.me[q] for q in self._prime(last - 5)):
-                    return False
+            return not any(not all(turn_start.me[q] for q in self._prime(first))
+                           for first in self._primes_without_opponent_ahead(node))
         return True
+
+    def _primes_without_opponent_ahead(self, node: Node) -> Iterator[int]:
+        """The opponent's route index where each such prime starts: a walk along his route, a
+        prime being the six points up to where a run of held points reaches six or more."""
+        me, run = node.me, 0
+        for last, p in enumerate(_OPPONENT_ROUTE):
+            run = run + 1 if me[p] else 0
+            if run >= 6 and self._prime_without_opponent_ahead(node, last - 5):
+                yield last - 5
+
+    def _completes_prime(self, before: Node, after: Node) -> bool:
+        """prime_check = every_move: the move from `before` to `after` completes a prime without
+        an opposing checker ahead (one that was not already held)."""
+        return any(not all(before.me[q] for q in self._prime(first))
+                   for first in self._primes_without_opponent_ahead(after))
 
     @staticmethod
     def _opponent_route_position(opponent_index: int) -> int:

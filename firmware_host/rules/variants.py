@@ -191,6 +191,10 @@ GAME_OPTIONS: Mapping[str, Option] = MappingProxyType({o.name: o for o in (
             "behind; no prime without an opposing checker ahead of it; the opponent must be left "
             "a move when any play allows it; at most four points of the opponent's starting "
             "table; or none."),
+    _option("prime_check", _parse_choice("end_of_turn", "every_move"), "end_of_turn", PARALLEL,
+            "When prime_rule = no_prime_without_opponent_ahead is judged: on the board at the end of "
+            "the play (a prime made and broken again within the turn is allowed), or after every "
+            "checker move (no move may complete such a prime)."),
     _option("unblock_precedence", _parse_choice("max_dice_first", "unblock_first"),
             "max_dice_first", PARALLEL,
             "Whether the unblock obligation chooses among the maximal plays, or comes before them."),

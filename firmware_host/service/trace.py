@@ -26,6 +26,12 @@ and whenever a game starts or dice are rolled, the open port (null while lost) a
 the link session is up with (null while it is not). The recorder keeps records in memory, dropping
 those older than `window_s`, but only back to a checkpoint: a trace whose first records were dropped
 (`"complete": false`) starts with one, and a replay resumes from it.
+
+The ring stays bounded whatever the board does, for weeks on end: while the state is what the
+journal resumes to (no write since a game start or a roll), a fresh checkpoint is taken every
+`window_s / 4`, so an idle board's ring (the MCU's heartbeats and snapshots) stays one window
+long; and a checkpoint older than two windows is dropped all the same (a board left for the night
+at a game's end or in a correction then gives a trace that starts without one).
 """
 from __future__ import annotations
 
@@ -51,6 +57,8 @@ log = logging.getLogger(__name__)
 FORMAT = "tavli-board"
 VERSION = 1
 WINDOW_S = 3600.0         # an hour of play is a few megabytes of records
+# A checkpoint this many windows old is dropped, with the records after it up to the next one.
+CHECKPOINT_KEPT_WINDOWS = 3
 BUTTON_EVENTS = {cls.__name__: cls for cls in (DicePressed, DiceHeld, DiceButtonStuck, DiceButtonFreed)}
 RECORD_KINDS = ("rx", "tx", "open", "lost", "button", "die", "checkpoint")
 # Journal writes after which the application's state is what resuming the journal gives (after a
@@ -100,6 +108,10 @@ class TraceRecorder:
         self._hello: bytes | None = None    # the hello the link session is up with, as the MCU sent it
         self._lock = threading.Lock()
         self.dropped = 0          # records older than the window, gone from the ring
+        # The followed journal's unfinished match as a checkpoint would hold it, while the state is
+        # what resuming the journal gives (`follow`); None when it is not, or nothing is followed.
+        self._resumable: Callable[[], Sequence[Event]] | None = None
+        self._last_checkpoint = float("-inf")
 
     @classmethod
     def for_config(cls, config, **options) -> TraceRecorder:
@@ -117,19 +129,34 @@ class TraceRecorder:
                 self._port, self._hello = (value if kind == "open" else None), None
             if kind == "checkpoint":
                 self._checkpoint_times.append(now)
+                self._last_checkpoint = now
             self._trim(now)
+            resumable = self._resumable if now - self._last_checkpoint >= self.window_s / 4 else None
+        if resumable is not None:
+            self.checkpoint(resumable())
 
     def _trim(self, now: float) -> None:
-        """Drop records older than the window, but keep the newest checkpoint before them: a replay
-        starts there."""
+        """Drop records older than the window, but keep the newest checkpoint before them (a replay
+        starts there) while it is less than CHECKPOINT_KEPT_WINDOWS windows old. Past that, the
+        records up to the next checkpoint go with it (they cannot be replayed without it)."""
         records, checkpoints = self._records, self._checkpoint_times
         while records and now - records[0][0] > self.window_s:
             if records[0][1] == "checkpoint":
-                if len(checkpoints) < 2 or now - checkpoints[1] <= self.window_s:
-                    return
-                checkpoints.popleft()
-            records.popleft()
-            self.dropped += 1
+                newer_before_window = len(checkpoints) >= 2 and now - checkpoints[1] > self.window_s
+                if not newer_before_window:
+                    if now - records[0][0] <= CHECKPOINT_KEPT_WINDOWS * self.window_s:
+                        return
+                    self._drop_first()
+                    while records and records[0][1] != "checkpoint" and (
+                            checkpoints or now - records[0][0] > self.window_s):
+                        self._drop_first()
+                    continue
+            self._drop_first()
+
+    def _drop_first(self) -> None:
+        if self._records.popleft()[1] == "checkpoint":
+            self._checkpoint_times.popleft()
+        self.dropped += 1
 
     def checkpoint(self, events: Sequence[Event], count: int | None = None) -> None:
         """The application's state now: the unfinished match's journal records (the first `count` of
@@ -155,8 +182,11 @@ class TraceRecorder:
                 elif match_events and event.match_id == match_events[0].match_id:
                     match_events.append(event)
             kinds = {event.kind for event in events}
-            if kinds & CHECKPOINT_KINDS and Kind.GAME_ENDED not in kinds:
+            resumable = bool(kinds & CHECKPOINT_KINDS) and Kind.GAME_ENDED not in kinds
+            self._resumable = (lambda: match_events) if resumable else None
+            if resumable:
                 self.checkpoint(match_events)
+        self._resumable = lambda: match_events
         self.checkpoint(match_events)
         journal.listeners.append(written)
 
@@ -183,6 +213,10 @@ class TraceRecorder:
         return RecordedDice(source, self)
 
     # -- the trace ---------------------------------------------------------------------------------
+
+    def __len__(self) -> int:
+        """Records in the ring."""
+        return len(self._records)
 
     @property
     def complete(self) -> bool:

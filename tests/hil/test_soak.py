@@ -68,7 +68,7 @@ def test_plays_missing_from_the_journal_are_counted_lost(monkeypatch):
         if len(calls) % 10:          # every tenth play is never written
             return recorded(journal, *args, **kwargs)
     monkeypatch.setattr(Journal, "record_play", record_some)
-    figures = run_campaign(SoakSettings(games=2, fault_rate=0.0, seed=4, variants=("fevga",)))
+    figures = run_campaign(SoakSettings(games=2, fault_rate=0.0, seed=4, variants=("fevga",), power_cut_rate=0.0))
     assert figures.plays_lost == len(calls) // 10 > 0
 
 
@@ -81,3 +81,45 @@ def test_with_physics_the_soak_plays_on_the_weighed_sensors(monkeypatch):
     figures = run_campaign(SoakSettings(games=1, fault_rate=0.0, seed=3, variants=("portes",), physics=True))
     assert figures.games == 1 and figures.turns > 0
     assert len(reads) > 100
+
+
+def test_power_cuts_resume_from_the_journal_and_lose_nothing():
+    figures = run_campaign(SoakSettings(games=3, fault_rate=0.02, seed=6, variants=("portes", "narde"),
+                                        power_cut_rate=0.05))
+    assert figures.problems == []
+    assert figures.power_cuts > 5
+    assert (figures.false_verdicts, figures.crashes, figures.plays_lost) == (0, 0, 0)
+
+
+def test_plays_missing_counts_what_the_players_saw_accepted_and_the_journal_lacks_in_order():
+    from firmware_host.hil.soak import plays_missing
+    from firmware_host.rules import Position
+    a, b, c = (Position.start(variant) for variant in ("portes", "plakoto", "fevga"))
+    assert plays_missing([a, b, c], [a, b, c]) == 0
+    assert plays_missing([a, b, c], [a, c]) == 1
+    assert plays_missing([a, b], [b, a]) == 1            # out of order: one of them is not where it belongs
+    assert plays_missing([a, b], [a, a, b, c]) == 0      # the journal may hold more (a commit the players missed)
+
+
+@pytest.mark.parametrize("double", [1, 2])
+def test_legal_finals_looked_for_board_by_board_are_the_listed_ones(double, monkeypatch):
+    """A cascade too big to list is asked board by board; on one small enough to list, both agree."""
+    from firmware_host.hil import legal_finals
+    from firmware_host.referee import Reading
+    from firmware_host.rules import Position, Turn
+    position = Position.from_json({"variant": "gulbara", "turn": "white", "rolls": {"white": 5, "black": 5},
+                                   "white": {"points": {"6": 2, "5": 2, "9": 1, "12": 1}, "off": 9},
+                                   "black": {"points": {"14": 3, "18": 2}, "off": 10}})
+    listed = legal_finals.LegalFinals(position, (double, double), None)
+    assert listed.listed
+    monkeypatch.setattr(legal_finals, "FINALS_LIMIT", 1)
+    searched = legal_finals.LegalFinals(position, (double, double), None)
+    assert not searched.listed
+    turn = Turn(position, (double, double))
+    finals = {Reading.of(play.position) for play in turn.plays()}
+    assert all(final in searched for final in finals)
+    # The boards of the first stage's search, on the way or not: finals only where listed ones are.
+    boards = {Reading.of(turn.frame.to_position(visit.node, played_turn=True))
+              for visit in turn.search(turn.start, turn.stages[0])}
+    assert len(boards) > 10
+    assert {board for board in boards if board in searched} == boards & finals

@@ -195,3 +195,30 @@ def test_the_final_of_a_long_low_cascade_is_complete():
     verdict = Referee(open_game, (1, 1)).judge(final)
     assert verdict.kind == "complete", [str(s) for s in verdict.steps]
     assert verdict.play.position.board_key() == play.position.board_key()
+
+
+def test_a_long_bearing_off_cascade_is_complete_as_moves_lists_it():
+    """Issue 11's reproducer: Black bears off 14 with 1-1 and its cascade, one left on 15. `moves`
+    lists the play; the referee once gave up its search and called the board illegal."""
+    position = pos("gulbara", {4: 5, 5: 5, 6: 5}, {15: 3, 16: 5, 17: 5, 20: 2}, turn="black", rolls=(40, 40))
+    final = pos("gulbara", {4: 5, 5: 5, 6: 5}, {15: 1}, turn="black", rolls=(40, 40))
+    assert final.board_key() in {play.position.board_key() for play in Turn(position, (1, 1)).plays()}
+    verdict = Referee(position, (1, 1)).judge(reading_of(final))
+    assert verdict.kind == "complete"
+    assert reading_of(verdict.play.position) == reading_of(final)
+
+
+def test_whole_cascade_maximisation_is_the_referees_too():
+    """Issue 11's reproducer: under gulbara_cascade_maximize = whole_cascade, a board that ends a
+    stage-by-stage play but not one of the most dice is not a play `moves` lists: not complete."""
+    rules = {"gulbara_cascade_maximize": "whole_cascade"}
+    position = pos("gulbara", {11: 4, 12: 3, 13: 2, 6: 1, 7: 1, 8: 2, 9: 2},
+                   {1: 1, 2: 4, 24: 1, 3: 1, 4: 5, 5: 3}, rolls=(4, 0))
+    board = pos("gulbara", {11: 3, 6: 2, 7: 6, 8: 2, 9: 2}, {1: 1, 2: 4, 24: 1, 3: 1, 4: 5, 5: 3}, rolls=(4, 0))
+    referee = Referee(position, (5, 5), rules)
+    finals = {reading_of(play.position) for play in Turn(position, (5, 5), rules).plays()}
+    assert reading_of(board) not in finals
+    assert referee.judge(reading_of(board)).kind not in ("complete", "partial")
+    assert {referee.judge(final).kind for final in finals} == {"complete"}
+    # Stage by stage (the default), the same board ends a play.
+    assert Referee(position, (5, 5)).judge(reading_of(board)).kind == "complete"

@@ -1,0 +1,109 @@
+"""The trace ring stays bounded for weeks (issue 11): an idle board, continuous play, and a board
+left at a game's end, in virtual time. The link's traffic is one record every 2 s (the MCU sends
+more, in a few bigger batches a second: only the count over time matters to the ring); the
+journal writes are a match's (games, rolls, plays, a match every two hours)."""
+from __future__ import annotations
+
+from firmware_host.journal.events import Event, Kind
+from firmware_host.service.trace import TraceRecorder
+
+HOUR = 3600.0
+WEEK = 7 * 24 * HOUR
+WINDOW_S = HOUR
+TICK_S = 2.0
+PER_HOUR = HOUR / TICK_S      # link records an hour
+
+
+class Clock:
+    def __init__(self) -> None:
+        self.now = 0.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+class FakeJournal:
+    """What `TraceRecorder.follow` uses of a journal: its unfinished match and its write listeners."""
+
+    def __init__(self) -> None:
+        self.listeners = []
+        self.seq = 0
+        self.match_id = None
+
+    def unfinished_match_events(self):
+        return []
+
+    def write(self, kind: Kind) -> None:
+        self.seq += 1
+        if kind is Kind.MATCH_STARTED:
+            self.match_id = self.seq
+        event = Event(self.seq, self.match_id, 1, kind, "2026-11-25T00:00:00.000Z", {})
+        for listener in self.listeners:
+            listener([event])
+
+
+def run(recorder: TraceRecorder, clock: Clock, seconds: float, journal: FakeJournal | None = None,
+        playing: bool = False) -> list[int]:
+    """The link's traffic for `seconds` (and a match's writes while `playing`); the ring's size at
+    the end of every hour."""
+    sizes = []
+    start, tick = clock.now, 0
+    while clock.now - start < seconds:
+        tick += 1
+        clock.now = start + tick * TICK_S
+        recorder.record("rx", bytes(40))
+        if playing and tick % 15 == 0:                               # a turn every 30 s
+            for kind in _turn_writes(tick // 15):
+                journal.write(kind)
+        if tick % int(HOUR / TICK_S) == 0:
+            sizes.append(len(recorder))
+    return sizes
+
+
+def _turn_writes(turn: int) -> list[Kind]:
+    if turn % 240 == 0:                                              # a match every two hours
+        return [Kind.MATCH_ENDED, Kind.MATCH_STARTED, Kind.GAME_STARTED, Kind.ROLL]
+    if turn % 40 == 0:                                               # a game every 20 minutes
+        return [Kind.PLAY, Kind.GAME_ENDED, Kind.GAME_STARTED, Kind.ROLL]
+    return [Kind.PLAY, Kind.ROLL]
+
+
+def recorder_following(journal: FakeJournal) -> tuple[TraceRecorder, Clock]:
+    clock = Clock()
+    recorder = TraceRecorder({}, window_s=WINDOW_S, clock=clock)
+    recorder.follow(journal)
+    return recorder, clock
+
+
+def assert_flat_after_the_first_hours(sizes: list[int], most_windows: float) -> None:
+    settled = sizes[3:]
+    assert max(settled) <= most_windows * PER_HOUR * WINDOW_S / HOUR, max(settled)
+    assert max(settled) - min(settled) <= 0.3 * PER_HOUR, (min(settled), max(settled))
+
+
+def test_a_week_idle_keeps_the_ring_one_window_long_with_a_checkpoint_to_replay_from():
+    journal = FakeJournal()
+    recorder, clock = recorder_following(journal)
+    sizes = run(recorder, clock, WEEK, journal)
+    assert len(sizes) == 7 * 24
+    assert_flat_after_the_first_hours(sizes, 1.3)
+    assert '"checkpoint"' in list(recorder.lines())[1]   # the trace still starts where a replay can
+
+
+def test_a_week_of_continuous_play_keeps_the_ring_one_window_long():
+    journal = FakeJournal()
+    recorder, clock = recorder_following(journal)
+    sizes = run(recorder, clock, WEEK, journal, playing=True)
+    assert_flat_after_the_first_hours(sizes, 1.3)
+    assert '"checkpoint"' in list(recorder.lines())[1]
+
+
+def test_a_board_left_at_a_games_end_for_a_week_stays_bounded_too():
+    """After a game ends the journal does not resume to what the board shows (no checkpoints):
+    the ring keeps its last checkpoint three windows at most."""
+    journal = FakeJournal()
+    recorder, clock = recorder_following(journal)
+    run(recorder, clock, HOUR, journal, playing=True)
+    journal.write(Kind.GAME_ENDED)
+    sizes = run(recorder, clock, WEEK, journal)
+    assert_flat_after_the_first_hours(sizes, 3.1)
