@@ -14,7 +14,7 @@ from typing import Iterable
 
 from firmware_host.referee.judge import Reading
 from firmware_host.rules import CHECKERS, Color, Position, Rules
-from firmware_host.rules.plays import TooManyPlays, Turn, dice_text
+from firmware_host.rules.plays import ROUTES, TooManyPlays, Turn, dice_text
 from firmware_host.rules.variants import VARIANTS
 
 # Past this many plays (a gulbara cascade) the plays are not listed to compare with.
@@ -80,6 +80,10 @@ def explain(start: Position, dice: Iterable[int], reading: Reading, rules: Rules
             reasons.append(f"Bearing off starts only once all {CHECKERS} of {mover}'s checkers are in the home "
                            f"table ({home.start}-{home.stop - 1}); at the turn's start "
                            + (f"{mover} still had checkers on {_where(outside)}." if outside else "one was on the bar."))
+    pinned_moved = [p for p in origins if variant.has_pins and start.pinned[p - 1] is mover]
+    if pinned_moved:
+        reasons.append(f"The {mover} checker on {_where(pinned_moved)} is pinned by {other}: a pinned checker "
+                       "cannot move until every pinning checker has left the point.")
     for point in destinations:
         held = other_before[0][point - 1]
         pinner_on_top = variant.has_pins and start.pinned[point - 1] is mover
@@ -87,6 +91,7 @@ def explain(start: Position, dice: Iterable[int], reading: Reading, rules: Rules
             reasons.append(f"Point {point} is held by {other} ({held} checker{'s' if held > 1 else ''}): "
                            f"{mover} may not land there{'' if variant.has_bar or variant.has_pins else ' (in ' + start.variant + ' a single checker holds a point)'}.")
     reasons += _start_rules(start, dice, before, after, mover, rules)
+    reasons += _prime_limit(start, before, after, other_after, mover, rules)
     pips = _pips_moved(before, after, mover, parallel)
     allowed = sum(dice) * (2 if len(dice) == 2 and dice[0] == dice[1] else 1)
     if pips is not None and pips > allowed and not reasons:
@@ -121,6 +126,22 @@ def _start_rules(start: Position, dice: tuple[int, ...], before, after, mover: C
         if left_now > allowed:
             return [f"Head rule: only {allowed} checker{'s' if allowed > 1 else ''} may leave the head ({head}) "
                     f"in a turn; {left_now} left it."]
+    return []
+
+
+def _prime_limit(start: Position, before, after, other_after, mover: Color, rules: Rules) -> list[str]:
+    """Narde's prime limit (prime_rule = no_prime_without_opponent_ahead): the play ends holding six
+    points in a row along the opponent's path, at least one of them newly, with none of his checkers
+    ahead of them."""
+    if rules.options.get("prime_rule") != "no_prime_without_opponent_ahead":
+        return []
+    route = ROUTES[(VARIANTS[start.variant].family, mover.opponent)][1:]   # his path, board points
+    for first in range(len(route) - 5):
+        prime = route[first:first + 6]
+        if all(after[0][p - 1] for p in prime) and not all(before[0][p - 1] for p in prime) \
+                and not any(other_after[0][p - 1] for p in route[first + 6:]):
+            return [f"{mover} may not end a play holding six points in a row ({_where(prime)}) with no {mover.opponent} "
+                    f"checker ahead of them on {mover.opponent}'s path."]
     return []
 
 

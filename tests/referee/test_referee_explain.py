@@ -6,7 +6,7 @@ from referee_kit import NO_CASCADES, changed, moved, random_turns, reading_of
 
 from firmware_host.referee import Reading
 from firmware_host.referee.explain import explain
-from firmware_host.rules import BLACK, WHITE, Position, Rules
+from firmware_host.rules import BLACK, WHITE, Position, Rules, Turn
 
 
 def start(variant: str, turn=WHITE) -> tuple[Position, Reading]:
@@ -114,3 +114,39 @@ def test_in_any_turn_an_opponents_checker_moved_or_one_taken_away_is_named(data,
         taken = changed(reading, mover, data.draw(st.sampled_from(mine)), -1)
         assert reasons(position, dice, taken, **(NO_CASCADES[variant] or {}))[0] == \
             f"1 {mover.value} checker missing from the board: each side has 15."
+
+
+def test_a_pinned_checker_cannot_move():
+    # rules.md, pins: "a pinned checker cannot move; ... it is freed when all pinning checkers have left".
+    position = Position.from_json({"variant": "plakoto", "turn": "white",
+                                   "white": {"points": {"24": 14, "20": 1}}, "black": {"points": {"1": 14, "20": 1}},
+                                   "pinned": {"20": "white"}, "rolls": {"white": 3, "black": 3}})
+    reading = moved(reading_of(position), WHITE, "20", "14")
+    assert "The white checker on 20 is pinned by black: a pinned checker cannot move until every pinning " \
+           "checker has left the point." in reasons(position, (6, 5), reading)
+    free = Position.from_json({**position.to_json(), "pinned": {}, "black": {"points": {"1": 15}},
+                               "white": {"points": {"24": 14, "20": 1}}})
+    assert not any("pinned" in reason for reason in reasons(free, (6, 5), moved(reading_of(free), WHITE, "20", "9")))
+
+
+def test_narde_no_prime_without_an_opponent_ahead():
+    # rules.md, narde: "A play may not end holding six consecutive points (along the opponent's path)
+    # unless an opposing checker on the board is ahead of them."
+    def narde(black: dict) -> Position:
+        return Position.from_json({"variant": "narde", "turn": "white", "rolls": {"white": 5, "black": 5},
+                                   "white": {"points": {"24": 9, "6": 1, "5": 1, "4": 1, "3": 2, "2": 1}},
+                                   "black": {"points": black}})
+
+    def finals(position: Position) -> set[Reading]:
+        return {Reading.of(play.position) for play in Turn(position, (2, 1)).plays()}
+
+    closed_in = narde({"12": 15})
+    prime = moved(moved(reading_of(closed_in), WHITE, "3", "1"), WHITE, "24", "23")
+    assert prime not in finals(closed_in)
+    assert reasons(closed_in, (2, 1), prime) == [
+        "white may not end a play holding six points in a row (6, 5, 4, 3, 2 and 1) with no black checker "
+        "ahead of them on black's path."]
+    one_ahead = narde({"12": 14, "20": 1})
+    same_prime = moved(moved(reading_of(one_ahead), WHITE, "3", "1"), WHITE, "24", "23")
+    assert same_prime in finals(one_ahead)
+    assert not any("six points in a row" in reason for reason in reasons(one_ahead, (2, 1), same_prime))
