@@ -385,6 +385,7 @@ class Companion:
                 self._arm_writers()
         finally:
             for client in list(self._clients.values()):
+                self._write(client)   # what the socket takes at once: a reply to the command that stopped us
                 self._drop(client, "the service is stopping")
             self._selector.close()
             self._listener.close()
