@@ -100,7 +100,7 @@ class LastPlay:
 class RefereePage:
     """What one press in referee mode shows: a move of the last play, a legal play, or the restore."""
 
-    kind: str                 # "replay_move", "legal_play", "restore"
+    kind: str                 # "replay_move", "best_play" (a move of the bot's choice), "legal_play", "restore"
     index: int = 0            # which move / which play
     of: int = 0               # out of how many
 
@@ -122,7 +122,8 @@ class Controller:
                  beep: Callable[[Beep], None] = lambda meaning: None,
                  judge_elsewhere: Callable[[Referee, Reading], None] | None = None,
                  resume: ResumeState | None = None, sensing: Sensing = Sensing.COUNTS,
-                 bots: Iterable[Color] = (), choose_play: Callable[[Turn], Play] | None = None) -> None:
+                 bots: Iterable[Color] = (), choose_play: Callable[[Turn], Play] | None = None,
+                 hints: bool = False) -> None:
         """`judge_elsewhere(referee, reading)`: hand a reading to be judged off the loop (the verdict
         comes back as a `Judged` event); None judges here, at once (tests, benchmarks).
         `resume`: the unfinished match of the journal (`Journal.resume()`), continued rather than a
@@ -131,10 +132,12 @@ class Controller:
         judged as the board they stand for during the turn (referee.observe.resolve). `bots`: the
         seats the bot plays ([match] white / black): on its turn `choose_play(turn)` (default: the
         trained bot) picks the play, the lights show it move by move, and the referee holds the
-        board to it (`HeldReferee`) while a person moves its checkers."""
+        board to it (`HeldReferee`) while a person moves its checkers. `hints` ([referee] hints):
+        referee mode shows a person the play `choose_play` would make, move by move."""
         self.sensing = Sensing(sensing)
         self.bots = frozenset(bots)
-        if self.bots and choose_play is None:
+        self.hints = hints
+        if (self.bots or hints) and choose_play is None:
             from firmware_host.bot import TrainedChooser   # numpy, only where a seat is the bot's
             choose_play = TrainedChooser()
         self.choose_play = choose_play
@@ -178,6 +181,7 @@ class Controller:
         self.referee_pages: tuple[RefereePage, ...] = ()
         self.referee_page = 0
         self.legal_plays: list[Play] = []
+        self.best_play: Play | None = None                 # hints: the bot's play for the mover's roll
         self.referee_return = m.MOVING                     # the state a long press leaves referee mode for
         # Faults and signals.
         self.sensor_faults: dict[tuple, SensorFault] = {}
@@ -567,6 +571,11 @@ class Controller:
         if self.last_play is not None:
             moves = self.last_play.play.moves
             pages += [RefereePage("replay_move", i, len(moves)) for i in range(len(moves))]
+        self.best_play = None
+        if self.hints and self.referee is not None and not isinstance(self.referee, HeldReferee):
+            self.best_play = self.choose_play(self.referee.turn)
+            moves = self.best_play.moves
+            pages += [RefereePage("best_play", i, len(moves)) for i in range(len(moves))]
         self.legal_plays = []
         if self.referee is not None:
             try:
@@ -718,6 +727,9 @@ class Controller:
             move = self.last_play.play.moves[page.index]
             details = {"side": self.last_play.mover.value, "dice": list(self.last_play.dice),
                        "move": move.to_json(), "index": page.index, "of": page.of}
+        elif page.kind == "best_play":
+            details = {"side": self.position.turn.value, "dice": list(self.dice),
+                       "move": self.best_play.moves[page.index].to_json(), "index": page.index, "of": page.of}
         elif page.kind == "legal_play":
             play = self.legal_plays[page.index]
             details = {"moves": [move.to_json() for move in play.moves], "index": page.index, "of": page.of}
@@ -877,6 +889,11 @@ class Controller:
             marks = move_marks(self.orientation, [move], last.mover, Mark.LAST_PLAY_ORIGIN,
                                Mark.LAST_PLAY_DESTINATION)
             return Scene(marks, self._faces(last.dice), None, last.mover.value, self._score())
+        if page.kind == "best_play":
+            move = self.best_play.moves[page.index]
+            marks = move_marks(self.orientation, [move], self.position.turn, Mark.LAST_PLAY_ORIGIN,
+                               Mark.LAST_PLAY_DESTINATION)
+            return Scene(marks, self._faces(self.dice), None, self.position.turn.value, self._score())
         if page.kind == "legal_play":
             play = self.legal_plays[page.index]
             marks = move_marks(self.orientation, play.moves, self.position.turn, Mark.LIFTED_ORIGIN,

@@ -180,3 +180,44 @@ def test_the_bots_seat_survives_a_restart(tmp_path):
     rig.restart()
     rig.show()
     assert rig.state == "moving" and shown_move(rig) == ("18", "13")
+
+
+# -- hints: referee mode shows the bot's play for a person ------------------------------------------
+
+def test_with_hints_referee_mode_shows_the_best_play_move_by_move_like_a_replay(tmp_path):
+    rig = Rig(tmp_path, [6, 5, 6, 5, 3, 1], match=PORTES, hints=True, choose_play=fixed_play(("24/18", "18/13")))
+    rig.to_moving()
+    rig.hold()
+    assert rig.state == "referee"
+    shown = []
+    for _ in range(2):
+        origin, destination = rig.marked(Mark.LAST_PLAY_ORIGIN), rig.marked(Mark.LAST_PLAY_DESTINATION)
+        shown.append((unified(rig.orientation, origin.pop()), unified(rig.orientation, destination.pop())))
+        assert rig.scene.dice == (6, 5) and rig.scene.turn == "white"
+        rig.press()
+    assert shown == [("24", "18"), ("18", "13")]
+    assert rig.controller.referee_pages[rig.controller.referee_page].kind == "legal_play"
+    pages = [record for record in rig.records(Kind.REFEREE) if record["action"] == "best_play"]
+    assert [(page["move"]["from"], page["move"]["to"], page["index"], page["of"]) for page in pages] == \
+        [("24", "18", 0, 2), ("18", "13", 1, 2)]
+    rig.hold()
+    assert rig.state == "moving"
+
+
+def test_without_hints_referee_mode_offers_no_best_play(tmp_path):
+    def never(turn):
+        raise AssertionError("no hint was asked for")
+    rig = Rig(tmp_path, [6, 5, 6, 5, 3, 1], match=PORTES, choose_play=never)
+    rig.to_moving()
+    rig.hold()
+    assert rig.state == "referee"
+    assert {page.kind for page in rig.controller.referee_pages} == {"legal_play"}
+
+
+def test_the_trained_bot_gives_the_hints_when_none_is_passed(tmp_path):
+    rig = Rig(tmp_path, [6, 5, 6, 5, 3, 1], match=PORTES, hints=True)
+    rig.to_moving()
+    rig.hold()
+    best = TrainedChooser()(rig.controller.referee.turn)
+    assert rig.controller.best_play == best
+    assert [page.kind for page in rig.controller.referee_pages[:len(best.moves)]] == ["best_play"] * len(best.moves)
