@@ -138,7 +138,8 @@ class EventLoop:
         worker = JudgeWorker(events.put) if judge_in_background else None
         controller = Controller(journal, dice or SecretsDice(), config.match_rules, rules_for=config.rules_for,
                                 timings=timings, beep=beep, judge_elsewhere=worker.submit if worker else None,
-                                resume=resume, sensing=config.sensing.sensors.mcu.colour_by)
+                                resume=resume, sensing=config.sensing.sensors.mcu.colour_by, bots=config.bots,
+                                hints=config.hints)
         return cls(controller, Renderer.from_config(config.leds), strip=hardware.strip, clock=clock,
                    button=hardware.button, events=events, judge_worker=worker, observers=observers)
 

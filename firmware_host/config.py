@@ -11,6 +11,10 @@ board_file = "/opt/tavli-board/hardware/board.toml"   # the board's hardware fac
 sequence = "tavli"           # a preset ("tavli", "tabla"), one game ("fevga") or a list of games
 target = 5
 opening_roll = "reroll"      # tie_advances_rotation, tie_next_starter, resign_points likewise
+white = "person"             # a seat is a "person" (the default) or the "bot" (docs/bot.md); black likewise
+
+[referee]
+hints = false                # referee mode offers the bot's best play for the mover (off: tournaments stay clean)
 
 [house_rules]                # options of firmware_host.rules.GAME_OPTIONS for every game they apply to
 higher_die_rule = true
@@ -66,7 +70,7 @@ from typing import Any, Callable, Iterable, Mapping
 from firmware_host.hw.boardfile import BoardFileError, Table, read_board_file
 from firmware_host.hw.pinmap import PinMap, parse_pin_map
 from firmware_host.leds.layout import LedConfig, parse_led_config
-from firmware_host.rules import GAME_OPTIONS, VARIANTS, Rules, RulesError
+from firmware_host.rules import GAME_OPTIONS, VARIANTS, Color, Rules, RulesError
 from firmware_host.rules.variants import option_name
 from firmware_host.rules.match import OPENING_ROLLS, RESIGN_POINTS, TIE_STARTERS, MatchRules, sequence_of
 from firmware_host.sensing.config import DEFAULT_BOARD_FILE, BoardConfigError, SensingConfig, parse_sensing_config
@@ -85,7 +89,10 @@ BOARD_OVERRIDES: Mapping[str, tuple[str, ...]] = MappingProxyType({
     "leds": ("driver", "pin", "count", "brightness", "palette"),
 })
 _MATCH_KEYS = ("sequence", "target", "opening_roll", "tie_advances_rotation", "tie_next_starter", "resign_points")
-_TOP_LEVEL = ("hardware", "board_file", "match", "house_rules", *BOARD_OVERRIDES, "journal", "logging", "hil", "web")
+# Who sits at each side of the board: [match] white / black.
+SEATS = ("person", "bot")
+_TOP_LEVEL = ("hardware", "board_file", "match", "house_rules", *BOARD_OVERRIDES, "journal", "logging", "hil", "web",
+              "referee")
 _WEB_KEYS = ("socket", "host", "port", "pin")
 
 
@@ -221,6 +228,8 @@ class Config:
     origins: Mapping[str, str]   # "section.key" -> the file it came from, for the keys set in a file
     report_leds: bool = False    # [hil]: send the LED status over the sensor link, for a HIL rig (docs/hil.md)
     web: WebSettings = field(default_factory=lambda: WebSettings(_runtime_home() / "companion.sock"))
+    bots: frozenset[Color] = frozenset()   # [match] white / black = "bot": the seats the bot plays
+    hints: bool = False          # [referee] hints: referee mode offers the bot's best play
 
     @property
     def simulated(self) -> bool:
@@ -257,6 +266,8 @@ class Config:
         ]
         values += [(f"match.{key}", _plain(getattr(self.match_rules, key)), origin(f"match.{key}", "rules default"))
                    for key in _MATCH_KEYS]
+        values += [(f"match.{color.value}", "bot" if color in self.bots else "person", origin(f"match.{color.value}"))
+                   for color in (Color.WHITE, Color.BLACK)]
         for variant in self._configured_variants():
             rules = self.rules_for(variant)
             values += [(f"house_rules.{variant}.{name}", _plain(value), self.house_rules.origin(variant, name, self.source))
@@ -268,6 +279,7 @@ class Config:
             ("logging.max_kb", self.logging.max_bytes // 1024, origin("logging.max_kb")),
             ("logging.backups", self.logging.backups, origin("logging.backups")),
             ("logging.raw_frames_dir", str(self.logging.raw_frames_dir), origin("logging.raw_frames_dir")),
+            ("referee.hints", self.hints, origin("referee.hints")),
             ("hil.report_leds", self.report_leds, origin("hil.report_leds")),
             ("web.socket", str(self.web.socket), origin("web.socket")),
             ("web.host", self.web.host, origin("web.host")),
@@ -360,7 +372,11 @@ def parse_config(document: dict[str, Any], source: str, relative_to: Path | str 
     if hardware not in HARDWARE_MODES:
         problems.add("hardware", f"{hardware!r} is not valid", " or ".join(f'"{mode}"' for mode in HARDWARE_MODES))
     board_file = _board_file(problems, document.get("board_file"), relative_to)
-    match_rules = _match_rules(problems, problems.section(document, "match", _MATCH_KEYS))
+    match_table = problems.section(document, "match", (*_MATCH_KEYS, *(color.value for color in (Color.WHITE, Color.BLACK))))
+    match_rules = _match_rules(problems, match_table)
+    bots = _bot_seats(problems, match_table)
+    referee = problems.section(document, "referee", ("hints",))
+    hints = bool(problems.read(referee.boolean, "hints", default=False)) if referee is not None else False
     house_rules = _house_rules(problems, document.get("house_rules", {}))
     journal_path = _journal_path(problems, problems.section(document, "journal", ("path",)), relative_to)
     log_settings = _log_settings(problems, problems.section(document, "logging", _LOGGING_KEYS), relative_to)
@@ -378,7 +394,7 @@ def parse_config(document: dict[str, Any], source: str, relative_to: Path | str 
         raise ConfigError(problems.problems)
     sensing, pins, leds = hardware_parts
     return Config(source, hardware, board_file, sensing, pins, leds, match_rules, house_rules, journal_path,
-                  log_settings, MappingProxyType(_origins(document, source)), report_leds, web)
+                  log_settings, MappingProxyType(_origins(document, source)), report_leds, web, bots, hints)
 
 
 def _origins(document: dict[str, Any], source: str) -> dict[str, str]:
@@ -482,6 +498,14 @@ def _match_rules(problems: _Collector, table: Table | None) -> MatchRules | None
     except RulesError as error:
         problems.add("match", str(error))
         return None
+
+
+def _bot_seats(problems: _Collector, table: Table | None) -> frozenset[Color]:
+    """[match] white / black: the seats the bot plays."""
+    if table is None:
+        return frozenset()
+    return frozenset(color for color in (Color.WHITE, Color.BLACK)
+                     if problems.read(table.choice, color.value, SEATS, default="person") == "bot")
 
 
 def _house_rules(problems: _Collector, data: Any) -> HouseRules:

@@ -5,6 +5,7 @@ Pure like `rules/`: no I/O but reading its shipped weights (`importlib.resources
 no randomness of its own (generators are passed in).
 """
 from firmware_host.bot.network import OUTCOMES, Network
-from firmware_host.bot.players import Bot, HeuristicPlayer, Player, RandomPlayer, Ranked, equity
+from firmware_host.bot.players import Bot, HeuristicPlayer, Player, RandomPlayer, Ranked, TrainedChooser, equity
 
-__all__ = ["Bot", "HeuristicPlayer", "Network", "OUTCOMES", "Player", "RandomPlayer", "Ranked", "equity"]
+__all__ = ["Bot", "HeuristicPlayer", "Network", "OUTCOMES", "Player", "RandomPlayer", "Ranked", "TrainedChooser",
+           "equity"]

@@ -125,6 +125,20 @@ class Bot:
         return [Ranked(plays[i], chances[i], float(points[i])) for i in order]
 
 
+class TrainedChooser:
+    """The trained bot as a chooser of plays (`chooser(turn)`), each variant's network loaded on its
+    first turn and kept: for the controller, which plays a seat with it."""
+
+    def __init__(self) -> None:
+        self._networks: dict[str, Network] = {}
+
+    def __call__(self, turn: Turn) -> Play:
+        variant = turn.rules.variant.name
+        if variant not in self._networks:
+            self._networks[variant] = load_network(variant)
+        return Bot(turn.rules, self._networks[variant]).choose(turn)
+
+
 def load_network(variant: str) -> Network:
     data = resources.files(__package__).joinpath("weights", f"{variant}.npz").read_bytes()
     return Network.from_bytes(data)

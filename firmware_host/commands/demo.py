@@ -12,7 +12,7 @@ from firmware_host.config import WebSettings
 from firmware_host.leds.legend import legend_lines, legend_svg
 from firmware_host.leds.palette import PALETTES
 from firmware_host.leds.terminal import wants_colour
-from firmware_host.rules import RulesError
+from firmware_host.rules import Color, RulesError
 from firmware_host.rules.match import PRESETS, MatchRules
 
 
@@ -37,6 +37,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     demo.add_argument("--web-port", type=int, default=WebSettings.port,
                       help="serve the web companion on 127.0.0.1 at this port, to watch the match in a browser "
                            "(default: %(default)s; 0: no companion)")
+    demo.add_argument("--bot", action="append", choices=("white", "black"), default=[],
+                      help="the bot plays this side (again for both): the lights show its moves and the scripted "
+                           "players move its checkers")
     demo.add_argument("--interactive", action="store_true",
                       help="no scripted players: type the actions yourself (lift, place, slide, press, hold ...)")
     demo.set_defaults(handler=run)
@@ -96,7 +99,8 @@ def run(args: argparse.Namespace) -> int:
         raise UsageError(f"--web-port {args.web_port} is not valid: from 1 to 65535, or 0 for no companion")
     try:
         return run_demo(Settings(match, seed=args.seed, speed=args.speed, boards=args.boards,
-                                 web_port=args.web_port or None), interactive=args.interactive)
+                                 web_port=args.web_port or None, bots=frozenset(map(Color, args.bot))),
+                        interactive=args.interactive)
     except KeyboardInterrupt:   # the demo's folder and threads are cleaned up on the way out
         print("\ntavli-board demo: stopped (Ctrl-C)", file=sys.stderr)
         return 130

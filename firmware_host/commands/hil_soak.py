@@ -30,6 +30,9 @@ def register(hil_subparsers) -> None:
     parser.add_argument("--physics", action="store_true",
                         help="the simulated sensors weigh: the physical model of the reference design's load cells "
                              "(firmware_host/sim/physics.py), decoded by the firmware's own scan; needs numpy")
+    parser.add_argument("--bots", action="store_true",
+                        help="the bot plays one seat of each match (White or Black, in turn): the players move its "
+                             "checkers as the lights show, and the referee holds the board to its play")
     parser.add_argument("--json", type=Path, metavar="FILE", help="also write the figures to FILE as JSON")
     parser.add_argument("--progress", action="store_true", help="a line on stderr after every match, and each problem as it is found; "
                         "Ctrl-C or SIGTERM stops the campaign and prints the figures of the matches played so far")
@@ -41,7 +44,7 @@ def run_soak(args) -> int:
     from firmware_host.hil.soak import SoakSettings, run_campaign
 
     options = {"games": args.games, "fault_rate": args.faults, "seed": args.seed, "physics": args.physics,
-               "power_cut_rate": args.power_cuts}
+               "power_cut_rate": args.power_cuts, "bots": args.bots}
     if args.variants:
         options["variants"] = tuple(name.strip() for name in args.variants.split(","))
     try:

@@ -24,7 +24,7 @@ from __future__ import annotations
 import copy
 import logging
 from dataclasses import dataclass, field, replace
-from typing import Any, Callable
+from typing import Any, Callable, Iterable
 
 from firmware_host.controller import machine as m
 from firmware_host.controller.orientation import Orientation, detect, nearest, reading_matches
@@ -37,8 +37,9 @@ from firmware_host.journal import JournalWriteError
 from firmware_host.journal.events import Kind, PlayRecord, ResumeState
 from firmware_host.leds.scene import LOCATIONS, DiceSignal, Mark, Scene, Score
 from firmware_host.referee import Reading, Referee, Step, Verdict, restore
+from firmware_host.referee.held import HeldReferee
 from firmware_host.referee.observe import Sensing, resolve, unstacked
-from firmware_host.rules import (BLACK, CHECKERS, WHITE, Color, GameResult, Owed, Play, Position, Rules,
+from firmware_host.rules import (BLACK, CHECKERS, WHITE, Color, GameResult, Owed, Play, Position, Rules, Turn,
                                  blocked_for_good)
 from firmware_host.rules.match import Match, MatchRules, opening_roll
 from firmware_host.rules.plays import TooManyPlays
@@ -99,7 +100,7 @@ class LastPlay:
 class RefereePage:
     """What one press in referee mode shows: a move of the last play, a legal play, or the restore."""
 
-    kind: str                 # "replay_move", "legal_play", "restore"
+    kind: str                 # "replay_move", "best_play" (a move of the bot's choice), "legal_play", "restore"
     index: int = 0            # which move / which play
     of: int = 0               # out of how many
 
@@ -120,14 +121,27 @@ class Controller:
                  rules_for: Callable[[str], Rules] = Rules.for_variant, timings: Timings = Timings(),
                  beep: Callable[[Beep], None] = lambda meaning: None,
                  judge_elsewhere: Callable[[Referee, Reading], None] | None = None,
-                 resume: ResumeState | None = None, sensing: Sensing = Sensing.COUNTS) -> None:
+                 resume: ResumeState | None = None, sensing: Sensing = Sensing.COUNTS,
+                 bots: Iterable[Color] = (), choose_play: Callable[[Turn], Play] | None = None,
+                 hints: bool = False) -> None:
         """`judge_elsewhere(referee, reading)`: hand a reading to be judged off the loop (the verdict
         comes back as a `Judged` event); None judges here, at once (tests, benchmarks).
         `resume`: the unfinished match of the journal (`Journal.resume()`), continued rather than a
         new one begun; `match_rules` then serve only for a new match after it. `sensing`: what the
         sensors report per location ([sensors.mcu] colour_by); count-and-bottom-colour readings are
-        judged as the board they stand for during the turn (referee.observe.resolve)."""
+        judged as the board they stand for during the turn (referee.observe.resolve). `bots`: the
+        seats the bot plays ([match] white / black): on its turn `choose_play(turn)` (default: the
+        trained bot) picks the play, the lights show it move by move, and the referee holds the
+        board to it (`HeldReferee`) while a person moves its checkers. `hints` ([referee] hints):
+        referee mode shows a person the play `choose_play` would make, move by move."""
         self.sensing = Sensing(sensing)
+        self.bots = frozenset(bots)
+        self.hints = hints
+        if (self.bots or hints) and choose_play is None:
+            from firmware_host.bot import TrainedChooser   # numpy, only where a seat is the bot's
+            choose_play = TrainedChooser()
+        self.choose_play = choose_play
+        self.bot_moves_made = 0                            # a bot's turn: the moves of its play on the board
         self.journal = journal
         self.dice_source = dice
         self.match_rules = match_rules
@@ -167,6 +181,7 @@ class Controller:
         self.referee_pages: tuple[RefereePage, ...] = ()
         self.referee_page = 0
         self.legal_plays: list[Play] = []
+        self.best_play: Play | None = None                 # hints: the bot's play for the mover's roll
         self.referee_return = m.MOVING                     # the state a long press leaves referee mode for
         # Faults and signals.
         self.sensor_faults: dict[tuple, SensorFault] = {}
@@ -375,6 +390,10 @@ class Controller:
 
     def _board_seen(self) -> None:
         """The board (and, in a turn, its verdict) is known: correct, and trigger what it means."""
+        if isinstance(self.referee, HeldReferee) and not self.changing:
+            # A checker in hand or a wrong board keeps the lights on the move it was making.
+            made = self.referee.moves_made(self._reading())
+            self.bot_moves_made = self.bot_moves_made if made is None else made
         self._update_correction()
         if not self.changing:
             self._fire("board_settled" if self.settled else "board_stable")
@@ -473,7 +492,12 @@ class Controller:
     def _start_turn(self, mover: Color, dice: tuple[int, ...]) -> None:
         self.position = self.position.with_turn(mover)
         self.dice, self.dice_since = dice, self.now
-        self.referee = Referee(self.position, dice, self.rules)
+        if mover in self.bots:
+            self.referee = HeldReferee(self.position, dice, self.rules, self.choose_play)
+            log.info("the bot plays %s for %s: %s", dice, mover.value, self.referee.play)
+        else:
+            self.referee = Referee(self.position, dice, self.rules)
+        self.bot_moves_made = 0
         # The untouched board, judged here: cheap (the root of the play tree), it says whether the
         # roll can be played at all, and it is what the board usually shows when the dice come.
         unchanged = self.referee.judge(Reading.of(self.position))
@@ -547,6 +571,11 @@ class Controller:
         if self.last_play is not None:
             moves = self.last_play.play.moves
             pages += [RefereePage("replay_move", i, len(moves)) for i in range(len(moves))]
+        self.best_play = None
+        if self.hints and self.referee is not None and not isinstance(self.referee, HeldReferee):
+            self.best_play = self.choose_play(self.referee.turn)
+            moves = self.best_play.moves
+            pages += [RefereePage("best_play", i, len(moves)) for i in range(len(moves))]
         self.legal_plays = []
         if self.referee is not None:
             try:
@@ -572,7 +601,7 @@ class Controller:
     def begin_game(self) -> None:
         self.orientation = detect(self.sensed, self.position)
         if self.match_id is None:
-            self.match_id = self.journal.start_match(self.match.rules)
+            self.match_id = self.journal.start_match(self.match.rules, bots=self.bots)
         self.journal.start_game(self.variant, self.rules, starter=self.starter, position=self.position,
                                 orientation=self.orientation.value)
         self.opening_dice = None
@@ -698,6 +727,9 @@ class Controller:
             move = self.last_play.play.moves[page.index]
             details = {"side": self.last_play.mover.value, "dice": list(self.last_play.dice),
                        "move": move.to_json(), "index": page.index, "of": page.of}
+        elif page.kind == "best_play":
+            details = {"side": self.position.turn.value, "dice": list(self.dice),
+                       "move": self.best_play.moves[page.index].to_json(), "index": page.index, "of": page.of}
         elif page.kind == "legal_play":
             play = self.legal_plays[page.index]
             details = {"moves": [move.to_json() for move in play.moves], "index": page.index, "of": page.of}
@@ -821,7 +853,9 @@ class Controller:
     def _scene_moving(self) -> Scene:
         marks: dict[str, Mark] = {}
         verdict = self.verdict
-        if verdict is not None and verdict.kind == "in_hand":
+        if isinstance(self.referee, HeldReferee) and (verdict is None or verdict.kind != "fault"):
+            marks = self._bot_move_marks()
+        elif verdict is not None and verdict.kind == "in_hand":
             mover = self.position.turn
             marks = destination_marks(self.orientation, verdict.origin, verdict.destinations, mover)
             for location in verdict.opponent_destinations:
@@ -830,6 +864,11 @@ class Controller:
             marks = {self._led(verdict.fault.location, verdict.fault.color): Mark.SENSOR_FAULT} \
                 if verdict.fault.location != "board" else dict.fromkeys(LOCATIONS, Mark.SENSOR_FAULT)
         return self._turn_scene(marks)
+
+    def _bot_move_marks(self) -> dict[str, Mark]:
+        """The bot's next move, for a person to make: take a checker from here, put it on there."""
+        moves = self.referee.play.moves[self.bot_moves_made:self.bot_moves_made + 1]
+        return move_marks(self.orientation, moves, self.position.turn, Mark.TAKE_FROM, Mark.PUT_ON)
 
     def _scene_correcting(self) -> Scene:
         """Every place that is wrong, and the one step to take first."""
@@ -850,6 +889,11 @@ class Controller:
             marks = move_marks(self.orientation, [move], last.mover, Mark.LAST_PLAY_ORIGIN,
                                Mark.LAST_PLAY_DESTINATION)
             return Scene(marks, self._faces(last.dice), None, last.mover.value, self._score())
+        if page.kind == "best_play":
+            move = self.best_play.moves[page.index]
+            marks = move_marks(self.orientation, [move], self.position.turn, Mark.LAST_PLAY_ORIGIN,
+                               Mark.LAST_PLAY_DESTINATION)
+            return Scene(marks, self._faces(self.dice), None, self.position.turn.value, self._score())
         if page.kind == "legal_play":
             play = self.legal_plays[page.index]
             marks = move_marks(self.orientation, play.moves, self.position.turn, Mark.LIFTED_ORIGIN,

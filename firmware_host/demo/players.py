@@ -17,9 +17,11 @@ from firmware_host.config import Config
 from firmware_host.controller import machine as m
 from firmware_host.controller.controller import Controller
 from firmware_host.controller.orientation import Orientation
+from firmware_host.controller.scenes import led
 from firmware_host.hw.events import DicePressed
-from firmware_host.leds.scene import Scene
+from firmware_host.leds.scene import Mark, Scene
 from firmware_host.referee import Referee, Step, restore
+from firmware_host.referee.held import HeldReferee
 from firmware_host.rules import Color, Move, Play, Position, Turn, dice_text
 from firmware_host.rules.plays import ROUTES
 from firmware_host.sensing.reading import BoardReading
@@ -52,6 +54,8 @@ class Seen:
     referee_page: str | None
     game_number: int
     score: tuple[int, int]
+    bot_play: Play | None = None   # the bot's turn: the play the lights show, move by move
+    bot_moves_made: int = 0        # ... and how many of its moves the board shows made
 
 
 class Table:
@@ -75,7 +79,9 @@ class Table:
                 opening_dice=controller.opening_dice, verdict=controller.verdict.kind if controller.verdict else None,
                 orientation=controller.orientation, guidance=controller.guidance(), referee_page=page,
                 game_number=len(controller.match.games) + (controller.state not in (m.GAME_OVER, m.MATCH_OVER)),
-                score=(score[Color.WHITE], score[Color.BLACK]))
+                score=(score[Color.WHITE], score[Color.BLACK]),
+                bot_play=controller.referee.play if isinstance(controller.referee, HeldReferee) else None,
+                bot_moves_made=controller.bot_moves_made)
             self._condition.notify_all()
 
     def wait(self, ready: Callable[[Seen], bool], what: str) -> Seen:
@@ -192,6 +198,8 @@ class Players:
         demo = self.demo
         self.turns += 1
         self.turns_in_game += 1
+        if seen.bot_play is not None:
+            return self.move_for_bot(seen)
         mover = seen.position.turn
         play = self.choose(seen)
         if "replay" in self.stunts and self.turns >= 4:
@@ -215,6 +223,23 @@ class Players:
         lift_to_show = self.turns_in_game <= 2 and moves   # each side's first turn of a game
         for index, move in enumerate(moves):
             self.move(seen, move, mover, show_lift=lift_to_show and index == 0)
+        return self.commit_play(seen, play)
+
+    def move_for_bot(self, seen: Seen) -> Seen:
+        """The bot's turn: move its checkers as the lights show, one move after the other (the
+        player takes a hit checker to the bar, as the rules say), then press."""
+        demo, play, mover = self.demo, seen.bot_play, seen.position.turn
+        demo.say(f"the bot plays {mover}: {as_drawn(seen.orientation, play)}; the lights show each move")
+        for index, move in enumerate(play.moves):
+            origin, destination = led(seen.orientation, move.origin, mover), led(seen.orientation, move.destination, mover)
+            if seen.bot_moves_made != index or seen.scene.marks.get(origin) is not Mark.TAKE_FROM \
+                    or seen.scene.marks.get(destination) is not Mark.PUT_ON:
+                raise DemoStuck(f"the lights do not show the bot's move {index + 1}, {move}: {seen.scene.marks}")
+            if self.turns_in_game <= 2 and index == 0:
+                demo.show(f"the bot's move for {mover}: take from {physical(seen.orientation, move.origin)}, "
+                          f"put on {physical(seen.orientation, move.destination)}", seen)
+            self.move(seen, move, mover)
+            seen = demo.settled_view()
         return self.commit_play(seen, play)
 
     def commit_play(self, seen: Seen, play: Play) -> Seen:

@@ -42,7 +42,7 @@ from firmware_host.leds.legend import MEANINGS, legend_lines
 from firmware_host.leds.palette import PALETTES, SCORE_TO_PLAY, SCORE_WON
 from firmware_host.leds.scene import LOCATIONS
 from firmware_host.leds.terminal import render_board, wants_colour
-from firmware_host.rules import Position
+from firmware_host.rules import Color, Position
 from firmware_host.rules.match import MatchRules
 from firmware_host.sensing.config import SCAN_HZ_RANGE
 from firmware_host.sensing.reading import BoardReading
@@ -66,6 +66,7 @@ class Settings:
     out: TextIO = sys.stdout
     boards: str = "moments"      # "moments": at setup, stunts and game ends; "every-turn"; "none"
     web_port: int | None = None  # serve the web companion on 127.0.0.1 at this port (None: not at all)
+    bots: frozenset[Color] = frozenset()   # the seats the bot plays (the players move its checkers)
 
 
 def demo_config(speed: float, folder: Path, path: Path | None = None) -> Config:
@@ -93,7 +94,7 @@ class Demo:
         self.settings = settings
         self.config_file = None if settings.web_port is None else write_companion_config(folder, settings)
         self.config = demo_config(settings.speed, folder, self.config_file)
-        self.config = dataclasses.replace(self.config, match_rules=settings.match)
+        self.config = dataclasses.replace(self.config, match_rules=settings.match, bots=settings.bots)
         self.journal = Journal.open(self.config.journal_path)
         self.table = Table()
         events: queue.Queue = queue.Queue()

@@ -68,8 +68,10 @@ class SeededPlayer:
         rig, board, orientation = self.rig, self.rig.board, view.orientation
         mover = view.position.turn
         rules = rig.config.rules_for(view.variant)
-        play = Turn(view.position, view.dice, rules).pick_play(self.random.choice)
-        for move in play.moves:
+        # The bot's turn: its moves, as the lights show them; else a play of the seeded choice.
+        moves = view.bot_moves if view.bot_moves is not None else \
+            Turn(view.position, view.dice, rules).pick_play(self.random.choice).moves
+        for move in moves:
             origin, destination = physical(orientation, move.origin), physical(orientation, move.destination)
             if move.hit:
                 board.hit(destination, mover.opponent.value)
@@ -81,6 +83,7 @@ class SeededPlayer:
                 board.slide(origin, destination, mover.value)
             rig.advance(0.1)
         rig.settle()
-        if rig.view.verdict not in ("complete", None) and play.moves:
-            raise PlayerStuck(f"the board after {play} reads {rig.view.verdict}, not a complete play")
+        if rig.view.verdict not in ("complete", None) and moves:
+            raise PlayerStuck(f"the board after {' '.join(map(str, moves))} reads {rig.view.verdict}, "
+                              "not a complete play")
         rig.press()

@@ -48,7 +48,8 @@ from firmware_host.leds.render import Frame, Renderer
 from firmware_host.leds.layout import LedConfig
 from firmware_host.leds.strips import CapturingStrip, NeoPixelStrip, Strip
 from firmware_host.referee import Step
-from firmware_host.rules import Color, Position
+from firmware_host.referee.held import HeldReferee
+from firmware_host.rules import Color, Move, Position
 from firmware_host.sensing.clock import Clock, ManualClock, MonotonicClock
 from firmware_host.sensing.config import SerialSettings
 from firmware_host.sensing.link import open_port
@@ -85,6 +86,7 @@ class View:
     changing: bool
     settled: bool
     judging: bool
+    bot_moves: tuple[Move, ...] | None = None   # the bot's turn: the moves of its play still to make, in order
 
     @classmethod
     def of(cls, controller: Controller) -> View:
@@ -96,7 +98,9 @@ class View:
             game=len(controller.match.games) + (controller.state not in (m.GAME_OVER, m.MATCH_OVER)),
             variant=controller.variant, position=controller.position, orientation=controller.orientation,
             guidance=controller.guidance(), sensed=controller.sensed, changing=controller.changing,
-            settled=controller.settled, judging=controller.awaiting_verdict is not None)
+            settled=controller.settled, judging=controller.awaiting_verdict is not None,
+            bot_moves=controller.referee.play.moves[controller.bot_moves_made:]
+            if isinstance(controller.referee, HeldReferee) else None)
 
 
 class TimedStrip(CapturingStrip):

@@ -80,6 +80,7 @@ class SoakSettings:
     power_cut_rate: float = 0.002     # chance of a power cut before a move or a roll
     variants: tuple[str, ...] = VARIANTS
     physics: bool = False             # the sensors are the physical model of the reference design (sim.weighed)
+    bots: bool = False                # the bot plays a seat, White or Black by the games played so far
 
     def __post_init__(self) -> None:
         if self.games < 1:
@@ -106,6 +107,7 @@ class Figures:
     plays_lost: int = 0
     power_cuts: int = 0
     searched_turns: int = 0          # too many plays to list (gulbara cascades): boards checked one by one
+    bot_turns: int = 0               # turns the bot played (--bots), its checkers moved as the lights showed
     stunts: dict[str, int] = field(default_factory=lambda: dict.fromkeys(STUNTS, 0))
     virtual_s: float = 0.0
     wall_s: float = 0.0
@@ -143,6 +145,7 @@ class Figures:
                  f"power cuts:          {self.power_cuts} (the service killed and resumed from the journal)",
                  f"turns too big to list: {self.searched_turns} (their boards checked one by one: "
                  "no turn too big to check)",
+                 f"bot turns:           {self.bot_turns}",
                  "stunts:              " + ", ".join(f"{name} {count}" for name, count in self.stunts.items()),
                  f"virtual time {self.virtual_s / 60:.1f} min, wall time {self.wall_s:.1f} s"
                  + (f", {60 * self.games / self.wall_s:.1f} games a minute" if self.wall_s else "")]
@@ -410,13 +413,17 @@ class SoakPlayers(Players):
         rules = demo.config.rules_for(seen.variant)
         finals = demo.finals(seen.position, dice, rules)
         self.figures.searched_turns += not finals.listed
+        bot_play = seen.bot_play
+        self.figures.bot_turns += bot_play is not None
+        if bot_play is not None:   # the bot's turn: the one complete board is its play's end
+            finals = {Reading.of(bot_play.position)}
         if self.turns_in_game > 2 and self.draw("referee"):
             seen = self.referee_replay(seen)
         if self.draw("backwards"):
             self.backwards(seen, rules, finals)
         if self.draw("bump"):
             self.bump(seen)
-        play = self.choose(seen)
+        play = self.choose(seen) if bot_play is None else self.bot_moves_left(seen, bot_play)
         look = self.draw("look_between_moves")
         early = len(play.moves) >= 2 and self.draw("early_roll")
         for index, move in enumerate(play.moves):
@@ -429,6 +436,12 @@ class SoakPlayers(Players):
                     self.early_roll()
         self.check_verdict(seen, finals, "complete")
         return self.commit(seen, play)
+
+    def bot_moves_left(self, seen: Seen, bot_play: Play) -> Play:
+        """The bot's play from where the board stands: a stunt's correction may have led it on to a
+        board further along the way the lights show."""
+        made = self.demo.settled_view().bot_moves_made
+        return Play(bot_play.moves[made:], bot_play.position, bot_play.result, bot_play.remainder)
 
     def draw(self, stunt: str) -> bool:
         """Whether this turn has `stunt` (counted when it has)."""
@@ -585,6 +598,8 @@ def play_match(config: Config, settings: SoakSettings, seed: int, figures: Figur
     """One match on a rig of its own (a journal in `folder`), its games counted in `figures`."""
     match_folder = folder / f"match-{seed}"
     match_folder.mkdir()
+    if settings.bots:   # the bot's seat alternates from match to match
+        config = dataclasses.replace(config, bots=frozenset({(Color.WHITE, Color.BLACK)[figures.games % 2]}))
     match = SoakMatch(config, match_rules_for(figures.games, settings.variants), seed, settings.fault_rate,
                       figures, match_folder, physics=settings.physics, power_cut_rate=settings.power_cut_rate)
     try:

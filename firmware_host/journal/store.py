@@ -327,11 +327,16 @@ class Journal(JournalReader):
 
     # -- recording ------------------------------------------------------------------------------
 
-    def start_match(self, rules: MatchRules) -> int:
-        """Begin a match; an unfinished one is first recorded as abandoned. Returns the match id."""
+    def start_match(self, rules: MatchRules, bots: Iterable[Color] = ()) -> int:
+        """Begin a match; an unfinished one is first recorded as abandoned. Returns the match id.
+        `bots`: the seats the bot plays (recorded when there are any)."""
         if self._progress is not None:
             self.end_match("abandoned: a new match was started")
-        started = self._append([(Kind.MATCH_STARTED, {"rules": match_rules_json(rules)})], new_match=True)[0]
+        data: dict[str, Any] = {"rules": match_rules_json(rules)}
+        bots = sorted(color.value for color in bots)
+        if bots:
+            data["bots"] = bots
+        started = self._append([(Kind.MATCH_STARTED, data)], new_match=True)[0]
         self._progress = MatchProgress(started)
         return started.seq
 

@@ -8,6 +8,7 @@ from firmware_host.config import BUILT_IN, ConfigError, hash_pin, load_config, p
 from firmware_host.hw.boardfile import BoardFileError
 from firmware_host.hw.pinmap import load_pin_map, parse_pin_map
 from firmware_host.leds.layout import load_led_config, parse_led_config
+from firmware_host.rules import Color
 from firmware_host.sensing.config import DEFAULT_BOARD_FILE
 
 SHIPPED_CONFIG = Path(__file__).resolve().parents[2] / "systemd" / "config.toml"
@@ -182,6 +183,27 @@ def test_match_rules(write_config):
                                       "opening_roll = 'keep_own_die'\n"))
     assert config.match_rules.sequence == ("fevga", "narde") and config.match_rules.target == 7
     assert config.match_rules.opening_roll == "keep_own_die"
+
+
+def test_a_seat_can_be_the_bot(write_config):
+    assert load_config().bots == frozenset()
+    config = load_config(write_config('[match]\nblack = "bot"\nwhite = "person"\n'))
+    assert config.bots == {Color.BLACK}
+    shown = {setting.key: setting.value for setting in config.settings()}
+    assert shown["match.black"] == "bot" and shown["match.white"] == "person"
+    assert load_config(write_config('[match]\nwhite = "bot"\nblack = "bot"\n')).bots == {Color.WHITE, Color.BLACK}
+
+
+def test_a_seat_is_a_person_or_the_bot_and_nothing_else(write_config):
+    path = write_config('[match]\nwhite = "robot"\n')
+    assert problems_of(path) == [f"{path}: match.white: 'robot' is not valid; allowed: \"person\", \"bot\""]
+
+
+def test_hints_are_off_unless_the_referee_table_allows_them(write_config):
+    assert load_config().hints is False
+    assert load_config(write_config("[referee]\nhints = true\n")).hints is True
+    assert any("referee.hints" in problem for problem in problems_of(write_config('[referee]\nhints = "yes"\n')))
+    assert any("referee.best" in problem for problem in problems_of(write_config("[referee]\nbest = 1\n")))
 
 
 def test_relative_paths_are_taken_from_the_config_files_folder(write_config, tmp_path):

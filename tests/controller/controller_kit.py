@@ -91,15 +91,17 @@ class Board:
 class Rig:
     def __init__(self, tmp_path, dice=(), *, match: MatchRules | None = None,
                  orientation: Orientation = Orientation.AS_WIRED, timings: Timings = Timings(), dice_source=None,
-                 sensing: str = "mass"):
+                 sensing: str = "mass", bots=(), choose_play=None, hints: bool = False):
         self.journal_path = tmp_path / "journal.sqlite3"
         self.journal = Journal.open(self.journal_path)
         self.beeps = []
         self.match_rules = match or MatchRules(sequence=("portes",), target=3)
         self.timings = timings
         self.sensing = sensing
+        self.bots, self.choose_play, self.hints = bots, choose_play, hints
         self.controller = Controller(self.journal, dice_source or ScriptedDice(dice), self.match_rules,
-                                     timings=timings, beep=self.beeps.append, sensing=sensing)
+                                     timings=timings, beep=self.beeps.append, sensing=sensing, bots=bots,
+                                     choose_play=choose_play, hints=hints)
         self.orientation = orientation
         self.now = 0.0
         self.board = Board.of(Position.start(self.match_rules.sequence[0]), orientation)
@@ -112,7 +114,8 @@ class Rig:
         self.beeps.clear()
         self.controller = Controller(self.journal, ScriptedDice(dice), match or self.match_rules,
                                      timings=self.timings, beep=self.beeps.append, resume=self.journal.resume(),
-                                     sensing=self.sensing)
+                                     sensing=self.sensing, bots=self.bots, choose_play=self.choose_play,
+                                     hints=self.hints)
 
     # -- time and events ----------------------------------------------------------------------------
 

@@ -22,6 +22,17 @@ def test_a_short_campaign_in_every_variant_with_faults_is_clean():
     assert all(figures.stunts.values()), figures.stunts
 
 
+def test_a_short_campaign_with_the_bot_seated_is_clean():
+    """The players move the bot's checkers as the lights show, through the same stunts and faults; the
+    one complete board of a bot's turn is its play's end."""
+    figures = run_campaign(SoakSettings(games=4, fault_rate=0.08, seed=16, bots=True,
+                                        variants=("portes", "plakoto", "fevga")))
+    assert figures.problems == []
+    assert (figures.false_verdicts, figures.crashes, figures.plays_lost) == (0, 0, 0)
+    assert figures.turns > figures.bot_turns > 20
+    assert figures.stunts["backwards"] and figures.stunts["look_between_moves"]
+
+
 def test_the_command_prints_the_figures_and_exits_0_when_clean(capsys, tmp_path):
     assert main(["hil", "soak", "--games", "2", "--faults", "0.1", "--seed", "5", "--variants", "plakoto,fevga",
                  "--json", str(tmp_path / "soak.json")]) == 0

@@ -1,0 +1,223 @@
+"""A seat played by the bot ([match] white / black = "bot"): the press rolls for it, the lights show
+its play one checker move at a time, a person moves its checkers, and the referee holds the board to
+that play; any other board is guided back. Driven in virtual time with the controller kit."""
+from __future__ import annotations
+
+import random
+
+import pytest
+
+from controller_kit import Board, Rig
+from firmware_host.bot import TrainedChooser
+from firmware_host.controller import Orientation
+from firmware_host.hw.dice import SeededDice
+from firmware_host.journal import Kind
+from firmware_host.leds.scene import Mark
+from firmware_host.rules import WHITE, Color, Move, Play, Position, Turn
+from firmware_host.rules.match import MatchRules
+
+PORTES = MatchRules(sequence=("portes",), target=1)
+
+
+def unified(orientation: Orientation, led: str) -> str:
+    """A physical LED location as a place on the kit's board (unified numbering)."""
+    return str(orientation.point(int(led))) if led.isdigit() else led.partition(":")[0]
+
+
+def shown_move(rig: Rig) -> tuple[str, str]:
+    """The one checker move the lights ask for: (take from, put on), in the unified numbering."""
+    take, put = rig.marked(Mark.TAKE_FROM), rig.marked(Mark.PUT_ON)
+    assert len(take) == 1 and len(put) == 1, rig.scene.marks
+    return unified(rig.orientation, take.pop()), unified(rig.orientation, put.pop())
+
+
+def make_move_as_shown(rig: Rig, move: Move, colour: Color) -> None:
+    """A person makes the move the lights show: lifts the checker, puts it down, and (a hit) lifts
+    the lone opposing checker to the bar."""
+    origin, destination = shown_move(rig)
+    assert (origin, destination) == (move.origin, move.destination)
+    rig.board.lift(origin, colour.value)
+    rig.changing()
+    rig.board.place(destination, colour.value)
+    if move.hit:
+        rig.board.move(destination, "bar", colour.opponent.value)
+    rig.show()
+
+
+def bot_plays_its_turn(rig: Rig) -> Play:
+    """Follow the lights through the bot's play, checking each board on the way is taken as such."""
+    controller = rig.controller
+    play, colour = controller.referee.play, controller.position.turn
+    for index, move in enumerate(play.moves):
+        assert controller.verdict.kind == ("unchanged" if index == 0 else "partial")
+        make_move_as_shown(rig, move, colour)
+        assert rig.state == "moving"
+    assert controller.verdict.kind == "complete" and controller.verdict.play == play
+    assert not rig.marked(Mark.TAKE_FROM) and not rig.marked(Mark.PUT_ON)
+    return play
+
+
+@pytest.mark.parametrize("seat", [Color.WHITE, Color.BLACK])
+def test_a_whole_game_against_the_bot(tmp_path, seat):
+    """The bot's turns are moved by following the lights; the person's turns are any legal play.
+    Every bot play is the one the trained bot chooses, and is journaled as it was played."""
+    rig = Rig(tmp_path, match=PORTES, dice_source=SeededDice(7), bots=[seat], orientation=Orientation.ROTATED)
+    choose, chooser = random.Random(3).choice, TrainedChooser()
+    controller = rig.controller
+    bot_plays = []
+    for _ in range(2000):
+        if rig.state == "match_over":
+            break
+        if rig.state == "setup":
+            rig.start_game()
+        elif rig.state in ("opening_roll", "awaiting_roll"):
+            rig.press()
+        elif rig.state == "moving" and controller.position.turn is seat:
+            expected = chooser(Turn(controller.position, controller.dice, controller.rules))
+            assert bot_plays_its_turn(rig) == expected
+            bot_plays.append(expected)
+            rig.press()
+        elif rig.state == "moving":
+            assert not rig.marked(Mark.TAKE_FROM), "the person's own turn shows no bot move"
+            play = Turn(controller.position, controller.dice, controller.rules).pick_play(choose)
+            rig.show(Board.of(play.position, controller.orientation))
+            rig.press()
+        else:
+            assert rig.state == "game_over", rig.state
+            rig.press()
+    assert rig.state == "match_over"
+    assert len(bot_plays) > 5
+    started = rig.records(Kind.MATCH_STARTED)
+    assert started[0]["bots"] == [seat.value]
+    journaled = [record for record in rig.records(Kind.PLAY) if record["side"] == seat.value]
+    assert [[move["from"] + "/" + move["to"] for move in record["moves"]] for record in journaled] == \
+        [[f"{move.origin}/{move.destination}" for move in play.moves] for play in bot_plays]
+
+
+def fixed_play(moves: tuple[str, ...]):
+    """A chooser that plays the legal play with these moves, in this order (for a test that knows
+    the play)."""
+    def choose(turn: Turn) -> Play:
+        play = next(play for play in turn.plays() if sorted(map(str, play.moves)) == sorted(moves))
+        by_name = {str(move): move for move in play.moves}
+        return Play(tuple(by_name[name] for name in moves), play.position, play.result, play.remainder)
+    return choose
+
+
+def white_bot_to_move(tmp_path, dice, moves=("24/18", "18/13")) -> Rig:
+    """White, the bot, starts a game of Portes with `dice` and will play `moves`."""
+    rig = Rig(tmp_path, dice, match=PORTES, bots=[WHITE], choose_play=fixed_play(moves))
+    rig.to_moving()
+    assert rig.controller.position.turn is WHITE
+    return rig
+
+
+def test_another_legal_play_of_the_bots_checkers_is_guided_back(tmp_path):
+    rig = white_bot_to_move(tmp_path, [6, 5, 6, 5, 3, 1])
+    assert shown_move(rig) == ("24", "18")
+    # The person plays 13/7 13/8 instead: legal with 6-5, but not the bot's play.
+    rig.show(rig.board.move("13", "7", "white").move("13", "8", "white"), settle=True)
+    assert rig.state == "correcting"
+    rig.press()
+    assert rig.state == "correcting" and rig.controller.position == Position.start("portes").with_turn(WHITE)
+    # Guided back one checker at a time, to the start of the bot's play.
+    for _ in range(2):
+        origin, destination = shown_move(rig)
+        rig.show(rig.board.move(origin, destination, "white"))
+    assert rig.state == "moving" and shown_move(rig) == ("24", "18")
+    play = bot_plays_its_turn(rig)
+    rig.press()
+    assert rig.controller.position == play.position
+    assert [move["from"] for move in rig.records(Kind.PLAY)[-1]["moves"]] == ["24", "18"]
+
+
+def test_a_move_out_of_order_is_guided_on_to_the_nearest_board_on_the_way(tmp_path):
+    """The second move made first: the board is off the way the lights show; of the boards on the
+    way, the start and the play's end are each one checker move from it, and the guidance leads
+    forward (the move the person skipped), after which the bot's play stands complete."""
+    rig = white_bot_to_move(tmp_path, [6, 5, 6, 5, 3, 1], moves=("24/18", "13/8"))
+    rig.show(rig.board.move("13", "8", "white"), settle=True)
+    assert rig.state == "correcting"
+    assert rig.controller.correction_goal == rig.controller.referee.way[-1]
+    origin, destination = shown_move(rig)
+    assert (origin, destination) == ("24", "18")
+    rig.show(rig.board.move(origin, destination, "white"))
+    assert rig.state == "moving" and rig.controller.verdict.kind == "complete"
+
+
+def test_a_wrong_move_far_from_the_play_is_guided_back_to_its_start(tmp_path):
+    rig = white_bot_to_move(tmp_path, [6, 5, 6, 5, 3, 1], moves=("24/18", "13/8"))
+    rig.show(rig.board.move("6", "1", "white"), settle=True)
+    assert rig.state == "correcting"
+    assert rig.controller.correction_goal == rig.controller.referee.way[0]
+    assert shown_move(rig) == ("1", "6")
+    rig.show(rig.board.move("1", "6", "white"))
+    assert rig.state == "moving" and shown_move(rig) == ("24", "18")
+
+
+def test_the_press_is_refused_until_the_bots_whole_play_is_on_the_board(tmp_path):
+    rig = white_bot_to_move(tmp_path, [6, 5, 6, 5, 3, 1])
+    rig.show(rig.board.move("24", "18", "white"))
+    assert rig.controller.verdict.kind == "partial" and shown_move(rig) == ("18", "13")
+    rig.press()
+    assert rig.state == "moving" and rig.records(Kind.REFUSAL)[-1]["reason"] == "rolling_too_early"
+    rig.show(rig.board.move("18", "13", "white"))
+    rig.press()
+    assert rig.controller.position.turn is Color.BLACK and rig.controller.dice is not None
+
+
+def test_a_lifted_checker_keeps_the_move_lit(tmp_path):
+    rig = white_bot_to_move(tmp_path, [6, 5, 6, 5, 3, 1])
+    rig.board.lift("24", "white")
+    rig.changing()
+    assert shown_move(rig) == ("24", "18")
+
+
+def test_the_bots_seat_survives_a_restart(tmp_path):
+    """A power cut on the bot's turn: the resumed game holds the board to the same play."""
+    rig = white_bot_to_move(tmp_path, [6, 5, 6, 5, 3, 1])
+    rig.show(rig.board.move("24", "18", "white"))
+    rig.restart()
+    rig.show()
+    assert rig.state == "moving" and shown_move(rig) == ("18", "13")
+
+
+# -- hints: referee mode shows the bot's play for a person ------------------------------------------
+
+def test_with_hints_referee_mode_shows_the_best_play_move_by_move_like_a_replay(tmp_path):
+    rig = Rig(tmp_path, [6, 5, 6, 5, 3, 1], match=PORTES, hints=True, choose_play=fixed_play(("24/18", "18/13")))
+    rig.to_moving()
+    rig.hold()
+    assert rig.state == "referee"
+    shown = []
+    for _ in range(2):
+        origin, destination = rig.marked(Mark.LAST_PLAY_ORIGIN), rig.marked(Mark.LAST_PLAY_DESTINATION)
+        shown.append((unified(rig.orientation, origin.pop()), unified(rig.orientation, destination.pop())))
+        assert rig.scene.dice == (6, 5) and rig.scene.turn == "white"
+        rig.press()
+    assert shown == [("24", "18"), ("18", "13")]
+    assert rig.controller.referee_pages[rig.controller.referee_page].kind == "legal_play"
+    pages = [record for record in rig.records(Kind.REFEREE) if record["action"] == "best_play"]
+    assert [(page["move"]["from"], page["move"]["to"], page["index"], page["of"]) for page in pages] == \
+        [("24", "18", 0, 2), ("18", "13", 1, 2)]
+    rig.hold()
+    assert rig.state == "moving"
+
+
+def test_without_hints_referee_mode_offers_no_best_play(tmp_path):
+    def never(turn):
+        raise AssertionError("no hint was asked for")
+    rig = Rig(tmp_path, [6, 5, 6, 5, 3, 1], match=PORTES, choose_play=never)
+    rig.to_moving()
+    rig.hold()
+    assert rig.state == "referee"
+    assert {page.kind for page in rig.controller.referee_pages} == {"legal_play"}
+
+
+def test_the_trained_bot_gives_the_hints_when_none_is_passed(tmp_path):
+    rig = Rig(tmp_path, [6, 5, 6, 5, 3, 1], match=PORTES, hints=True)
+    rig.to_moving()
+    rig.hold()
+    best = TrainedChooser()(rig.controller.referee.turn)
+    assert rig.controller.best_play == best
+    assert [page.kind for page in rig.controller.referee_pages[:len(best.moves)]] == ["best_play"] * len(best.moves)
