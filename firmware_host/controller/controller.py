@@ -27,7 +27,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any, Callable, Iterable
 
 from firmware_host.controller import machine as m
-from firmware_host.controller.orientation import Orientation, detect, nearest, reading_matches
+from firmware_host.controller.orientation import Orientation, detect, laid_out, nearest, reading_matches
 from firmware_host.controller.scenes import (destination_marks, fault_leds, led, move_marks, setup_marks,
                                              step_marks)
 from firmware_host.hw.buzzer import Beep
@@ -413,7 +413,7 @@ class Controller:
             return
         if self.correction_return == m.MOVING and self.verdict is not None and self.verdict.kind == "illegal":
             self.correction_goal = self.verdict.target   # the nearest legal board may have changed
-        self.correction_steps = restore(self.correction_goal, self._reading())
+        self.correction_steps = self._steps_to(self.correction_goal, self._reading())
 
     def _sensor_fault(self, event: SensorFault) -> None:
         self.sensor_faults[(event.location, event.kind)] = event
@@ -693,7 +693,7 @@ class Controller:
     def _begin_correction(self, returning_to: str, reason: str) -> None:
         self.correction_return = returning_to
         self.correction_goal = self.verdict.target if returning_to == m.MOVING else self.position
-        self.correction_steps = restore(self.correction_goal, self._reading())
+        self.correction_steps = self._steps_to(self.correction_goal, self._reading())
         # Not a fault: a board no legal play explains, refused until it is put right.
         self.journal.record_refusal(reason, state=self.state,
                                     steps=[step.to_json() for step in self.correction_steps])
@@ -835,12 +835,19 @@ class Controller:
 
     def _setup_steps(self) -> tuple[Orientation, tuple[Step, ...]]:
         """The way the players have begun to set up, and the steps from the board to the game's start."""
-        orientation = nearest(self.sensed, self.position)
-        reading = orientation.reading(self.sensed, self.variant)
-        if self.sensing is not Sensing.BOTTOM_COLOUR:
-            return orientation, restore(self.position, reading)
-        reading = resolve(reading, self.cleared_position, moving=False)
-        return orientation, unstacked(restore(self.position, reading), reading)
+        sensed = self.sensed
+        if self.sensing is Sensing.BOTTOM_COLOUR:
+            # The cleared board's pins lie where its game's orientation put them.
+            cleared = resolve(self.orientation.reading(sensed, self.variant), self.cleared_position, moving=False)
+            sensed = laid_out(cleared, self.orientation)
+        orientation = nearest(sensed, self.position)
+        return orientation, self._steps_to(self.position, orientation.reading(sensed, self.variant))
+
+    def _steps_to(self, target: Position, reading: Reading) -> tuple[Step, ...]:
+        """The steps from `reading` to `target`; for magnet sensors, ordered (with checkers parked where
+        two colours wait for each other) so that every board on the way reads as it is."""
+        steps = restore(target, reading)
+        return unstacked(steps, reading, target) if self.sensing is Sensing.BOTTOM_COLOUR else steps
 
     def _scene_opening_roll(self) -> Scene:
         if self.opening_dice is None:
@@ -901,7 +908,7 @@ class Controller:
             return Scene(marks, self._faces(self.dice), None, self.position.turn.value, self._score())
         marks = {}
         if self.sensed is not None:
-            steps = restore(self.last_play.before, self._reading())
+            steps = self._steps_to(self.last_play.before, self._reading())
             if steps:
                 marks = step_marks(self.orientation, steps[0])
         return Scene(marks, self._faces(self.last_play.dice), None, self.last_play.mover.value, self._score())
@@ -946,7 +953,7 @@ class Controller:
         elif self.state == m.CORRECTING:
             orientation, steps = self.orientation, self.correction_steps
         elif self.state == m.REFEREE and self.referee_pages[self.referee_page].kind == "restore":
-            orientation, steps = self.orientation, restore(self.last_play.before, self._reading())
+            orientation, steps = self.orientation, self._steps_to(self.last_play.before, self._reading())
         else:
             return ()
         return tuple(Step(s.color, _physical(orientation, s.origin), _physical(orientation, s.destination))

@@ -103,9 +103,9 @@ def nearest(sensed: BoardReading, position: Position) -> Orientation:
     return min(Orientation, key=lambda o: distance(o.reading(sensed, position.variant).counts(), target))
 
 
-def laid_out(position: Position, orientation: Orientation) -> BoardReading:
-    """The physical board showing `position` set up the way `orientation` says (what the sensors
-    would read): the inverse of `Orientation.reading`."""
+def laid_out(position: Position | Reading, orientation: Orientation) -> BoardReading:
+    """The physical board showing `position` (or a reading's board) set up the way `orientation` says
+    (what sensors that count both colours would read): the inverse of `Orientation.reading`."""
     sides = {}
     for colour in ("white", "black"):
         points = position.white if colour == "white" else position.black

@@ -81,21 +81,63 @@ def resolve(observed: Reading, start: Position, moving: bool = True) -> Reading:
     return Reading(observed.variant, tuple(white), tuple(black), observed.bar, observed.off)
 
 
-def unstacked(steps: tuple[Step, ...], board: Reading) -> tuple[Step, ...]:
-    """`steps` from `board` reordered so that, where it can be helped, no checker is put on a point that
-    still holds the other colour: magnet sensors see only the bottom of such a stack."""
+def unstacked(steps: tuple[Step, ...], board: Reading, target: Position | None = None) -> tuple[Step, ...]:
+    """`steps` from `board` reordered so that no checker is put on a point that still holds the other
+    colour (magnet sensors see only the bottom of such a stack) unless `target` has the other colour
+    pinned there (a pinning game's board during play). Where every step waits for another (two colours
+    need each other's points cleared first), a checker is parked first on an empty point no waiting
+    checker of the other colour needs, or on its own bar if there is none."""
     counts = {color: dict(sides) for color, sides in board.counts().items()}
     left, ordered = list(steps), []
     while left:
-        step = next((s for s in left if s.destination in ("bar", "off", HAND)
-                     or not counts[s.color.opponent].get(s.destination)), left[0])
-        left.remove(step)
+        step = next((s for s in left if _observable(s, counts, target)), None)
+        if step is None:
+            step = _parking(left, counts, target)
+        else:
+            left.remove(step)
         ordered.append(step)
         if step.origin != HAND:
             counts[step.color][step.origin] = counts[step.color].get(step.origin, 0) - 1
         if step.destination != HAND:
             counts[step.color][step.destination] = counts[step.color].get(step.destination, 0) + 1
     return tuple(ordered)
+
+
+def _observable(step: Step, counts: dict[Color, dict[str, int]], target: Position | None) -> bool:
+    """Whether the board after `step` still shows every point as it is: no checker lands on the other
+    colour, except on top of the checker the target pins there, and none before it where it is pinned."""
+    if not step.destination.isdigit():
+        return True
+    point, under = int(step.destination), counts[step.color.opponent].get(step.destination, 0)
+    pins = target is not None and target.pinned[point - 1] is step.color.opponent
+    if pins:   # the pinned checker goes down first
+        return under == target.count(step.color.opponent, point)
+    return not under
+
+
+def _parking(left: list[Step], counts: dict[Color, dict[str, int]], target: Position | None) -> Step:
+    """A checker parked out of the way when every step in `left` waits: the checker of a waiting step
+    that stands where the other colour waits to go (two colours that need each other's points), or else
+    the top checker on a point where the target pins a waiting step's checker under the other colour. It goes to the nearest empty point no waiting step of the other colour goes to, or to its
+    own bar if there is none, and the step that takes it on from there joins `left`. With neither, the
+    first step as it is."""
+    wanted = {(s.color, s.destination) for s in left}
+    blocking = next((s for s in left if s.origin.isdigit() and (s.color.opponent, s.origin) in wanted), None)
+    if blocking is not None:
+        color, origin, destination = blocking.color, blocking.origin, blocking.destination
+        left.remove(blocking)
+    else:
+        pinning = next((s for s in left if s.destination.isdigit() and target is not None
+                        and target.pinned[int(s.destination) - 1] is s.color), None)
+        if pinning is None:
+            return left.pop(0)
+        color, origin = pinning.color.opponent, pinning.destination
+        destination = origin
+    empty = [str(p) for p in range(1, 25) if not counts[WHITE].get(str(p)) and not counts[BLACK].get(str(p))
+             and (color.opponent, str(p)) not in wanted]
+    park = min(empty, key=lambda p: abs(int(p) - int(origin)), default="bar")
+    left.append(Step(color, park, destination))
+    return Step(color, origin, park)
 
 
 def _balance(white: list[int], black: list[int], observed: Reading, start: Position) -> None:

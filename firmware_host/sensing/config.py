@@ -54,7 +54,7 @@ class McuSettings:
     mux_addresses: tuple[int, ...] = (0x70, 0x71, 0x72, 0x73)
     # "magnet": count by weight (checker_g each) and the bottom checker's colour from a Hall sensor;
     # "mass": colour by mass (white_checker_g, black_checker_g). hardware/README.md compares the two.
-    colour_by: str = "mass"
+    colour_by: str = "magnet"
     checker_g: float = 16.0
     count_window_g: float = 4.0       # a mass further than this from every count is no reading
     steady_g: float = 0.3             # ... and so is one that wavered more than this over steady_scans scans

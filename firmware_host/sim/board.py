@@ -73,6 +73,12 @@ class SimBoard:
         with self._lock:
             return self._stacks[self._location(location, colour)].count(colour)
 
+    def top(self, point: int) -> str | None:
+        """The colour of the checker on top of `point`'s stack (None when it is empty)."""
+        with self._lock:
+            stack = self._stacks[f"point:{point}"]
+            return stack[-1] if stack else None
+
     def channel_counts(self, channels: ChannelMap, colour_by: str = "mass") -> list[tuple[int, int]]:
         """(white, black) per MCU channel, as perfect sensors would report them: colour by mass counts both
         colours; colour by magnet reports the count as checkers of the bottom one's colour."""

@@ -7,8 +7,9 @@ back: the board comes back, so the referee judging the observation judges the bo
 import random
 
 import pytest
+from hypothesis import example, given, settings, strategies as st
 
-from firmware_host.referee.judge import Reading
+from firmware_host.referee.judge import Reading, restore
 from firmware_host.referee.observe import observe, resolve, unstacked
 from firmware_host.referee.steps import Step
 from firmware_host.rules import BLACK, WHITE, Position, Rules, Turn, VARIANTS, blocked_for_good
@@ -89,6 +90,129 @@ def test_setup_steps_put_no_checker_on_the_other_colour_where_that_can_be_helped
                                "black": {"points": {"6": 1}}})
     steps = (Step(WHITE, "5", "6"), Step(BLACK, "6", "8"), Step(WHITE, "7", "9"))
     assert unstacked(steps, board) == (Step(BLACK, "6", "8"), Step(WHITE, "5", "6"), Step(WHITE, "7", "9"))
-    swap = (Step(WHITE, "5", "6"), Step(BLACK, "6", "5"))      # each waits for the other: kept as given
-    assert unstacked(swap, Reading.from_json({"variant": "portes", "white": {"points": {"5": 1}},
-                                              "black": {"points": {"6": 1}}})) == swap
+
+
+def test_two_colours_that_need_each_others_points_cleared_are_parked_apart():
+    # White's checker on 5 belongs on 6, Black's on 6 belongs on 5: either order stacks one colour on the
+    # other, so one checker is first parked on the nearest empty point the other colour does not need.
+    board = Reading.from_json({"variant": "portes", "white": {"points": {"5": 1}}, "black": {"points": {"6": 1}}})
+    swap = (Step(WHITE, "5", "6"), Step(BLACK, "6", "5"))
+    assert unstacked(swap, board) == (Step(WHITE, "5", "4"), Step(BLACK, "6", "5"), Step(WHITE, "4", "6"))
+
+
+def test_a_checker_is_parked_on_its_bar_when_no_point_is_empty():
+    white = {str(p): 1 for p in range(1, 25, 2)}
+    black = {str(p): 1 for p in range(2, 25, 2)}
+    board = Reading.from_json({"variant": "portes", "white": {"points": white}, "black": {"points": black}})
+    swap = (Step(WHITE, "1", "2"), Step(BLACK, "2", "1"))
+    assert unstacked(swap, board) == (Step(WHITE, "1", "bar"), Step(BLACK, "2", "1"), Step(WHITE, "bar", "2"))
+
+
+def test_a_pin_the_target_keeps_is_made_in_place():
+    # Correcting a plakoto board back to one where White pins Black's checker on 20: White goes on top.
+    target = Position.from_json({"variant": "plakoto", "turn": "black",
+                                 "white": {"points": {"24": 14, "20": 1}}, "black": {"points": {"1": 14, "20": 1}},
+                                 "pinned": {"20": "black"}})
+    board = Reading.from_json({"variant": "plakoto", "white": {"points": {"24": 15}},
+                               "black": {"points": {"1": 14, "20": 1}}})
+    assert unstacked((Step(WHITE, "24", "20"),), board, target) == (Step(WHITE, "24", "20"),)
+    assert unstacked((Step(WHITE, "24", "20"), Step(BLACK, "20", "19")), board) == \
+        (Step(BLACK, "20", "19"), Step(WHITE, "24", "20"))
+
+
+def start_points(position: Position, color) -> list[int]:
+    return [p for p in range(1, 25) if position.count(color, p)]
+
+
+class PhysicalBoard:
+    """Checkers as they lie: a bottom-to-top stack per point, a count per colour on the bars and trays."""
+
+    def __init__(self, variant: str, white: list[int], black: list[int]) -> None:
+        self.variant = variant
+        self.stacks = {str(p): [] for p in range(1, 25)}
+        self.held = {(color, place): 0 for color in (WHITE, BLACK) for place in ("bar", "off")}
+        for color, places in ((WHITE, white), (BLACK, black)):
+            for place in places:
+                if place in (0, 25):
+                    self.held[(color, "bar" if place == 0 else "off")] += 1
+                else:
+                    self.stacks[str(place)].append(color)
+
+    def move(self, step: Step) -> None:
+        if step.origin in self.stacks:
+            stack = self.stacks[step.origin]
+            assert stack and stack[-1] is step.color, f"{step}: the checker lies under the other colour"
+            stack.pop()
+        else:
+            assert self.held[(step.color, step.origin)] > 0, step
+            self.held[(step.color, step.origin)] -= 1
+        if step.destination in self.stacks:
+            self.stacks[step.destination].append(step.color)
+        else:
+            self.held[(step.color, step.destination)] += 1
+
+    def board(self) -> Reading:
+        """What lies there, colour by colour."""
+        return self._reading(lambda stack, color: stack.count(color))
+
+    def sensed(self) -> Reading:
+        """What magnet sensors report: each point's count in its bottom checker's colour."""
+        return self._reading(lambda stack, color: len(stack) if stack and stack[0] is color else 0)
+
+    def _reading(self, count) -> Reading:
+        points = [tuple(count(self.stacks[str(p)], color) for p in range(1, 25)) for color in (WHITE, BLACK)]
+        return Reading(self.variant, *points, tuple(self.held[(c, "bar")] for c in (WHITE, BLACK)),
+                       tuple(self.held[(c, "off")] for c in (WHITE, BLACK)))
+
+
+@settings(max_examples=60, deadline=None)
+@given(variant=st.sampled_from(sorted(VARIANTS)), data=st.data())
+@example(variant="portes", data=None)
+def test_guidance_from_any_board_to_the_start_keeps_every_board_readable_by_magnet_sensors(variant, data):
+    """Follow the guidance as the controller gives it (the first step of the steps from each board the sensors
+    report): no checker is ever put on the other colour, every board reads as it is, and the start is reached.
+    The boards favour the other colour's starting points, where the two colours wait for each other."""
+    start = Position.start(variant)
+    if data is None:   # every checker on a starting point of the other colour
+        white, black = [1] * 15, [24] * 15
+    else:
+        white, black = ([data.draw(st.one_of(st.sampled_from(start_points(start, color.opponent)), st.integers(0, 25)))
+                         for _ in range(15)] for color in (WHITE, BLACK))
+        black = [25 if place in white and place not in (0, 25) else place for place in black]
+    physical = PhysicalBoard(variant, white, black)
+    for _ in range(3 * 2 * 15):
+        reading = resolve(physical.sensed(), start, moving=False)
+        assert reading == physical.board()
+        steps = unstacked(restore(start, reading), reading, start)
+        if not steps:
+            break
+        physical.move(steps[0])
+        assert all(len(set(stack)) <= 1 for stack in physical.stacks.values()), steps[0]
+    assert physical.board() == Reading.of(start)
+
+
+def pinned_positions(variant: str) -> list[Position]:
+    return [turn.position for turn in turns_of_random_games(variant, seed=7) if any(turn.position.pinned)][::10]
+
+
+PINNED_POSITIONS = [position for variant in ("plakoto", "tapa") for position in pinned_positions(variant)]
+
+
+@settings(max_examples=60, deadline=None)
+@given(target=st.sampled_from(PINNED_POSITIONS), data=st.data())
+def test_guidance_to_a_board_with_pins_stacks_only_the_pins_the_target_has(target, data):
+    """Correcting any board to a pinning game's board: a checker goes on the other colour only to pin the
+    one checker the target pins there, and the pins come out with the pinned checker at the bottom."""
+    white, black = ([data.draw(st.one_of(st.sampled_from(start_points(target, color.opponent)), st.integers(0, 25)))
+                     for _ in range(15)] for color in (WHITE, BLACK))
+    black = [25 if place in white and place not in (0, 25) else place for place in black]
+    physical = PhysicalBoard(target.variant, white, black)
+    board = physical.board()
+    for step in unstacked(restore(target, board), board, target):
+        physical.move(step)
+        for point, stack in physical.stacks.items():
+            pinned = target.pinned[int(point) - 1]
+            assert len(set(stack)) <= 1 or (stack[0] is pinned and set(stack[1:]) == {pinned.opponent}), \
+                f"{step}: point {point} holds {stack}"
+    assert physical.board() == Reading.of(target)
+    assert physical.sensed() == observe(target)
