@@ -13,6 +13,7 @@ from collections import Counter
 from dataclasses import dataclass
 
 from firmware_host.maker.netlist import Part
+from firmware_host.sensing.stabiliser import CHECKERS_PER_SIDE
 from firmware_host.wiring import BoardFacts
 
 LEDS_PER_METRE = 60
@@ -54,6 +55,11 @@ CATALOGUE: dict[str, dict[str, Item]] = {
     "carrier": {"": Item("Location sensor carrier: NAU7802 24-bit ADC breakout, STEMMA QT/Qwiic (reference design)",
                          "Adafruit", "4538", 5.95)},
     "load_cell": {"": Item("Load cell 500 g, straight bar (TAL221)", "SparkFun", "SEN-14728", 6.95)},
+    "hall_sensor": {"": Item("TMAG5273A1 3D Hall sensor, SOT-23-6 (colour by magnet: beside the NAU7802 on each "
+                             "carrier, I2C 0x35, with a 0.1 µF decoupling capacitor)", "Texas Instruments",
+                             "TMAG5273A1QDBVR", 1.10)},
+    "checker_magnet": {"": Item("Disc magnet 6 × 1 mm N35 (colour by magnet: one in every checker, north up in "
+                                "white, south up in black)", "any", "-", 0.15)},
     "qwiic_cable": {"": Item("Qwiic cable, 4-pin JST SH, 200 mm (multiplexer port to carrier)", "SparkFun",
                              "PRT-14428", 1.50)},
 }
@@ -83,9 +89,18 @@ def lines(facts: BoardFacts, parts: list[Part]) -> list[tuple[Item, int, str]]:
     found += [(_item("fuse_holder", ""), 1, "for F1"),
               (_item("load_cell", ""), channels, "one under each location's tray"),
               (_item("qwiic_cable", ""), channels, "one per carrier"),
+              *_colour_by_magnet(facts, channels),
               (_item("usb_cable", ""), 1 if facts.sensing.sensors.mcu.link == "usb" else 0, "the sensor link"),
               (_item("pi_supply", ""), 1, "the Pi")]
     return [line for line in found if line[1]]
+
+
+def _colour_by_magnet(facts: BoardFacts, channels: int) -> list[tuple[Item, int, str]]:
+    """A Hall sensor per location and a magnet per checker where the board tells colour by magnet."""
+    if facts.sensing.sensors.mcu.colour_by != "magnet":
+        return []
+    return [(_item("hall_sensor", ""), channels, "one on each location's carrier"),
+            (_item("checker_magnet", ""), 2 * CHECKERS_PER_SIDE, "one in each checker")]
 
 
 def table(facts: BoardFacts, parts: list[Part]) -> str:
@@ -107,5 +122,6 @@ def table(facts: BoardFacts, parts: list[Part]) -> str:
                     f"${item.unit_usd * quantity:.2f} | {where} |")
     text += [f"| **total** | | | | | **${total:.2f}** | |", "",
              "Not listed: the board's woodwork (trays, frame, floor: [location.svg](location.svg)), 15 white and 15 "
-             "black checkers weighted as `[sensors.mcu]` says, hook-up wire, a microSD card for the Pi.", ""]
+             "black checkers (weighted as `[sensors.mcu]` says; with colour by magnet, resin ones of `checker_g` each), "
+             "hook-up wire, a microSD card for the Pi.", ""]
     return "\n".join(text)

@@ -149,6 +149,16 @@ def test_the_bom_counts_what_the_board_file_asks_for(board, write_board):
     assert f"**${total:.2f}**" in bom
 
 
+@pytest.mark.parametrize("colour_by, halls, magnets", [("magnet", "28", "30"), ("mass", None, None)])
+def test_colour_by_magnet_buys_a_hall_sensor_per_location_and_a_magnet_per_checker(board, write_board, colour_by,
+                                                                                 halls, magnets):
+    board["sensors"]["mcu"]["colour_by"] = colour_by
+    bom = maker.generate(write_board(board))[maker.BOM]
+    rows = [line.split(" | ") for line in bom.splitlines() if line.startswith("| ") and " | $" in line]
+    assert next((row[3] for row in rows if row[2] == "TMAG5273A1QDBVR"), None) == halls
+    assert next((row[3] for row in rows if row[0].startswith("| Disc magnet")), None) == magnets
+
+
 def test_the_location_drawing_is_dimensioned_from_the_board_file(board, write_board):
     board["mechanics"]["tray_length_mm"] = 210
     drawing = maker.generate(write_board(board))[maker.LOCATION]
