@@ -1,8 +1,9 @@
 """`tavli-board bringup`: the first run of a newly built board, with the person who built it.
 
 Steps, in order:
-1. calibration: the sensors are calibrated on the MCU itself, from its REPL (hardware/README.md,
-   "Calibration"), before this program opens the link; the person says when it is saved.
+1. calibration: the sensors are calibrated on the MCU itself, from its REPL in maintenance mode
+   (hardware/README.md, "Maintenance" and "Calibration"), before this program opens the link; the
+   person says when it is saved.
 2. each LED: every LED lights alone, in strip order, named by its group ("point 7, LED 2 of 6");
    the person answers yes if that one is lit. Every no is listed (a dead LED, a swapped segment).
 3. link and 4. sensors: the MCU's hello and its self-test of every channel.
@@ -99,12 +100,17 @@ class BringUp(SelfTest):
         return self.results
 
     def _calibration(self) -> None:
-        locations = self.hardware.config.sensing.sensors.channels.locations
-        self.operator.tell("calibration", "Calibrate the sensors on the MCU before the link opens. In another "
-                                          f"terminal: mpremote connect {self.port} repl, Ctrl-C, then with the board "
-                                          "empty: import calibrate; calibrate.tare(); then for each location with a "
-                                          "100 g reference mass on it: calibrate.span(\"<location>\", 100) "
-                                          f"({', '.join(locations)}); then calibrate.save(), Ctrl-D, and leave the REPL.")
+        sensors = self.hardware.config.sensing.sensors
+        self.operator.tell("calibration", "Calibrate the sensors on the MCU before the link opens (hardware/README.md, "
+                                          "Calibration). In another terminal put the MCU in maintenance, where its "
+                                          "REPL is open and no watchdog runs: tavli-board sensor-watch --maintenance "
+                                          f"(or hold GP{sensors.mcu.maintenance_pin} to GND while plugging it in); "
+                                          f"then mpremote connect {self.port} repl and, with the board empty: import "
+                                          "calibrate; calibrate.tare(); then for each location with a 100 g reference "
+                                          "mass on it: calibrate.span(\"<location>\", 100) "
+                                          f"({', '.join(sensors.channels.locations)}); then calibrate.save() "
+                                          "(calibration.json, kept across firmware updates), leave the REPL and run "
+                                          "the board again with mpremote reset or a re-plug.")
         answer = self.operator.confirm("calibration", "Is the calibration saved on the MCU (calibration.json)?")
         self._judge("calibration", answer, "the person calibrated every location")
 
