@@ -58,3 +58,26 @@ def test_sensors_that_count_both_colours_would_call_the_same_report_wrong(tmp_pa
 def test_an_unknown_sensing_scheme_is_refused(tmp_path):
     with pytest.raises(ValueError):
         Rig(tmp_path, sensing="colour")
+
+
+def test_setting_up_a_board_whose_colours_hold_each_others_points_never_stacks_one_on_the_other(tmp_path):
+    # White's five checkers of point 6 lie on Black's point 19 and Black's five of 19 on White's 6: each
+    # colour needs the other's point cleared first, so the lights park a checker before it stacks.
+    rig = Rig(tmp_path, sensing="magnet")
+    start = Position.start("portes")
+    rig.board.points["white"][6 - 1], rig.board.points["white"][19 - 1] = 0, 5
+    rig.board.points["black"][19 - 1], rig.board.points["black"][6 - 1] = 0, 5
+    rig.show()
+    assert rig.state == "setup"
+    steps_followed = parked = 0
+    while rig.state == "setup":
+        step = rig.controller.guidance()[0]
+        colour, other = step.color.value, step.color.opponent.value
+        if step.destination.isdigit():
+            assert not rig.board.points[other][int(step.destination) - 1], f"{step} stacks on the other colour"
+            parked += not start.count(step.color, int(step.destination))
+        rig.show(rig.board.move(step.origin, step.destination, colour))
+        steps_followed += 1
+        assert steps_followed <= 40
+    assert rig.state == "opening_roll"
+    assert parked   # the cycle was there, and broken by parking
