@@ -96,8 +96,8 @@ def test_every_setting_has_a_checked_key_and_every_key_a_setting(keys, settings)
 @pytest.mark.parametrize("toml, message", [
     ("[sensors.mcu]\nlink = 'wifi'", r"\[sensors.mcu\] link = 'wifi': must be 'usb' or 'uart'"),
     ("[sensors.mcu]\nmux_addresses = [0x70]", r"28 channels, but \[sensors.mcu\] mux_addresses give 8 ports"),
-    ("[sensors.mcu]\nwhite_checker_g = 12.0\nblack_checker_g = 13.0", "differ by only 0 g"),
-    ("[sensors.mcu]\nmass_tolerance_g = 0.5", r"must exceed twice mass_tolerance_g \(0.5\)"),
+    ("[sensors.mcu]\ncolour_by = 'mass'\nwhite_checker_g = 12.0\nblack_checker_g = 13.0", "differ by only 0 g"),
+    ("[sensors.mcu]\ncolour_by = 'mass'\nmass_tolerance_g = 0.5", r"must exceed twice mass_tolerance_g \(0.5\)"),
 ])
 def test_the_mcu_table_is_checked_too(tmp_path, toml, message):
     path = tmp_path / "board.toml"

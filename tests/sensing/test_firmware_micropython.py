@@ -35,6 +35,9 @@ def firmware_folder(tmp_path, pins_low=(), maintenance_flag=False):
         shutil.copy(FIRMWARE_DIR / name, tmp_path / name)
     shutil.copytree(FIRMWARE_DIR / "tavli_mcu", tmp_path / "tavli_mcu")
     shutil.copy(FAKE_MACHINE, tmp_path / "machine.py")
+    # The fake machine has load cells and no Hall sensors: the board tells colour by mass here.
+    config = tmp_path / "board_config.py"
+    config.write_text(config.read_text().replace("COLOUR_BY = 'magnet'", "COLOUR_BY = 'mass'"))
     raw = [0] * CHANNELS
     raw[0] = 2 * 16 * COUNTS_PER_GRAM           # two white checkers on point 1
     raw[23] = 5 * 17 * COUNTS_PER_GRAM          # five black on point 24

@@ -1,5 +1,7 @@
 """Frames with a good CRC that cannot be true of this board: each is dropped as a counted fault with a
 reason (`FramesDropped`), never an exception, never a reading that reaches a verdict."""
+import dataclasses
+
 import pytest
 
 from firmware_host.sensing import protocol as p
@@ -12,9 +14,9 @@ CONFIG = load_sensing_config()
 CHANNELS = CONFIG.sensors.channels
 
 
-def connected_sensor():
+def connected_sensor(config=CONFIG):
     events = []
-    sensor = BoardSensor(CONFIG, events.append, ManualClock())
+    sensor = BoardSensor(config, events.append, ManualClock())
     s = CONFIG.sensors
     hello = p.Hello(0, p.PROTOCOL_VERSION, (1, 0, 0), b"TESTTEST", 1, p.HelloReason.REQUESTED,
                     CHANNELS.channel_count, s.scan_hz, s.debounce_scans, s.snapshot_interval_ms, s.heartbeat_ms)
@@ -51,13 +53,19 @@ def test_a_snapshot_with_more_than_a_colours_checkers_on_one_channel_is_a_counte
     assert isinstance(dropped, FramesDropped) and "reads (200, 0), a colour has 15" in dropped.reason
 
 
-def test_more_checkers_of_a_colour_than_a_side_has_is_a_sensor_fault_and_no_board_change():
-    sensor, events = connected_sensor()
+def colour_by(scheme: str):
+    return dataclasses.replace(CONFIG, sensors=dataclasses.replace(
+        CONFIG.sensors, mcu=dataclasses.replace(CONFIG.sensors.mcu, colour_by=scheme)))
+
+
+@pytest.mark.parametrize("scheme, reason", [("mass", "45 white checkers"), ("magnet", "45 checkers on the board")])
+def test_more_checkers_of_a_colour_than_a_side_has_is_a_sensor_fault_and_no_board_change(scheme, reason):
+    sensor, events = connected_sensor(colour_by(scheme))
     counts = [(0, 0)] * CHANNELS.channel_count
     for point in (1, 2, 3):
         counts[CHANNELS.channel_of(f"point:{point}")] = (15, 0)
     sensor.received(p.encode(p.Snapshot(1, 0, tuple(counts))), 0.1)
     sensor.tick(0.9)                      # past the quiet time, the link still up
     assert [type(event) for event in events if not isinstance(event, FramesDropped)] == [SensorFault]
-    assert events[0].kind is FaultKind.TOO_MANY and "45 white checkers" in events[0].reason
+    assert events[0].kind is FaultKind.TOO_MANY and reason in events[0].reason
     assert not [event for event in events if isinstance(event, BoardChanging)]

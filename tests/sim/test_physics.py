@@ -121,7 +121,10 @@ def test_a_resting_finger_wavers():
     assert (forces.max(axis=1) - forces.min(axis=1)).min() > 0.3
 
 
-CONFIG = load_sensing_config()
+SHIPPED = load_sensing_config()
+# The old scheme, colour by mass (the board file's default is colour by magnet, MAGNET below).
+CONFIG = dataclasses.replace(SHIPPED, sensors=dataclasses.replace(
+    SHIPPED.sensors, mcu=dataclasses.replace(SHIPPED.sensors.mcu, colour_by="mass")))
 
 
 def stacks_of(counts):
