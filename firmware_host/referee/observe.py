@@ -85,8 +85,9 @@ def unstacked(steps: tuple[Step, ...], board: Reading, target: Position | None =
     """`steps` from `board` reordered so that no checker is put on a point that still holds the other
     colour (magnet sensors see only the bottom of such a stack) unless `target` has the other colour
     pinned there (a pinning game's board during play). Where every step waits for another (two colours
-    need each other's points cleared first), a checker is parked first on an empty point no waiting
-    checker of the other colour needs, or on its own bar if there is none."""
+    need each other's points cleared first, or a checker to be pinned under one that lies there already),
+    a checker is parked first on an empty point no waiting checker of the other colour needs, or on its
+    own bar if there is none."""
     counts = {color: dict(sides) for color, sides in board.counts().items()}
     left, ordered = list(steps), []
     while left:
@@ -118,9 +119,10 @@ def _observable(step: Step, counts: dict[Color, dict[str, int]], target: Positio
 def _parking(left: list[Step], counts: dict[Color, dict[str, int]], target: Position | None) -> Step:
     """A checker parked out of the way when every step in `left` waits: the checker of a waiting step
     that stands where the other colour waits to go (two colours that need each other's points), or else
-    the top checker on a point where the target pins a waiting step's checker under the other colour. It goes to the nearest empty point no waiting step of the other colour goes to, or to its
-    own bar if there is none, and the step that takes it on from there joins `left`. With neither, the
-    first step as it is."""
+    the top checker on a point where the target pins a waiting step's checker under the other colour.
+    It goes to the nearest empty point no waiting step of the other colour goes to, or to its own bar if
+    there is none, and the step that takes it on from there joins `left`. With neither, the first step
+    as it is."""
     wanted = {(s.color, s.destination) for s in left}
     blocking = next((s for s in left if s.origin.isdigit() and (s.color.opponent, s.origin) in wanted), None)
     if blocking is not None:
