@@ -531,11 +531,11 @@ class SoakPlayers(Players):
             self.figures.problem(f"a press on an incomplete play committed {self.demo.commits[-1].play}")
 
     def bump(self, seen: Seen) -> None:
-        """A sleeve knocks the top checker of a point onto the next point; it is put back before the board
-        is read (on top again: a pinned checker under a stack stays pinned)."""
+        """A sleeve knocks a checker off the top of a point onto the next point; it is put back before the
+        board is read (on top again: a pinned checker under a stack stays pinned)."""
         demo, board = self.demo, self.demo.board
-        origin = self.random.choice([n for n in range(1, 25) if board.top(n) is not None])
-        colour = board.top(origin)
+        colour = self.random.choice(("white", "black"))
+        origin = self.random.choice([n for n in range(1, 25) if board.top(n) == colour])
         neighbour = origin + 1 if origin < 24 else origin - 1
         board.slide(origin, neighbour, colour)
         demo.advance(self.random.uniform(0.03, 0.2))
