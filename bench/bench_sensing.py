@@ -96,7 +96,7 @@ def bench_live(seconds: float) -> dict:
             latencies = []
             for index in range(10):
                 lifted_at = time.monotonic()
-                sim.stdin.write(f"lift 13 white\n" if index % 2 == 0 else "place 13\n")
+                sim.stdin.write("lift 13 white\n" if index % 2 == 0 else "place 13\n")
                 sim.stdin.flush()
                 wait_for(events, BoardChanging, 5)
                 latencies.append(time.monotonic() - lifted_at)

@@ -19,7 +19,7 @@ from firmware_host.referee.steps import (Step, counts_of, differing_locations, p
                                          steps_between)
 from firmware_host.referee.tree import Seen, StageTree, TreeState
 from firmware_host.referee.whole_cascade import WholeCascade
-from firmware_host.rules.plays import BAR, OFF, GameResult, Move, Node, Play, Turn
+from firmware_host.rules.plays import BAR, OFF, Node, Play, Turn
 from firmware_host.rules.position import (BLACK, CHECKERS, WHITE, Color, Position, PositionError,
                                           parse_board)
 from firmware_host.rules.variants import Capture, Rules
@@ -295,7 +295,6 @@ class Referee:
         if fault is not None:
             return Verdict("fault", fault=fault)
         board = self._seen(reading)
-        mover, opponent = self.frame.mover, self.frame.mover.opponent
         lifted = {c: CHECKERS - reading.total(c) for c in (WHITE, BLACK)}
         if any(lifted.values()):
             return self._in_hand(reading, board, lifted)

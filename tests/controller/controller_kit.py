@@ -6,7 +6,6 @@ import random
 from dataclasses import dataclass, field
 
 from firmware_host.controller import Controller, Orientation, Timings
-from firmware_host.controller.orientation import laid_out
 from firmware_host.hw import DiceHeld, DicePressed, ScriptedDice
 from firmware_host.journal import Journal, Kind
 from firmware_host.leds.scene import DiceSignal, Mark

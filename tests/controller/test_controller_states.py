@@ -5,7 +5,7 @@ import pytest
 from firmware_host.controller import Orientation, Timings
 from firmware_host.controller.controller import Controller, Judged
 from firmware_host.hw.dice import SeededDice
-from firmware_host.hw import Beep, DiceButtonFreed, DiceButtonStuck, ScriptedDice
+from firmware_host.hw import Beep, DiceButtonFreed, DiceButtonStuck
 from firmware_host.journal import Kind
 from firmware_host.leds.scene import LOCATIONS, DiceSignal, Mark
 from firmware_host.rules import Position

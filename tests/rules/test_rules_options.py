@@ -12,7 +12,7 @@ gulbara_protected_turns/scope T44-T47, gulbara_cascade_maximize T48, gulbara_rem
 import pytest
 
 from firmware_host.rules import WHITE, GameResult, Position, Rules, RulesError, legal_plays
-from rules_kit import after, describe, finals, outcomes, pos
+from rules_kit import describe, finals, outcomes, pos
 
 # -- defaults: the flag table of dossier §5 ------------------------------------------------------------
 

@@ -5,7 +5,7 @@ position or a sensor reading)."""
 import pytest
 from hypothesis import HealthCheck, given, settings, strategies as st
 
-from firmware_host.rules import BLACK, WHITE, Position, PositionError, RulesError, legal_plays
+from firmware_host.rules import BLACK, WHITE, PositionError, RulesError, legal_plays
 from rules_kit import (ALL_VARIANTS, HITTING, PINNING, describe, model_outcomes, pos, replay, route)
 
 OPTIONS = {

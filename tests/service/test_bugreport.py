@@ -20,8 +20,8 @@ def contents(bundle) -> dict[str, str]:
 
 def test_the_bundle_holds_config_log_journal_and_the_last_minute_of_frames(tmp_path):
     config = tmp_path / "config.toml"
-    config.write_text(f'[journal]\npath = "journal.sqlite3"\n[logging]\nfile = "log/t.log"\nbackups = 2\n'
-                      f'raw_frames_dir = "raw"\n')
+    config.write_text('[journal]\npath = "journal.sqlite3"\n[logging]\nfile = "log/t.log"\nbackups = 2\n'
+                      'raw_frames_dir = "raw"\n')
     (tmp_path / "log").mkdir()
     (tmp_path / "log" / "t.log.1").write_text("older line\n")
     (tmp_path / "log" / "t.log").write_text("newest line\n")

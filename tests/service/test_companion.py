@@ -1,7 +1,6 @@
 """The companion socket of the service (docs/companion-protocol.md): snapshots on every change, checked
 commands, and a referee that a slow, silent or dead client costs nothing."""
 import json
-import os
 import socket
 import threading
 import time
