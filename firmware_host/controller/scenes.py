@@ -30,11 +30,13 @@ def led(orientation: Orientation, location: str, colour: Color) -> str | None:
 
 def fault_leds(location: str | None) -> tuple[str, ...]:
     """The LED locations that show a sensing fault at a sensing location (None: everything)."""
-    if location is None or location == "reserve":
+    if location is None or location.partition(":")[0] == "reserve":
         # A reserve tray has no LED of its own: the whole board says "do not trust the sensors".
         return LOCATIONS
     if location.startswith("point:"):
         return (location.partition(":")[2],)
+    if location in LOCATIONS:   # one channel's half of the bar or tray ("off:black"): its own LEDs
+        return (location,)
     return _FAULT_LEDS[location]
 
 
