@@ -12,7 +12,7 @@ from functools import lru_cache
 from itertools import accumulate
 from operator import ge
 
-from firmware_host.rules.plays import OFF
+from firmware_host.rules.plays import HOME, OFF
 
 
 def checkers_to_move(start: tuple[int, ...], board: tuple[int, ...]) -> int:
@@ -47,15 +47,23 @@ def may_reach(start: tuple[int, ...], board: tuple[int, ...], dice: tuple[int, .
         return False
     gained = sum(i * (want - have) for i, (have, want) in enumerate(zip(start, board)))
     borne_off = board[OFF] - start[OFF]
+    # Checkers only move forward, so the rearmost one never stood behind the board's. Bearing
+    # off needs every checker in the home board (rules.md); a die larger than needed bears off
+    # only from the highest occupied point, at or behind the board's rearmost checker, so a
+    # die `v` wastes at most `v - overshoot_from` pips.
+    rearmost = next((p for p in range(1, OFF) if board[p]), OFF - 1)
+    if borne_off and rearmost < HOME.start:
+        return False
+    overshoot_from = OFF - rearmost
     for k, pips in enumerate(accumulate(dice, initial=0)):
         if stop is not None and k < len(dice) and dice[k] not in stop:
             continue
-        # Each checker borne off takes a die of its own, and one larger than needed wastes all
-        # but the one pip it must at least cover. Bearing off, that leaves the fit loose while
-        # the trees are small (few checkers, all in the home board): the pips are enough then.
+        # Each checker borne off takes a die of its own. Bearing off, the exact fit is left to
+        # the trees, which are small then (few checkers, all in the home board).
         if k < borne_off:
             continue
-        waste = sum(sorted(dice[:k])[k - borne_off:]) - borne_off if borne_off else 0
+        waste = sum(sorted(max(0, die - overshoot_from) for die in dice[:k])[k - borne_off:]) \
+            if borne_off else 0
         if gained <= pips <= gained + waste and (
                 borne_off or forward_fit(start, board, dice[:k], closed)):
             return True

@@ -10,6 +10,7 @@ from hypothesis import given, settings, strategies as st
 from firmware_host.referee.reach import checkers_to_move, forward_fit, may_reach
 
 OFF = 25
+HOME_START = 19
 
 
 @st.composite
@@ -24,16 +25,22 @@ def boards(draw):
 @st.composite
 def played(draw):
     """A start, a sequence of cascade dice and a board reached by playing a prefix of them, one
-    checker forward per die (a move past the end bears off)."""
+    checker forward per die. rules.md: bearing off when all 15 are in the home board (19 to 24
+    here); an exact die bears off from its point, a larger die from the highest occupied point
+    only."""
     start = draw(boards())
     low = draw(st.integers(1, 6))
     dice = tuple(d for d in range(low, 7) for _ in range(4))
     used = draw(st.integers(0, len(dice)))
     board = list(start)
     for die in dice[:used]:
-        origin = draw(st.sampled_from([p for p in range(1, OFF) if board[p]] or [OFF]))
-        if origin == OFF:
-            break  # everything is off: the rest of the dice are lost
+        occupied = [p for p in range(1, OFF) if board[p]]
+        bearing_off = all(p >= HOME_START for p in occupied)
+        movable = [p for p in occupied if p + die < OFF
+                   or bearing_off and (p + die == OFF or p == occupied[0])]
+        if not movable:
+            break  # nothing can move this die: the turn ends there
+        origin = draw(st.sampled_from(movable))
         board[origin] -= 1
         board[min(origin + die, OFF)] += 1
     return start, dice, used, tuple(board)
@@ -85,3 +92,29 @@ def test_with_the_dice_that_cannot_move_the_turn_must_be_able_to_end_at_the_boar
     assert may_reach(start, board, (3,) * 4)
     assert not may_reach(start, board, (3,) * 4, stop=frozenset())
     assert may_reach(start, board, (3,) * 4, stop=frozenset({3}))
+
+
+def _frame(**counts: int) -> tuple[int, ...]:
+    """A frame board from `p19=5, off=9`-style counts."""
+    board = [0] * 26
+    for name, n in counts.items():
+        board[OFF if name == "off" else int(name[1:])] = n
+    return tuple(board)
+
+
+def test_bearing_off_waits_for_every_checker_in_the_home_board():
+    """rules.md: bearing off when all 15 are in the home board. A checker still outside it at
+    the end was outside all the turn (checkers only move forward), so none was borne off."""
+    start, board = _frame(p10=1, p20=1, off=13), _frame(p10=1, off=14)
+    assert checkers_to_move(start, board) == 0
+    assert not may_reach(start, board, (5,) * 4)
+    assert may_reach(_frame(p19=1, p20=1, off=13), _frame(p19=1, off=14), (5,) * 4)
+
+
+def test_a_larger_die_bears_off_only_from_the_highest_point():
+    """rules.md: a larger die bears off from the highest occupied point only. With a checker
+    left on 19 (six from the end) no six is larger than needed, so no pip is wasted: the checker
+    on 24 cannot have been borne off by a six."""
+    assert not may_reach(_frame(p19=5, p24=1, off=9), _frame(p19=5, off=10), (6,) * 4)
+    # The checker on 22 is the highest: a six bears it off, three pips wasted.
+    assert may_reach(_frame(p22=1, p24=1, off=13), _frame(p24=1, off=14), (6,) * 4)
