@@ -21,8 +21,13 @@ BEARING_OFF = pos("gulbara", {6: 3, 5: 2, 4: 2}, {14: 4, 16: 4, 18: 2}, rolls=(9
 BLOCKED = pos("gulbara", {8: 2, 3: 2, 2: 1}, {14: 4, 5: 1, 7: 1}, rolls=(5, 5))
 TWO_RUNNERS = pos("gulbara", {10: 1, 8: 1}, {14: 13, 16: 2}, rolls=(2, 2))
 BLACK_HOME = pos("gulbara", {2: 4, 7: 4, 9: 2}, {15: 2, 14: 3, 17: 2}, turn="black", rolls=(4, 3))
+# Bearing off by the rule text (rules.md: when all 15 are in the home board; a larger die only
+# from the highest occupied point), which bounds the referee's search: a larger die wasting pips,
+# and a last checker outside the home board holding every other back.
+LARGER_DICE = pos("gulbara", {6: 1, 3: 2, 2: 1, 1: 1}, {14: 4, 16: 4, 18: 2}, rolls=(9, 9))
+LAST_OUTSIDE = pos("gulbara", {9: 1, 5: 2, 2: 2}, {14: 4, 16: 4, 18: 2}, rolls=(9, 9))
 POSITIONS = {"bearing_off": BEARING_OFF, "blocked": BLOCKED, "two_runners": TWO_RUNNERS,
-             "black_home": BLACK_HOME}
+             "black_home": BLACK_HOME, "larger_dice": LARGER_DICE, "last_outside": LAST_OUTSIDE}
 ROLLS = [(d, d) for d in range(1, 7)]
 
 
