@@ -51,7 +51,7 @@ def may_reach(start: tuple[int, ...], board: tuple[int, ...], dice: tuple[int, .
     # off needs every checker in the home board (rules.md); a die larger than needed bears off
     # only from the highest occupied point, at or behind the board's rearmost checker, so a
     # die `v` wastes at most `v - overshoot_from` pips.
-    rearmost = next((p for p in range(1, OFF) if board[p]), OFF - 1)
+    rearmost = next((p for p in range(OFF) if board[p]), OFF - 1)  # the bar (0) first
     if borne_off and rearmost < HOME.start:
         return False
     overshoot_from = OFF - rearmost
