@@ -118,3 +118,19 @@ def test_a_larger_die_bears_off_only_from_the_highest_point():
     assert not may_reach(_frame(p19=5, p24=1, off=9), _frame(p19=5, off=10), (6,) * 4)
     # The checker on 22 is the highest: a six bears it off, three pips wasted.
     assert may_reach(_frame(p22=1, p24=1, off=13), _frame(p24=1, off=14), (6,) * 4)
+
+
+def test_a_die_that_bears_no_checker_off_moves_one_at_least_that_far():
+    """Fours from 22, 22 and 24 (three, three and one from the end): a four moves none of them on
+    the board, so each four played bears one off. Two fours cannot leave two checkers on 24 with
+    only one borne off, though the pips would fit (a four bearing off from 24 wastes three)."""
+    assert not may_reach(_frame(p22=2, p24=1, off=12), _frame(p24=2, off=13), (4,) * 4)
+    assert may_reach(_frame(p22=2, p24=1, off=12), _frame(p24=1, off=14), (4,) * 4)
+
+
+def test_a_checker_ahead_of_the_rearmost_is_borne_off_only_by_an_exact_die():
+    """rules.md: a larger die bears off from the highest occupied point only. The checker on 23
+    (two from the end) never is the highest while one stays on 22, so only a two (or ones) can
+    bear it off: with fours, 20/22 and 23/off cannot be played, though one four has the pips."""
+    assert not may_reach(_frame(p20=1, p23=1, off=13), _frame(p22=1, off=14), (4,) * 4)
+    assert may_reach(_frame(p20=1, p23=1, off=13), _frame(p22=1, off=14), (1,) * 4 + (2,) * 4)
