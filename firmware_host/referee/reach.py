@@ -58,34 +58,41 @@ def may_reach(start: tuple[int, ...], board: tuple[int, ...], dice: tuple[int, .
     if borne_off and rearmost < HOME.start:
         return False
     overshoot_from = OFF - rearmost
-    # A die that does not bear a checker off moves one at least that far from the end further
-    # on, and leaves it on the board: a checker `x` from the end takes at most (x - 1) // w dice
-    # of w or more without being borne off. hops_of_at_least[w]: that, over `start`'s checkers.
-    hops_of_at_least = [0] + [sum(n * ((OFF - p - 1) // w) for p, n in enumerate(start[:OFF]))
-                              for w in range(1, 7)]
+    if borne_off:
+        # Bearing off, the exact fit (`forward_fit`) is left to the trees, which are small then
+        # (few checkers, all in the home board), and these counts bound the dice instead.
+        # A die that bears no checker off moves one at least that far on and leaves it on the
+        # board: a checker x from the end takes at most (x - 1) // w dice of w or more without
+        # being borne off. hops_of_at_least[w]: that over `start`'s checkers, plus the die of
+        # each one borne off.
+        hops_of_at_least = [0] + [borne_off + sum(n * ((OFF - p - 1) // w)
+                                                  for p, n in enumerate(start[:OFF]) if n)
+                                  for w in range(1, 7)]
+        # A checker ahead of the board's rearmost never is the highest, so it moves only by a
+        # die smaller than its distance from the end or one that bears it off exactly: each one
+        # leaving a point ahead of the board's rearmost takes a die smaller than the rearmost's
+        # distance.
+        leaving_ahead = sum(map(max, map(sub, start[rearmost + 1:OFF], board[rearmost + 1:OFF]),
+                                _ZEROS))
     at_least = [0] * 8  # dice of each value or more among the first k (none of 7)
-    # A checker ahead of the board's rearmost one never is the highest, so it moves only by a
-    # die smaller than its distance from the end, or one that bears it off exactly: every
-    # checker leaving a point ahead of the board's rearmost takes a die smaller than the
-    # rearmost's distance.
-    leaving_ahead = sum(map(max, map(sub, start[rearmost + 1:OFF], board[rearmost + 1:OFF]),
-                            _ZEROS))
     for k, pips in enumerate(accumulate(dice, initial=0)):
         if k:
             for w in range(1, dice[k - 1] + 1):
                 at_least[w] += 1
         if stop is not None and k < len(dice) and dice[k] not in stop:
             continue
+        if pips < gained:
+            continue
+        if not borne_off:
+            if pips == gained and forward_fit(start, board, dice[:k], closed):
+                return True
+            continue
         # Each checker borne off takes a die of its own.
-        if k < borne_off or any(at_least[w] > borne_off + hops_of_at_least[w] for w in range(1, 7)) \
+        if k < borne_off or any(at_least[w] > hops_of_at_least[w] for w in range(1, 7)) \
                 or k - at_least[min(overshoot_from, 7)] < leaving_ahead:
             continue
-        # Bearing off, the exact fit is left to the trees, which are small then (few checkers,
-        # all in the home board).
-        waste = sum(sorted(max(0, die - overshoot_from) for die in dice[:k])[k - borne_off:]) \
-            if borne_off else 0
-        if gained <= pips <= gained + waste and (
-                borne_off or forward_fit(start, board, dice[:k], closed)):
+        waste = sum(sorted(max(0, die - overshoot_from) for die in dice[:k])[k - borne_off:])
+        if pips <= gained + waste:
             return True
     return False
 
