@@ -572,12 +572,17 @@ class Controller:
             moves = self.last_play.play.moves
             pages += [RefereePage("replay_move", i, len(moves)) for i in range(len(moves))]
         self.best_play = None
-        if self.hints and self.referee is not None and not isinstance(self.referee, HeldReferee):
+        if isinstance(self.referee, HeldReferee):
+            # The bot's turn: the board is held to its one play, so that play is what is shown (hints
+            # or not: the lights show it anyway), and no other play of the roll is offered.
+            self.best_play = self.referee.play
+        elif self.hints and self.referee is not None:
             self.best_play = self.choose_play(self.referee.turn)
+        if self.best_play is not None:
             moves = self.best_play.moves
             pages += [RefereePage("best_play", i, len(moves)) for i in range(len(moves))]
         self.legal_plays = []
-        if self.referee is not None:
+        if self.referee is not None and not isinstance(self.referee, HeldReferee):
             try:
                 self.legal_plays = self.referee.turn.plays(limit=MOST_PLAYS_LISTED)
             except TooManyPlays:

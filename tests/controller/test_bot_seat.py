@@ -3,6 +3,7 @@ its play one checker move at a time, a person moves its checkers, and the refere
 that play; any other board is guided back. Driven in virtual time with the controller kit."""
 from __future__ import annotations
 
+import json
 import random
 
 import pytest
@@ -15,6 +16,7 @@ from firmware_host.journal import Kind
 from firmware_host.leds.scene import Mark
 from firmware_host.rules import WHITE, Color, Move, Play, Position, Turn
 from firmware_host.rules.match import MatchRules
+from firmware_host.rules.plays import Owed
 
 PORTES = MatchRules(sequence=("portes",), target=1)
 
@@ -221,3 +223,70 @@ def test_the_trained_bot_gives_the_hints_when_none_is_passed(tmp_path):
     best = TrainedChooser()(rig.controller.referee.turn)
     assert rig.controller.best_play == best
     assert [page.kind for page in rig.controller.referee_pages[:len(best.moves)]] == ["best_play"] * len(best.moves)
+
+
+# -- referee mode and hints on the bot's turn: its one play, never another -----------------------------
+
+@pytest.mark.parametrize("hints", [False, True])
+def test_referee_mode_on_the_bots_turn_shows_its_one_play_not_every_legal_play(tmp_path, hints):
+    """The referee holds the board to the bot's play: referee mode shows that play, move by move,
+    and lists no other play of the roll (with hints or without)."""
+    rig = white_bot_to_move(tmp_path, [6, 5, 6, 5, 3, 1], moves=("24/18", "13/8"))
+    rig.controller.hints = hints
+    rig.hold()
+    assert rig.state == "referee"
+    controller = rig.controller
+    assert [page.kind for page in controller.referee_pages] == ["best_play", "best_play"]
+    assert controller.best_play == controller.referee.play and controller.legal_plays == []
+    shown = []
+    for _ in range(2):
+        origin, destination = rig.marked(Mark.LAST_PLAY_ORIGIN), rig.marked(Mark.LAST_PLAY_DESTINATION)
+        shown.append((unified(rig.orientation, origin.pop()), unified(rig.orientation, destination.pop())))
+        assert not rig.marked(Mark.LEGAL_DESTINATION) and rig.scene.dice == (6, 5)
+        rig.press()
+    assert shown == [("24", "18"), ("13", "8")]
+    entered = [record for record in rig.records(Kind.REFEREE) if record["action"] == "enter"][-1]
+    assert entered["plays_listed"] == 0 and entered["pages"] == 2
+    rig.hold()
+    assert rig.state == "moving" and shown_move(rig) == ("24", "18")
+
+
+def test_referee_mode_after_the_persons_play_replays_it_then_shows_the_bots_play(tmp_path):
+    """Black, a person, has played; White, the bot, has rolled: the replay of Black's play, then the
+    bot's play, then the restore of Black's play."""
+    rig = Rig(tmp_path, [1, 2, 3, 1, 6, 5], match=PORTES, bots=[WHITE], choose_play=fixed_play(("24/18", "18/13")))
+    rig.to_moving()
+    assert rig.controller.position.turn is Color.BLACK
+    rig.show(rig.board.move("1", "4", "black").move("4", "5", "black"))
+    rig.press()
+    assert rig.controller.position.turn is WHITE and rig.controller.dice == (6, 5)
+    rig.hold()
+    assert [page.kind for page in rig.controller.referee_pages] == \
+        ["replay_move", "replay_move", "best_play", "best_play", "restore"]
+
+
+@pytest.mark.parametrize("variant, seed", [("portes", 5), ("plakoto", 6), ("gulbara", 7)])
+def test_hint_on_the_bots_turn_offers_the_play_the_bot_makes(tmp_path, capsys, variant, seed):
+    """`tavli-board hint` asked about the bot's roll ranks first the very play the referee holds the
+    board to (Gul Bara's cascades included), so no hint contradicts the bot."""
+    from firmware_host.cli import main
+    rig = Rig(tmp_path, match=MatchRules(sequence=(variant,), target=1), dice_source=SeededDice(seed),
+              bots=[WHITE, Color.BLACK])
+    controller = rig.controller
+    compared = 0
+    while compared < 12 and rig.state != "match_over":
+        if rig.state == "setup":
+            rig.start_game()
+        elif rig.state == "moving":
+            if not isinstance(controller.dice, Owed):   # hint asks about a roll (the game's default rules)
+                path = tmp_path / "position.json"
+                path.write_text(controller.position.to_json_text())
+                assert main(["hint", "--position", str(path), "--dice", *map(str, controller.dice)]) == 0
+                best = json.loads(capsys.readouterr().out)["plays"][0]
+                assert best["moves"] == [move.to_json() for move in controller.referee.play.moves]
+                compared += 1
+            bot_plays_its_turn(rig)
+            rig.press()
+        else:
+            rig.press()
+    assert compared == 12
