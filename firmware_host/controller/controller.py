@@ -136,11 +136,10 @@ class Controller:
         referee mode shows a person the play `choose_play` would make, move by move."""
         self.sensing = Sensing(sensing)
         self.bots = frozenset(bots)
+        self.journaled_bots = self.bots                    # the seats as the journal last recorded them
         self.hints = hints
-        if (self.bots or hints) and choose_play is None:
-            from firmware_host.bot import TrainedChooser   # numpy, only where a seat is the bot's
-            choose_play = TrainedChooser()
         self.choose_play = choose_play
+        self._load_chooser()
         self.bot_moves_made = 0                            # a bot's turn: the moves of its play on the board
         self.journal = journal
         self.dice_source = dice
@@ -199,6 +198,20 @@ class Controller:
         self.orientation_journaled = True
         m.build_machine(self, initial=m.SETUP if resume is None else self._take_up(resume))
         self.scene = self._build_scene()
+
+    def _load_chooser(self) -> None:
+        """The trained bot as the chooser, where a seat or the hints need one and none was passed."""
+        if (self.bots or self.hints) and self.choose_play is None:
+            from firmware_host.bot import TrainedChooser   # numpy, only where a seat is the bot's
+            self.choose_play = TrainedChooser()
+
+    def seat_bots(self, bots: Iterable[Color]) -> None:
+        """The seats the bot plays from now on ([match] white / black applied while the service runs):
+        each side's next roll is played by its new seat; a turn already rolled is played out as it
+        began. The change is journaled with the first turn it applies to (a match not yet begun
+        records its seats as it starts)."""
+        self.bots = frozenset(bots)
+        self._load_chooser()
 
     def _take_up(self, resume: ResumeState) -> str:
         """Take up the journaled match: its rules, its score and its game under way (position, roll,
@@ -492,6 +505,9 @@ class Controller:
     def _start_turn(self, mover: Color, dice: tuple[int, ...]) -> None:
         self.position = self.position.with_turn(mover)
         self.dice, self.dice_since = dice, self.now
+        if self.bots != self.journaled_bots and self.match_id is not None:
+            self.journal.record_referee("seats", bots=sorted(color.value for color in self.bots))
+            self.journaled_bots = self.bots
         if mover in self.bots:
             self.referee = HeldReferee(self.position, dice, self.rules, self.choose_play)
             log.info("the bot plays %s for %s: %s", dice, mover.value, self.referee.play)
@@ -607,6 +623,7 @@ class Controller:
         self.orientation = detect(self.sensed, self.position)
         if self.match_id is None:
             self.match_id = self.journal.start_match(self.match.rules, bots=self.bots)
+            self.journaled_bots = self.bots
         self.journal.start_game(self.variant, self.rules, starter=self.starter, position=self.position,
                                 orientation=self.orientation.value)
         self.opening_dice = None

@@ -202,11 +202,13 @@ DEMO_PIN = "1234"   # the demo's settings PIN, printed at its start (a real boar
 
 def write_companion_config(folder: Path, settings: Settings) -> Path:
     """The demo's configuration file, so that the companion can show and change its settings: the
-    simulated board, the journal and socket in `folder`, the web port and the demo's PIN."""
+    simulated board, the match and its bot seats, the journal and socket in `folder`, the web port
+    and the demo's PIN."""
     path = folder / "config.toml"
     path.write_text(tomli_w.dumps({
         "hardware": "simulated",
-        "match": {"sequence": list(settings.match.sequence), "target": settings.match.target},
+        "match": {"sequence": list(settings.match.sequence), "target": settings.match.target,
+                  **{color.value: "bot" for color in settings.bots}},
         "journal": {"path": str(folder / "journal.sqlite3")},
         "logging": {"file": str(folder / "tavli-board.log"), "raw_frames_dir": str(folder / "raw")},
         "web": {"socket": str(folder / "companion.sock"), "host": "127.0.0.1", "port": settings.web_port,

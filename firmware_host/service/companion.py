@@ -40,6 +40,7 @@ from firmware_host.controller import machine as m
 from firmware_host.hw.events import DiceHeld, DicePressed
 from firmware_host.leds.render import Renderer
 from firmware_host.rules.plays import Owed, dice_text
+from firmware_host.rules.position import Color
 from firmware_host.sensing.events import (BoardStable, FramesDropped, LinkLost, LinkSilent, LinkUp, McuReset,
                                           SelfTestResult, SensorFault, event_json)
 from firmware_host.service.status import status_line
@@ -105,6 +106,7 @@ def snapshot(controller: Controller, link: LinkFacts, palette: str) -> dict[str,
                        "points": game.result.points, "reason": game.result.reason} for game in match.games],
             "winner": None if match.winner is None else match.winner.value,
         },
+        "seats": {color.value: "bot" if color in controller.bots else "person" for color in (Color.WHITE, Color.BLACK)},
         "game": {"number": len(match.games) + (0 if controller.state in (m.GAME_OVER, m.MATCH_OVER) else 1),
                  "variant": controller.variant, "rules": controller.rules.to_json()},
         "position": controller.position.to_json(),
@@ -254,6 +256,7 @@ class Commands:
         old_values = {setting.key: setting.value for setting in self.config.settings()}
         changed = sorted(setting.key for setting in new.settings() if old_values.get(setting.key) != setting.value)
         controller.match_rules, controller.rules_for = new.match_rules, new.rules_for
+        controller.seat_bots(new.bots)
         self.loop.renderer = Renderer.from_config(new.leds)
         self.config = new
         restart = [key for key in changed if not key.startswith(LIVE_SETTINGS)]
@@ -335,7 +338,7 @@ class Companion:
         key = (controller.state, controller.scene, controller.sensed, controller.changing, controller.verdict,
                controller.position, controller.match, controller.dice, controller.referee_page,
                len(controller.sensor_faults), controller.stuck_button_down, self.link.up, self.link.hello,
-               len(self.link.faults), self.link.selftest, id(self.commands.config))
+               len(self.link.faults), self.link.selftest, id(self.commands.config), controller.bots)
         if key == self._key:
             return
         self._key = key

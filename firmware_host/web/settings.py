@@ -4,8 +4,8 @@ parser and written atomically.
     form = settings_form(config)                  # every editable value, with its explanation and default
     new_config = save_settings(path, changes)     # ConfigError (the parser's message): nothing written
 
-Only these settings can be changed here: the match (preset or games, target), every house rule per
-game, LED brightness and palette, and the sensor and button timings. Everything else of the file
+Only these settings can be changed here: the match (preset or games, target), who plays each side
+(a person or the bot), every house rule per game, LED brightness and palette, and the sensor and button timings. Everything else of the file
 (the hardware, paths, the PIN) is kept as it is. The file is rewritten whole from its parsed TOML
 (comments are not kept), through a temporary file, fsync and rename: a power cut leaves the old file
 or the new one, never half of one.
@@ -20,15 +20,15 @@ from typing import Any, Mapping
 
 import tomli_w
 
-from firmware_host.config import Config, ConfigError, Problem, parse_config
+from firmware_host.config import SEATS, Config, ConfigError, Problem, parse_config
 from firmware_host.hw.boardfile import BoardFileError, read_board_file
 from firmware_host.leds.palette import PALETTES
-from firmware_host.rules import GAME_OPTIONS, VARIANTS, Rules
+from firmware_host.rules import GAME_OPTIONS, VARIANTS, Color, Rules
 from firmware_host.rules.match import PRESETS
 
 # table -> the keys of it a browser may set
 EDITABLE: Mapping[str, tuple[str, ...]] = {
-    "match": ("sequence", "target"),
+    "match": ("sequence", "target", "white", "black"),
     "leds": ("brightness", "palette"),
     "sensors": ("quiet_ms", "grace_ms"),
     "button": ("hold_ms",),
@@ -37,6 +37,9 @@ EXPLAINED = {
     "match.sequence": "The games of a match, in turn: a preset (" + ", ".join(PRESETS) + "), one game, or games "
                       "separated by commas.",
     "match.target": "Points that win the match.",
+    "match.white": "Who plays White: a person, or the bot (the lights show its play one checker move at a time for "
+                   "a person to make, and the referee holds the board to it). From White's next roll.",
+    "match.black": "Who plays Black: a person, or the bot. From Black's next roll.",
     "leds.brightness": "How bright the LEDs are, from 0.01 to 1 (the supply's current cap still applies).",
     "leds.palette": "The LED colours: standard, or colour-blind (told apart with any common colour-vision deficiency).",
     "sensors.quiet_ms": "How long the board must stand still before it is judged (ms).",
@@ -64,13 +67,14 @@ def settings_form(config: Config) -> dict[str, Any]:
     values = {
         "match.sequence": preset or ",".join(sequence),
         "match.target": config.match_rules.target,
+        **{f"match.{color.value}": "bot" if color in config.bots else "person" for color in (Color.WHITE, Color.BLACK)},
         "leds.brightness": config.leds.brightness,
         "leds.palette": config.leds.palette,
         "sensors.quiet_ms": config.sensing.sensors.quiet_ms,
         "sensors.grace_ms": config.sensing.sensors.grace_ms,
         "button.hold_ms": round(config.pins.button.hold_s * 1000),
     }
-    choices = {"leds.palette": list(PALETTES)}
+    choices = {"leds.palette": list(PALETTES), "match.white": list(SEATS), "match.black": list(SEATS)}
     general = [{"key": key, "value": value, "explanation": EXPLAINED[key],
                 **({"choices": choices[key]} if key in choices else {})} for key, value in values.items()]
     games = []

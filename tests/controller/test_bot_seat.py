@@ -14,6 +14,7 @@ from firmware_host.controller import Orientation
 from firmware_host.hw.dice import SeededDice
 from firmware_host.journal import Kind
 from firmware_host.leds.scene import Mark
+from firmware_host.referee.held import HeldReferee
 from firmware_host.rules import WHITE, Color, Move, Play, Position, Turn
 from firmware_host.rules.match import MatchRules
 from firmware_host.rules.plays import Owed
@@ -290,3 +291,44 @@ def test_hint_on_the_bots_turn_offers_the_play_the_bot_makes(tmp_path, capsys, v
         else:
             rig.press()
     assert compared == 12
+
+
+# -- seats changed while the service runs (the companion's settings) -------------------------------
+
+def test_a_seat_given_to_the_bot_plays_from_that_sides_next_roll_and_is_journaled(tmp_path):
+    """White, a person, is moving when Black's seat goes to the bot: White's turn is played out as
+    a person's; Black's next roll is the bot's, held to its play; the journal says so with that turn."""
+    rig = Rig(tmp_path, [6, 5, 6, 5, 3, 1, 2, 1], match=PORTES, choose_play=fixed_play(("1/4", "1/2")))
+    rig.to_moving()
+    assert rig.controller.position.turn is WHITE
+    rig.controller.seat_bots({Color.BLACK})
+    assert not isinstance(rig.controller.referee, HeldReferee) and not rig.marked(Mark.TAKE_FROM)
+    rig.show(rig.board.move("13", "7", "white").move("13", "8", "white"))   # not what any bot would hold
+    assert rig.controller.verdict.kind == "complete"
+    rig.press()
+    assert rig.controller.position.turn is Color.BLACK and isinstance(rig.controller.referee, HeldReferee)
+    assert shown_move(rig) == ("1", "4")
+    seats = [record for record in rig.records(Kind.REFEREE) if record["action"] == "seats"]
+    assert seats == [{"action": "seats", "bots": ["black"]}]
+    bot_plays_its_turn(rig)
+    rig.controller.seat_bots(())                                             # back to a person
+    rig.press()
+    assert rig.controller.position.turn is WHITE and not isinstance(rig.controller.referee, HeldReferee)
+    assert [record["bots"] for record in rig.records(Kind.REFEREE) if record["action"] == "seats"] == [["black"], []]
+
+
+def test_a_seat_given_to_the_bot_loads_the_trained_bot_when_none_was_needed(tmp_path):
+    rig = Rig(tmp_path, [6, 5, 6, 5, 3, 1], match=PORTES)
+    assert rig.controller.choose_play is None
+    rig.controller.seat_bots({WHITE})
+    rig.to_moving()
+    assert rig.controller.referee.play == TrainedChooser()(rig.controller.referee.turn)
+
+
+def test_seats_set_before_the_first_game_are_the_match_started_records(tmp_path):
+    rig = Rig(tmp_path, [6, 5, 6, 5, 3, 1], match=PORTES, choose_play=fixed_play(("24/18", "18/13")))
+    rig.controller.seat_bots({WHITE})
+    rig.to_moving()
+    assert rig.records(Kind.MATCH_STARTED)[0]["bots"] == ["white"]
+    assert not [record for record in rig.records(Kind.REFEREE) if record["action"] == "seats"]
+    assert isinstance(rig.controller.referee, HeldReferee)

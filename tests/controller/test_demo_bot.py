@@ -50,3 +50,14 @@ def test_the_demo_command_takes_the_bots_side(monkeypatch):
     assert main(["demo", "--match", "portes"]) == 0
     assert given == [{Color.WHITE, Color.BLACK}, frozenset()]
 
+
+
+def test_the_demos_config_file_keeps_its_bot_seat_for_the_companion(tmp_path):
+    """Settings saved in the companion are read back from this file: the `--bot` seat must be in it,
+    or the first save would hand the bot's side to a person."""
+    from firmware_host.config import load_config
+    from firmware_host.demo.rig import write_companion_config
+    settings = Settings(MatchRules(sequence="portes", target=3), out=io.StringIO(), web_port=8123,
+                        bots=frozenset({Color.WHITE}))
+    config = load_config(write_companion_config(tmp_path, settings))
+    assert config.bots == {Color.WHITE} and config.match_rules.target == 3

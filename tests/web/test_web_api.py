@@ -8,7 +8,8 @@ import time
 import pytest
 from web_kit import PIN, csrf_headers, write_config
 
-from firmware_host.rules import Position
+from firmware_host.config import load_config
+from firmware_host.rules import Color, Position
 
 
 def svg_counts(svg: str) -> dict[str, tuple[int, int]]:
@@ -139,6 +140,24 @@ def test_a_bad_setting_is_refused_with_the_parsers_message_and_a_good_one_writte
     [mother] = [rule for rule in plakoto["rules"] if rule["name"] == "mother_rule"]
     assert mother == {"name": "mother_rule", "value": False, "default": True, "kind": "bool",
                       "explanation": "Pinning the last checker on the opponent's start point ends the game."}
+
+
+def test_a_seat_goes_to_the_bot_and_back_from_the_settings_checked_persisted_and_shown_live(web, referee):
+    file_before = referee.config_path.read_bytes()
+    bad = web.post("/api/settings", headers=csrf_headers(web), json={"pin": PIN, "settings": {"match": {"white": "robot"}}})
+    assert bad.status_code == 422
+    assert bad.json()["error"] == f"{referee.config_path}: match.white: 'robot' is not valid; allowed: \"person\", \"bot\""
+    assert referee.config_path.read_bytes() == file_before and referee.controller.bots == frozenset()
+
+    for seat, bots in (("bot", {Color.BLACK}), ("person", set())):
+        answer = web.post("/api/settings", headers=csrf_headers(web), json={"pin": PIN, "settings": {"match": {"black": seat}}})
+        assert answer.status_code == 200, answer.text
+        assert answer.json() == {"saved": True, "applied": True, "changed": ["match.black"], "restart": [],
+                                 "restarting": False}
+        assert referee.controller.bots == bots and load_config(referee.config_path).bots == bots
+        assert f'black = "{seat}"' in referee.config_path.read_text()
+        wait_for(lambda: web.get("/api/snapshot").json()["seats"] == {"white": "person", "black": seat}, "the seats shown")
+        assert {s["key"]: s["value"] for s in web.get("/api/settings").json()["settings"]}["match.black"] == seat
 
 
 def test_history_lists_the_journals_matches_with_their_exports(web, referee):

@@ -3,6 +3,7 @@ config parser, the file replaced whole or not at all."""
 import pytest
 
 from firmware_host.config import ConfigError, load_config
+from firmware_host.rules import Color
 from firmware_host.web.settings import SettingsRefused, merged_document, save_settings, settings_form
 
 
@@ -49,3 +50,21 @@ def test_the_form_lists_every_house_rule_of_every_game_with_its_default_and_expl
     assert doubles["kind"] == "dice" and doubles["default"] == [3, 4, 6]
     assert {setting["key"] for setting in form["settings"]} >= {"match.sequence", "leds.brightness", "sensors.grace_ms"}
     assert form["pin_set"] is False
+
+
+def test_a_seat_is_chosen_person_or_bot_checked_by_the_parser_and_written_to_match(tmp_path):
+    path = tmp_path / "config.toml"
+    path.write_text('hardware = "simulated"\n[match]\nsequence = "portes"\n')
+    form = {setting["key"]: setting for setting in settings_form(load_config(path))["settings"]}
+    assert form["match.white"]["value"] == "person" and form["match.white"]["choices"] == ["person", "bot"]
+    assert "Who plays Black" in form["match.black"]["explanation"]
+    before = path.read_bytes()
+    for seat in ("robot", True, 1):
+        with pytest.raises(ConfigError, match=r"match.black: .* is not valid; allowed: .*person.*bot"):
+            save_settings(path, {"match": {"black": seat}})
+        assert path.read_bytes() == before
+    config = save_settings(path, {"match": {"black": "bot"}})
+    assert config.bots == {Color.BLACK}
+    reread = load_config(path)
+    assert reread.bots == {Color.BLACK} and reread.match_rules.sequence == ("portes",)
+    assert {setting["key"]: setting["value"] for setting in settings_form(reread)["settings"]}["match.black"] == "bot"
