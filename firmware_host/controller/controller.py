@@ -981,6 +981,15 @@ class Controller:
         return tuple(Step(s.color, _physical(orientation, s.origin), _physical(orientation, s.destination))
                      for s in steps)
 
+    def bot_steps(self) -> tuple[Step, ...]:
+        """The bot's turn: the moves of its play still to make, in physical points (the lights show
+        the first); else none."""
+        if not isinstance(self.referee, HeldReferee):
+            return ()
+        mover, orientation = self.position.turn, self.orientation
+        return tuple(Step(mover, _physical(orientation, move.origin), _physical(orientation, move.destination))
+                     for move in self.referee.play.moves[self.bot_moves_made:])
+
 
 def _journaled_play(journal: Any, match_id: int, last: PlayRecord) -> tuple[Position, tuple[int, ...]]:
     """From the journal: the position `last` was played from (the one held before it: a play's, a

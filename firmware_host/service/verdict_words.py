@@ -80,7 +80,12 @@ def verdict_words(controller: Controller, *, with_reasons: bool = True) -> dict[
     mover, roll = controller.position.turn, dice_text(controller.dice or ())
     kind = verdict.kind
     words: dict[str, Any] = {"kind": kind, "why": [], "steps": []}
-    if kind == "unchanged":
+    bot_steps = controller.bot_steps()
+    if bot_steps and kind in ("unchanged", "partial"):
+        moves = " ".join(str(move) for move in controller.referee.play.moves)
+        words["headline"] = f"The bot plays {mover}'s {roll}: {moves}; move its checkers as the lights show"
+        words["steps"] = [str(step) for step in bot_steps]
+    elif kind == "unchanged":
         words["headline"] = f"{mover} to play {roll}" + (": no legal move, press to pass" if controller.no_legal_move else "")
     elif kind == "partial":
         words["headline"] = f"{mover} has played part of {roll}: {dice_text(verdict.remaining)} still to play"

@@ -14,6 +14,7 @@ BODIES = {
   <div id="board" class="board-box" aria-live="polite"><p class="muted">Waiting for the referee&hellip;</p></div>
   <div class="side">
     <p id="status" class="status"></p>
+    <p id="seats" class="seats"></p>
     <div id="verdict" class="verdict">
       <h2 id="headline"></h2>
       <ul id="why"></ul>

@@ -9,7 +9,7 @@ from firmware_host.controller import Controller, Orientation, Timings
 from firmware_host.hw import DiceHeld, DicePressed, ScriptedDice
 from firmware_host.journal import Journal, Kind
 from firmware_host.leds.scene import DiceSignal, Mark
-from firmware_host.rules import Position, Rules, Turn
+from firmware_host.rules import Play, Position, Rules, Turn
 from firmware_host.rules.match import MatchRules
 from firmware_host.sensing.events import BoardChanging, BoardSettled, BoardStable
 from firmware_host.sensing.reading import BoardReading, SideReading
@@ -239,3 +239,13 @@ def play_whole_match(rig: Rig, seed: int, max_events: int = 20_000) -> MatchLog:
         else:
             raise AssertionError(f"the match stopped in {state}")
     raise AssertionError(f"the match did not end within {max_events} events")
+
+
+def fixed_play(moves: tuple[str, ...]):
+    """A chooser that plays the legal play with these moves, in this order (for a test that knows
+    the play)."""
+    def choose(turn: Turn) -> Play:
+        play = next(play for play in turn.plays() if sorted(map(str, play.moves)) == sorted(moves))
+        by_name = {str(move): move for move in play.moves}
+        return Play(tuple(by_name[name] for name in moves), play.position, play.result, play.remainder)
+    return choose

@@ -8,7 +8,7 @@ import random
 
 import pytest
 
-from controller_kit import Board, Rig
+from controller_kit import Board, Rig, fixed_play
 from firmware_host.bot import TrainedChooser
 from firmware_host.controller import Orientation
 from firmware_host.hw.dice import SeededDice
@@ -95,16 +95,6 @@ def test_a_whole_game_against_the_bot(tmp_path, seat):
     journaled = [record for record in rig.records(Kind.PLAY) if record["side"] == seat.value]
     assert [[move["from"] + "/" + move["to"] for move in record["moves"]] for record in journaled] == \
         [[f"{move.origin}/{move.destination}" for move in play.moves] for play in bot_plays]
-
-
-def fixed_play(moves: tuple[str, ...]):
-    """A chooser that plays the legal play with these moves, in this order (for a test that knows
-    the play)."""
-    def choose(turn: Turn) -> Play:
-        play = next(play for play in turn.plays() if sorted(map(str, play.moves)) == sorted(moves))
-        by_name = {str(move): move for move in play.moves}
-        return Play(tuple(by_name[name] for name in moves), play.position, play.result, play.remainder)
-    return choose
 
 
 def white_bot_to_move(tmp_path, dice, moves=("24/18", "18/13")) -> Rig:

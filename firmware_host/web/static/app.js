@@ -67,6 +67,10 @@ function showLive(snapshot, svg) {
   $("#board").innerHTML = svg;
   $("#board").dataset.seq = snapshot.seq;
   $("#status").textContent = snapshot.status;
+  const seats = snapshot.seats || {};
+  $("#seats").replaceChildren(...["white", "black"].map((side) =>
+    element("span", `${side[0].toUpperCase()}${side.slice(1)}: ${seats[side] === "bot" ? "the bot" : "a person"}`,
+            {class: `seat ${seats[side] || "person"}`, "data-side": side})));
   const verdict = snapshot.verdict;
   $("#headline").textContent = verdict ? verdict.headline : "";
   for (const [id, items] of [["#why", verdict ? verdict.why : []], ["#steps", verdict ? verdict.steps : []]]) {
