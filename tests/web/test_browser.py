@@ -23,12 +23,15 @@ webdriver = pytest.importorskip("selenium.webdriver", reason="selenium is not in
 
 from selenium.common.exceptions import StaleElementReferenceException  # noqa: E402
 from selenium.webdriver.common.by import By  # noqa: E402
-from selenium.webdriver.support.ui import WebDriverWait  # noqa: E402
+from selenium.webdriver.support.ui import Select, WebDriverWait  # noqa: E402
 
 from firmware_host.controller.orientation import Orientation, laid_out  # noqa: E402
+from firmware_host.controller.scenes import led  # noqa: E402
 from firmware_host.demo import Demo, Players, Settings  # noqa: E402
 from firmware_host.demo.rig import DEMO_PIN  # noqa: E402
+from firmware_host.journal import JournalReader, Kind  # noqa: E402
 from firmware_host.rules import Position  # noqa: E402
+from firmware_host.rules.plays import dice_text  # noqa: E402
 from firmware_host.rules.match import MatchRules  # noqa: E402
 
 DOCS = Path(__file__).resolve().parents[2] / "docs"
@@ -157,7 +160,6 @@ def test_a_bad_setting_shows_the_parsers_message_and_a_good_one_is_applied(demo,
     refused = settings_submit(browser, "500")
     assert f"{demo.config_file}: match.target: 500 is not valid; allowed: an integer from 1 to 99" in refused
     assert demo.config_file.read_bytes() == before and demo.loop.controller.match_rules.target == 3
-    browser.save_screenshot(str(shots / "companion-settings.png"))
     applied = settings_submit(browser, "7")
     assert applied.startswith("Saved and applied: match.target"), applied
     assert demo.loop.controller.match_rules.target == 7 and "target = 7" in demo.config_file.read_text()
@@ -180,3 +182,61 @@ def test_the_other_pages_show_the_match_history_and_status(demo, browser, shots)
     browser.find_element(By.CSS_SELECTOR, "#self-test-form button").click()
     wait(browser, lambda: "MCU self-test\npassed" in browser.find_element(By.ID, "status-facts").text,
          "the MCU's self-test result")
+
+
+def choose_seat(browser, demo, side: str, seat: str, target: str | None = None) -> str:
+    """A person sets "White"/"Black" to "bot" or "person" on the settings page and saves with the PIN
+    (with `target`, the match's target typed in too); returns the page's answer."""
+    browser.get(demo.web_url + "settings")
+    wait(browser, lambda: browser.find_elements(By.CSS_SELECTOR, f'#general [name="match.{side}"]'), "the form")
+    Select(browser.find_element(By.CSS_SELECTOR, f'#general [name="match.{side}"]')).select_by_value(seat)
+    original = browser.find_element(By.CSS_SELECTOR, '#general [name="match.target"]').get_attribute("data-original")
+    return settings_submit(browser, target or original)
+
+
+def test_a_person_gives_a_seat_to_the_bot_in_the_settings_and_the_bot_plays_its_turn(demo, browser, shots):
+    players = Players(demo, seed=11)
+    players.stunts.clear()
+    seen = players.play_until(lambda seen: seen.state == "moving" and seen.bot_play is None)
+    person, bot_side = seen.position.turn, seen.position.turn.opponent
+    # A bad value saved with the seat: the parser's message, and nothing changes (the seat neither).
+    before = demo.config_file.read_bytes()
+    browser.set_window_size(1100, 2000)     # the whole form in the picture
+    refused = choose_seat(browser, demo, bot_side.value, "bot", target="500")
+    assert "match.target: 500 is not valid; allowed: an integer from 1 to 99" in refused
+    assert demo.config_file.read_bytes() == before and demo.loop.controller.bots == frozenset()
+    browser.execute_script("window.scrollTo(0, 0)")
+    browser.save_screenshot(str(shots / "companion-settings.png"))
+    browser.set_window_size(1100, 900)
+    answer = choose_seat(browser, demo, bot_side.value, "bot")
+    assert answer == f"Saved and applied: match.{bot_side.value}.", answer
+    assert demo.loop.controller.bots == {bot_side}
+    assert f'{bot_side.value} = "bot"' in demo.config_file.read_text()
+    # The person's turn under way stays theirs; the bot's seat plays from its next roll.
+    browser.get(demo.web_url)
+    seat_text = f"{bot_side.value.capitalize()}: the bot"
+    wait(browser, lambda: seat_text in browser.find_element(By.ID, "seats").text, "the bot's seat on the live page")
+    assert f"{person.value.capitalize()}: a person" in browser.find_element(By.ID, "seats").text
+    seen = players.play_turn(demo.table.seen)
+    assert seen.state == "moving" and seen.position.turn is bot_side and seen.bot_play is not None
+    play = seen.bot_play
+    if play.moves:   # (a roll the bot cannot play at all is passed with a press)
+        moves = " ".join(str(move) for move in play.moves)
+        wait(browser, lambda: browser.find_element(By.ID, "headline").text.startswith(
+            f"The bot plays {bot_side.value}'s {dice_text(seen.dice)}: {moves}"), "the bot's play in words")
+        # The lights, drawn on the page: take from the first move's origin, put on its destination.
+        first = play.moves[0]
+        marks = {location: mark for location, (_, _, mark) in svg_groups(browser).items() if mark}
+        origin, destination = (led(seen.orientation, place, bot_side) for place in (first.origin, first.destination))
+        assert marks.get(origin) == "take-from" and marks.get(destination) == "put-on", marks
+    after = players.play_turn(seen)            # the players move the bot's checkers as the lights show, then press
+    assert after.position.turn is person
+    with JournalReader.open(demo.config.journal_path) as journal:
+        events = journal.match_events(journal.match_ids()[-1])
+    last_bot_play = [event.data for event in events if event.kind is Kind.PLAY and event.data["side"] == bot_side.value][-1]
+    assert [(move["from"], move["to"]) for move in last_bot_play["moves"]] == \
+        [(move.origin, move.destination) for move in play.moves]
+    assert [event.data["bots"] for event in events if event.kind is Kind.REFEREE and event.data["action"] == "seats"] \
+        == [[bot_side.value]]
+    assert choose_seat(browser, demo, bot_side.value, "person") == f"Saved and applied: match.{bot_side.value}."
+    assert demo.loop.controller.bots == frozenset()
