@@ -8,7 +8,9 @@ Every series alternates the bot's colour every game and the starter every two ga
 seat-and-start pairings equally often). Reported: the bot's win rate with Wilson's 95% interval,
 and its points per game (+ won, - lost, under the game's scoring) with the normal 95% interval.
 Goals: >= 95% of games against the random player, >= 70% against the heuristic, >= 40% against
-gnubg's 0-ply. Also: the bot's decision time (thread CPU) p50/p99 per variant; goal p99 < 50 ms.
+gnubg's 0-ply. Also: the bot's decision time (thread CPU) p50/p99 per variant; goal p99 < 50 ms;
+and of its Gul Bara cascades alone, also under the house rule gulbara_cascade_maximize =
+whole_cascade (reported as its own series, "gulbara/whole_cascade").
 
 GNU Backgammon (Debian's `gnubg`) runs as a child process with its Python scripting (`gnubg -t
 -q -p`): for each of its turns our side sends the position as gnubg's board arrays and the dice,
@@ -39,26 +41,35 @@ from firmware_host.rules import VARIANTS, WHITE, Color, Play, Position, Rules, T
 
 
 class TimedBot:
-    """The bot, with the thread CPU time of every decision recorded."""
+    """The bot, with the thread CPU time of every decision recorded (a cascade's also apart)."""
 
     def __init__(self, bot: Bot):
-        self.bot, self.times = bot, []
+        self.bot, self.times, self.cascade_times = bot, [], []
 
     def choose(self, turn: Turn, rng: random.Random) -> Play:
         start = time.thread_time()
         play = self.bot.choose(turn, rng)
-        self.times.append(time.thread_time() - start)
+        spent = time.thread_time() - start
+        self.times.append(spent)
+        if len(turn.stages) > 1:
+            self.cascade_times.append(spent)
         return play
 
-    def percentile_ms(self, fraction: float) -> float:
-        times = sorted(self.times)
-        return 1000 * times[min(len(times) - 1, int(fraction * len(times)))] if times else 0.0
+    def report(self) -> dict[str, float]:
+        """p50, p99 and max in ms of every decision, and of the cascades' (with their count)."""
+        report = {}
+        for prefix, times in (("", sorted(self.times)), ("cascade_", sorted(self.cascade_times))):
+            for name, fraction in (("p50", 0.5), ("p99", 0.99), ("max", 1.0)):
+                at = times[min(len(times) - 1, int(fraction * len(times)))] if times else 0.0
+                report[prefix + name] = round(1000 * at, 2)
+        report["cascades"] = len(self.cascade_times)
+        return report
 
 
 def line(name: str, tally: Tally) -> str:
     low, high = tally.win_rate_interval()
     p_low, p_high = tally.points_interval()
-    return (f"{name:28} {tally.games:6d}  win {tally.win_rate:6.1%} [{low:6.1%}, {high:6.1%}]  "
+    return (f"{name:36} {tally.games:6d}  win {tally.win_rate:6.1%} [{low:6.1%}, {high:6.1%}]  "
             f"points/game {tally.points_per_game:+.3f} [{p_low:+.3f}, {p_high:+.3f}]")
 
 
@@ -176,19 +187,24 @@ def main() -> None:
     parser.add_argument("--json", type=Path, help="also write the results here")
     args = parser.parse_args()
     results: dict[str, dict] = {}
-    for variant in args.variant or list(VARIANTS):
-        rules = Rules.for_variant(variant)
+    variants = args.variant or list(VARIANTS)
+    # Each series: its name, the game and its house rules (the whole-cascade rule as a series of its own).
+    configurations = [(variant, variant, {}) for variant in variants]
+    if "gulbara" in variants:
+        configurations.append(("gulbara/whole_cascade", "gulbara", {"gulbara_cascade_maximize": "whole_cascade"}))
+    for label, variant, options in configurations:
+        rules = Rules.for_variant(variant, options)
         bot = TimedBot(Bot.trained(rules))
         opponents = {"random": RandomPlayer(), "heuristic": HeuristicPlayer(rules)}
         for name in args.opponent or list(opponents):
-            tally = series(rules, bot, opponents[name], args.games, random.Random(f"{args.seed}:{variant}:{name}"))
-            results.setdefault(variant, {})[name] = tally.to_json()
-            print(line(f"{variant} vs {name}", tally), flush=True)
-        results[variant]["decision_ms"] = {"p50": round(bot.percentile_ms(0.5), 2),
-                                           "p99": round(bot.percentile_ms(0.99), 2),
-                                           "max": round(bot.percentile_ms(1.0), 2)}
-        print(f"{variant:28} decision ms p50 {bot.percentile_ms(0.5):.2f}  p99 {bot.percentile_ms(0.99):.2f}  "
-              f"max {bot.percentile_ms(1.0):.2f}", flush=True)
+            tally = series(rules, bot, opponents[name], args.games, random.Random(f"{args.seed}:{label}:{name}"))
+            results.setdefault(label, {})[name] = tally.to_json()
+            print(line(f"{label} vs {name}", tally), flush=True)
+        timing = results[label]["decision_ms"] = bot.report()
+        cascades = (f"; cascades ({timing['cascades']}) p50 {timing['cascade_p50']:.2f}  p99 {timing['cascade_p99']:.2f}  "
+                    f"max {timing['cascade_max']:.2f}") if timing["cascades"] else ""
+        print(f"{label:36} decision ms p50 {timing['p50']:.2f}  p99 {timing['p99']:.2f}  max {timing['max']:.2f}"
+              + cascades, flush=True)
     if args.gnubg_games:
         executable = shutil.which("gnubg") or shutil.which("gnubg", path="/usr/games")  # Debian's place
         if executable is None:

@@ -14,7 +14,6 @@ from itertools import accumulate
 
 from firmware_host.referee import Reading
 from firmware_host.referee.reach import may_reach
-from firmware_host.referee.whole_cascade import WholeCascade
 from firmware_host.rules import Position, Turn
 from firmware_host.rules.plays import OFF, ROUTES, Node, TooManyPlays
 
@@ -102,8 +101,7 @@ def _turn_may_end_at(turn: Turn, me: tuple[int, ...], opp: tuple[int, ...]) -> b
 
 def _ends_a_play(turn: Turn, me: tuple[int, ...], opp: tuple[int, ...], stage_ends) -> bool:
     stages = turn.stages
-    whole = len(stages) > 1 and turn.rules.gulbara_cascade_maximize == "whole_cascade"
-    most = WholeCascade(turn).most if whole else None
+    most = None if turn.whole_cascade is None else turn.whole_cascade.most
     dice_from = [tuple(d for s in stages[i:] for d in s) for i in range(len(stages))]
     closed = frozenset(p for p in range(1, OFF) if turn.start.opp[p])   # nothing is hit: all stand
     tried: set[tuple[Node, int]] = set()

@@ -18,7 +18,6 @@ from firmware_host.referee.reach import checkers_to_move, covers, may_reach
 from firmware_host.referee.steps import (Step, counts_of, differing_locations, position_counts,
                                          steps_between)
 from firmware_host.referee.tree import Seen, StageTree, TreeState
-from firmware_host.referee.whole_cascade import WholeCascade
 from firmware_host.rules.plays import BAR, OFF, Node, Play, Turn
 from firmware_host.rules.position import (BLACK, CHECKERS, WHITE, Color, Position, PositionError,
                                           parse_board)
@@ -186,8 +185,7 @@ class Referee:
         # through a cascade: nothing is hit in the games that have them).
         opp, lone_closes = self.turn.start.opp, self.frame.capture is Capture.NONE
         self._closed = frozenset(p for p in range(1, OFF) if opp[p] >= (1 if lone_closes else 2))
-        self._whole = WholeCascade(self.turn) if len(stages) > 1 and \
-            self.turn.rules.gulbara_cascade_maximize == "whole_cascade" else None
+        self._whole = self.turn.whole_cascade
         self._trees: OrderedDict[tuple[Node, int], StageTree] = OrderedDict()
         self._tree_states = 0
         # Cascade stages of equal dice under rules where the stage's maximisation alone makes a

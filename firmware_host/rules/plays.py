@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass
-from functools import lru_cache
+from functools import cached_property, lru_cache
 from itertools import compress, groupby
 from operator import itemgetter
 from typing import Any, Callable, Iterable, Iterator, Mapping, NamedTuple
@@ -324,15 +324,25 @@ class Turn:
         """One legal play chosen stage by stage by `pick` (e.g. a seeded random choice).
 
         Unlike `plays()`, this never enumerates whole cascades, whose distinct outcomes can run
-        into the hundreds of thousands; under per-stage maximisation every legal play is some
-        sequence of such choices.
+        into the hundreds of thousands: every legal play is some sequence of such choices, of any
+        stage end under per-stage maximisation, and under whole-cascade maximisation
+        (gulbara_cascade_maximize) of the stage ends that still lead to a play using the most dice
+        of the whole cascade, or ending the game (`WholeCascade.keeps`). Those are found lazily:
+        an end `pick` chooses that leads to none is set aside and `pick` chooses again (a stage
+        end's way on is cheap to find where there is one, dear to rule out where there is none),
+        so `pick` gets the same answer as from the kept ends alone when it takes the best of
+        them, and a uniform one when it draws at random.
         """
-        if len(self.stages) == 1 or self.rules.gulbara_cascade_maximize == "whole_cascade":
+        if len(self.stages) == 1:
             return pick(self.plays())
+        whole = self.whole_cascade
         visit, owed = _Visit(self.start, (), ()), ()
         for index, stage in enumerate(self.stages):
             ends = list({end.node: end for end in self.stage_ends(visit.node, stage)}.values())
             end = pick(ends)
+            while whole is not None and not whole.keeps(end, index):
+                ends.remove(end)        # (one is kept: the way so far leads to a legal play)
+                end = pick(ends)
             visit = _Visit(end.node, visit.moves + end.moves, (), end.result)
             if end.result is not None:
                 break
@@ -342,6 +352,15 @@ class Turn:
         result = visit.result or self.frame.result(visit.node, self.start, end_of_turn=True)
         return Play._found(self.frame, visit.moves, visit.node, result,
                            owed if self.owes_remainder else ())
+
+    @cached_property
+    def whole_cascade(self) -> WholeCascade | None:
+        """A cascade under gulbara_cascade_maximize = whole_cascade: which stage ends lead to a
+        legal play (one per turn, so that its searches serve the referee and a chooser alike);
+        else None."""
+        if len(self.stages) > 1 and self.rules.gulbara_cascade_maximize == "whole_cascade":
+            return WholeCascade(self)
+        return None
 
     def final_visits(self, limit: int | None = None) -> list[tuple[_Visit, tuple[int, ...]]]:
         """The end of every distinct legal play, with the dice the opponent is owed (if any)."""
@@ -428,6 +447,74 @@ class Turn:
                                       if may_end_midway or child.me[OFF] == CHECKERS else None)
                             next_level[key] = _Visit(child, moves + (move,), rest, result)
             level = next_level
+
+
+# -- gulbara_cascade_maximize = whole_cascade, one stage at a time -----------------------------------
+#
+# rules.md: each cascade stage is maximised on its own, or (this house rule) the whole cascade at
+# once. `Turn.final_visits` plays the cascade stage by stage as ever, then keeps only the plays that
+# use the most dice of the whole cascade, and any play that ends the game. Whoever builds or chooses
+# one stage at a time (the referee's stage trees, `Turn.pick_play`) asks here whether a stage end
+# still leads to such a play: the most dice the later stages can play from it, and whether they can
+# end the game. Nothing is hit in the games with cascades, so this depends only on the stage end's node.
+
+class WholeCascade:
+    """Which stage ends lead to a legal play when the whole cascade is maximised at once."""
+
+    def __init__(self, turn: Turn):
+        self.turn = turn
+        self.stages = turn.stages
+        # Dice of the stages from index i on.
+        self._dice_from = [sum(len(s) for s in self.stages[i:]) for i in range(len(self.stages) + 1)]
+        self._ends: dict[tuple[Node, int], list] = {}
+        self._most: dict[tuple[Node, int], int] = {}
+        self._ends_game: dict[tuple[Node, int], bool] = {}
+        self.most = self.most_dice(turn.start, 0)
+
+    def keeps(self, end, stage: int) -> bool:
+        """Whether the stage end `end` (a visit of `Turn.select_ends` for stage `stage`) is on the
+        way to a legal play of the whole cascade."""
+        if end.result is not None:
+            return True
+        played = self._dice_from[0] - self._dice_from[stage] + len(self.stages[stage]) - len(end.remaining)
+        if end.remaining or stage + 1 == len(self.stages):
+            return played == self.most
+        return played + self.most_dice(end.node, stage + 1) == self.most \
+            or self.can_end_game(end.node, stage + 1)
+
+    def most_dice(self, node: Node, stage: int) -> int:
+        """The most dice the stages from `stage` on can play from `node` (each stage maximised on
+        its own, a stage not played in full ending the turn)."""
+        key = (node, stage)
+        if key not in self._most:
+            best = 0
+            for end in self._stage_ends(node, stage):
+                played = len(self.stages[stage]) - len(end.remaining)
+                if end.result is None and not end.remaining and stage + 1 < len(self.stages):
+                    played += self.most_dice(end.node, stage + 1)
+                best = max(best, played)
+                if best == self._dice_from[stage]:
+                    break  # every die played: no play can use more
+            self._most[key] = best
+        return self._most[key]
+
+    def can_end_game(self, node: Node, stage: int) -> bool:
+        """Whether some play of the stages from `stage` on ends the game (all borne off)."""
+        key = (node, stage)
+        if key not in self._ends_game:
+            pips_to_bear_off = sum((OFF - p) * n for p, n in enumerate(node.me))
+            pips = sum(sum(s) for s in self.stages[stage:])
+            self._ends_game[key] = pips >= pips_to_bear_off and any(
+                end.result is not None or (not end.remaining and stage + 1 < len(self.stages)
+                                           and self.can_end_game(end.node, stage + 1))
+                for end in self._stage_ends(node, stage))
+        return self._ends_game[key]
+
+    def _stage_ends(self, node: Node, stage: int) -> list:
+        key = (node, stage)
+        if key not in self._ends:
+            self._ends[key] = self.turn.stage_ends(node, self.stages[stage])
+        return self._ends[key]
 
 
 @lru_cache(maxsize=None)

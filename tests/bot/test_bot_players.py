@@ -9,7 +9,9 @@ from hypothesis import given, settings, strategies as st
 from firmware_host.bot import Bot, HeuristicPlayer, Network, RandomPlayer, equity
 from firmware_host.bot.features import GameShape, input_size
 from firmware_host.bot.players import flip, outcome
+from firmware_host.referee import Reading, Referee
 from firmware_host.rules import BLACK, VARIANTS, WHITE, GameResult, Position, Rules, Turn, blocked_for_good
+from firmware_host.rules.plays import TooManyPlays
 
 
 def fresh_bot(variant: str, seed: int = 0) -> Bot:
@@ -28,10 +30,10 @@ def test_outcomes_count_the_points_of_each_result():
     assert np.isclose(equity(flip(chances)), -equity(chances))
 
 
-def random_turns(variant: str, seed: int, count: int):
+def random_turns(variant: str, seed: int, count: int, options=None):
     """Turns met in a seeded random game of `variant` (restarting when a game ends)."""
     rng = random.Random(seed)
-    rules = Rules.for_variant(variant)
+    rules = Rules.for_variant(variant, options)
     position = Position.start(variant)
     for _ in range(count):
         turn = Turn(position, (rng.randint(1, 6), rng.randint(1, 6)), rules)
@@ -117,3 +119,29 @@ def test_the_shipped_bot_of_every_game_loads_and_plays(variant):
     assert bot.network.inputs == input_size(GameShape.of(rules))
     turn = Turn(Position.start(variant), (6, 5), rules)
     assert bot.choose(turn).position in {play.position for play in turn.plays()}
+
+
+def test_under_whole_cascade_maximisation_every_players_cascade_is_a_legal_play_the_bots_one_the_referees():
+    """gulbara_cascade_maximize = whole_cascade: a cascade chosen stage by stage (only stage ends
+    that still lead to a play of the most dice of the whole cascade) uses that most and, where the
+    plays are few enough to list, is one of them; the bot's is a complete play to the referee."""
+    options = {"gulbara_cascade_maximize": "whole_cascade"}
+    rules = Rules.for_variant("gulbara", options)
+    bot, players = Bot.trained(rules), [HeuristicPlayer(rules), RandomPlayer()]
+    cascades = listed = 0
+    for turn in random_turns("gulbara", 3, 160, options):
+        if len(turn.stages) == 1:
+            continue
+        cascades += 1
+        try:
+            legal = {play.position for play in turn.plays(limit=3000)}
+        except TooManyPlays:
+            legal = None
+        listed += legal is not None
+        for player in (bot, *players):
+            play = player.choose(turn, random.Random(cascades))
+            assert play.result is not None or len(play.moves) == turn.whole_cascade.most
+            assert legal is None or play.position in legal
+        play = bot.choose(turn)
+        assert Referee(turn.position, turn.dice, rules).judge(Reading.of(play.position)).kind == "complete"
+    assert cascades >= 10 and listed >= 5

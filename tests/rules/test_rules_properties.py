@@ -8,12 +8,13 @@ Gul Bara's broad properties run without cascades (low doubles in open positions 
 of thousands of plays); cascades get their own walk in which low doubles after the protected turns
 are replaced, plus the dossier cases T44-T50.
 """
+import random
 from collections import Counter
 
 import pytest
 from hypothesis import HealthCheck, given, settings, strategies as st
 
-from firmware_host.rules import BLACK, WHITE, GameResult, Position, legal_plays
+from firmware_host.rules import BLACK, WHITE, GameResult, Position, Turn, legal_plays
 from rules_kit import (ALL_VARIANTS, CHECKERS, Board, describe, dice_values, held_count, holds_all,
                        home_points, left_start, model_options, model_outcomes, opponent_ahead_of,
                        primes, released, replay, single_moves, start_point, starting_table,
@@ -237,10 +238,16 @@ def no_low_cascades(position, dice):
           suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
 @given(data=st.data(), maximize=st.sampled_from(["per_stage", "whole_cascade"]))
 def test_gulbara_random_play_with_cascades_agrees_with_the_model(data, maximize):
+    """The plays are the model's; a cascade chosen stage by stage (`Turn.pick_play`, as the bot
+    and the players choose) is one of them under either maximisation."""
     options = {"gulbara_cascade_maximize": maximize}
 
     def visit(position, dice, plays):
         assert {describe(p) for p in plays} == model_outcomes(position, dice, options)
+        turn = Turn(position, dice, options)
+        if len(turn.stages) > 1:
+            picked = turn.pick_play(random.Random(data.draw(st.integers(0, 2 ** 16))).choice)
+            assert describe(picked) in {describe(p) for p in plays}
         for play in plays:
             _, final = replay(position, play, options)
             assert final.key() == play.position.board_key()
