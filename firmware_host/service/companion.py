@@ -183,6 +183,10 @@ def parse_command(line: bytes, base_document: Callable[[], dict]) -> Command:
             value = request.get(table, {})
             if not isinstance(value, dict):
                 raise CommandError(f"new_match: {table} must be an object (a TOML table)")
+            seats = sorted({"white", "black"} & set(value)) if table == "match" else []
+            if seats:
+                raise CommandError(f"new_match: match.{seats[0]} is a setting, not a match's: who plays a side "
+                                   "changes with the settings (apply_settings), from that side's next roll")
             document[table] = value
         try:
             return Command(name, ident, config=parse_config(document, "new match"))

@@ -11,6 +11,7 @@ from firmware_host.config import load_config
 from firmware_host.service import companion as companion_module
 from firmware_host.service.run import Service
 from firmware_host.leds.scene import Mark, Scene
+from firmware_host.rules import Color
 from firmware_host.sensing.reading import BoardReading
 
 
@@ -132,6 +133,24 @@ def test_a_new_match_before_the_first_game_takes_its_preset_target_and_house_rul
     assert snapshot["game"]["variant"] == "fevga" and snapshot["game"]["rules"]["start_table_scope"] == "both"
     assert snapshot["state"] == "setup"                  # the board still shows portes: set it up for fevga
     assert snapshot["verdict"]["kind"] == "setup" and snapshot["verdict"]["steps"]
+
+
+def test_a_new_match_refuses_seats_which_are_settings(service, client):
+    client.snapshot()
+    reply = client.reply({"command": "new_match", "match": {"sequence": "portes", "black": "bot"}})
+    assert not reply["ok"] and reply["error"] == ("new_match: match.black is a setting, not a match's: who plays a "
+                                                  "side changes with the settings (apply_settings), from that side's "
+                                                  "next roll")
+    assert service.loop.controller.bots == frozenset() and service.loop.controller.match_rules.sequence != ("portes",)
+
+
+def test_seats_are_applied_from_the_file_without_a_restart(service, client, config_file):
+    client.snapshot()
+    config_file.write_text(config_file.read_text().replace('target = 5', 'target = 5\nwhite = "bot"'))
+    applied = client.reply({"command": "apply_settings"})
+    assert applied["ok"] and applied["changed"] == ["match.white"] and applied["restart"] == []
+    assert service.loop.controller.bots == {Color.WHITE}
+    assert client.snapshot(lambda s: s["seats"]["white"] == "bot")["seats"] == {"white": "bot", "black": "person"}
 
 
 def test_a_line_too_long_is_refused_and_the_client_dropped(service, client):
