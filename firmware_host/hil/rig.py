@@ -33,7 +33,6 @@ from pathlib import Path
 from types import SimpleNamespace
 
 import serial
-from gpiozero.pins.mock import MockFactory
 
 from firmware_host.app import EventLoop
 from firmware_host.config import Config
@@ -43,6 +42,7 @@ from firmware_host.controller.orientation import Orientation
 from firmware_host.hil.scenario import EXPECT_KEYS
 from firmware_host.hw.button import DiceButton
 from firmware_host.hw.dice import DiceSource
+from firmware_host.hw.gpio import simulated_pin_factory
 from firmware_host.journal import Journal
 from firmware_host.leds.render import Frame, Renderer
 from firmware_host.leds.layout import LedConfig
@@ -291,7 +291,7 @@ class Host:
                 wire.opened()
                 return LockstepPort(port, wire, gate)
         self.sensor = BoardSensor(config.sensing, self.events.put, clock, opener=opener)
-        self.pins = MockFactory()
+        self.pins = simulated_pin_factory()
         self.button = DiceButton(config.pins.button, self.events.put, clock.monotonic, pin_factory=self.pins)
         self.strip = wire_strip(config.leds, clock, frames)
         wall_clock = time.time if realtime else (lambda: VIRTUAL_EPOCH + clock.monotonic())

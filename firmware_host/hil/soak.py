@@ -42,13 +42,12 @@ from pathlib import Path
 from types import SimpleNamespace
 from typing import Callable
 
-from gpiozero.pins.mock import MockFactory
-
 from firmware_host.config import Config, load_config
 from firmware_host.controller import machine as m
 from firmware_host.controller.controller import Controller
 from firmware_host.demo import Demo, DemoStuck, Players, Seen, Table, physical
 from firmware_host.hw.dice import SeededDice
+from firmware_host.hw.gpio import simulated_pin_factory
 from firmware_host.controller.orientation import Orientation, laid_out
 from firmware_host.hil.legal_finals import LegalFinals
 from firmware_host.service.trace import TraceRecorder
@@ -235,7 +234,7 @@ class SoakMatch:
                 return traced_open(self.cable.port, self.config.sensing.serial)
             dice, post_filter = self.trace.dice(dice), self.trace.posting
         rig = VirtualRig(self.config, dice, CableEnd(self._mcu_step, open_port), self.folder, clock=self.clock,
-                         pins=MockFactory(), observers=[self.table.observe, self._commit_seen, *self.observers],
+                         pins=simulated_pin_factory(), observers=[self.table.observe, self._commit_seen, *self.observers],
                          frame_interval_s=0.2, post_filter=post_filter, resume=resume)
         if self.trace is not None:
             self.trace.follow(rig.journal)

@@ -1,12 +1,14 @@
 """Choosing gpiozero's pin factory for the Pi this runs on.
 
 RPi.GPIO (the rpi-lgpio drop-in, see pyproject's `pi` extra) on a Pi 1-4 and lgpio on a Pi 5, whose
-GPIO RPi.GPIO cannot drive. Off a Pi there is no real GPIO: tests and the simulator set gpiozero's
-`MockFactory` themselves, so asking for real pins there is an error rather than a silent mock.
+GPIO RPi.GPIO cannot drive. Off a Pi there is no real GPIO: tests and the simulator ask for
+`simulated_pin_factory` themselves, so asking for real pins there is an error rather than a silent mock.
 """
 from __future__ import annotations
 
 from pathlib import Path
+
+from gpiozero.pins.mock import MockFactory, MockPin
 
 DEVICE_TREE_MODEL = Path("/proc/device-tree/model")
 
@@ -40,3 +42,22 @@ def open_pin_factory(model_file: Path = DEVICE_TREE_MODEL):
     from gpiozero.pins.rpigpio import RPiGPIOFactory
 
     return RPiGPIOFactory()
+
+
+PIN_HISTORY = 16   # the newest state changes a simulated pin keeps for a test or a person to look at
+
+
+class RecentStatesPin(MockPin):
+    """gpiozero's mock pin remembering only its newest `PIN_HISTORY` states: the stock one keeps every
+    change since it was made, so a simulated board's button pressed for days grows without bound."""
+
+    def _change_state(self, value: bool) -> bool:
+        changed = super()._change_state(value)
+        if len(self.states) > PIN_HISTORY:
+            del self.states[0]
+        return changed
+
+
+def simulated_pin_factory() -> MockFactory:
+    """Mock pins for the simulated board, the demo and the HIL rigs: driven from code, bounded in memory."""
+    return MockFactory(pin_class=RecentStatesPin)

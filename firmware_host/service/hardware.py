@@ -30,7 +30,7 @@ from gpiozero.pins.mock import MockFactory
 from firmware_host.config import Config
 from firmware_host.hw.button import DiceButton
 from firmware_host.hw.buzzer import Buzzer
-from firmware_host.hw.gpio import NotARaspberryPi, open_pin_factory
+from firmware_host.hw.gpio import NotARaspberryPi, open_pin_factory, simulated_pin_factory
 from firmware_host.leds.strips import CapturingStrip, LedStripError, Strip, open_strip
 from firmware_host.sensing.link import open_port
 from firmware_host.sensing.reading import BoardReading
@@ -79,7 +79,7 @@ class Hardware:
             sim_board = SimBoard(board or BoardReading.loads(OPENING_LAYOUT))
             mcu = SimulatedMcu(sim_board, sensing.sensors.channels, PtyTransport(folder / "sensors"),
                                colour_by=sensing.sensors.mcu.colour_by).start()
-            simulation = Simulation(sim_board, mcu, MockFactory(), folder)
+            simulation = Simulation(sim_board, mcu, simulated_pin_factory(), folder)
             sensing = dataclasses.replace(sensing, serial=dataclasses.replace(sensing.serial, port=mcu.port))
             pin_factory = simulation.pins
             strip: Strip | None = CapturingStrip(config.leds.layout)
