@@ -38,7 +38,7 @@ from firmware_host.journal.events import Kind, PlayRecord, ResumeState
 from firmware_host.leds.scene import LOCATIONS, DiceSignal, Mark, Scene, Score
 from firmware_host.referee import Reading, Referee, Step, Verdict, restore
 from firmware_host.referee.held import HeldReferee
-from firmware_host.referee.observe import Sensing, resolve, unstacked
+from firmware_host.referee.observe import Sensing, resolve, unpinned, unstacked
 from firmware_host.rules import (BLACK, CHECKERS, WHITE, Color, GameResult, Owed, Play, Position, Rules, Turn,
                                  blocked_for_good)
 from firmware_host.rules.match import Match, MatchRules, opening_roll
@@ -391,6 +391,9 @@ class Controller:
 
     def _sense(self, event: BoardChanging | BoardStable | BoardSettled) -> None:
         self.sensed = event.reading
+        if self.state == m.SETUP and self.sensing is Sensing.BOTTOM_COLOUR:
+            # Every reading, changing ones too: a pinner lifted and a checker put in its place look alike.
+            self.cleared_position = unpinned(self.cleared_position, self.orientation.reading(event.reading, self.variant))
         if self.state == m.RESUMING and not self.orientation_journaled:
             self.orientation = nearest(event.reading, self.position)
         self.changing = isinstance(event, BoardChanging)
@@ -863,13 +866,18 @@ class Controller:
             cleared = resolve(self.orientation.reading(sensed, self.variant), self.cleared_position, moving=False)
             sensed = laid_out(cleared, self.orientation)
         orientation = nearest(sensed, self.position)
-        return orientation, self._steps_to(self.position, orientation.reading(sensed, self.variant))
+        return orientation, self._steps_to(self.position, orientation.reading(sensed, self.variant),
+                                           orientation.reading(self.sensed, self.variant))
 
-    def _steps_to(self, target: Position, reading: Reading) -> tuple[Step, ...]:
+    def _steps_to(self, target: Position, reading: Reading, seen: Reading | None = None) -> tuple[Step, ...]:
         """The steps from `reading` to `target`; for magnet sensors, ordered (with checkers parked where
-        two colours wait for each other) so that every board on the way reads as it is."""
+        two colours wait for each other, or where one lies under a checker that stays) so that every
+        checker is taken from the top and every board on the way reads as it is. `seen`: the sensors'
+        report in `reading`'s numbering (default: the game's)."""
         steps = restore(target, reading)
-        return unstacked(steps, reading, target) if self.sensing is Sensing.BOTTOM_COLOUR else steps
+        if self.sensing is not Sensing.BOTTOM_COLOUR:
+            return steps
+        return unstacked(steps, reading, target, seen or self.orientation.reading(self.sensed, self.variant))
 
     def _scene_opening_roll(self) -> Scene:
         if self.opening_dice is None:

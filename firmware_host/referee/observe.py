@@ -19,6 +19,7 @@ boards of a turn look the same. Pure: no I/O.
 """
 from __future__ import annotations
 
+import dataclasses
 import enum
 
 from firmware_host.referee.judge import Reading
@@ -81,51 +82,92 @@ def resolve(observed: Reading, start: Position, moving: bool = True) -> Reading:
     return Reading(observed.variant, tuple(white), tuple(black), observed.bar, observed.off)
 
 
-def unstacked(steps: tuple[Step, ...], board: Reading, target: Position | None = None) -> tuple[Step, ...]:
+def unpinned(cleared: Position, observed: Reading) -> Position:
+    """`cleared` (a board the players clear for the next game) less the pins that `observed` shows gone: a
+    pinned point reported with one checker or none, or in the other colour, has no pinner on it any more.
+    Kept from one reading to the next, since a checker put there later lies where the pinner did and
+    looks the same to the sensors."""
+    pins = tuple(None if pin is None or observed.white[index] + observed.black[index] <= 1
+                 or not (observed.white, observed.black)[pin.index][index] else pin
+                 for index, pin in enumerate(cleared.pinned))
+    return cleared if pins == cleared.pinned else dataclasses.replace(cleared, pinned=pins)
+
+
+def unstacked(steps: tuple[Step, ...], board: Reading, target: Position | None = None,
+              seen: Reading | None = None) -> tuple[Step, ...]:
     """`steps` from `board` reordered so that no checker is put on a point that still holds the other
     colour (magnet sensors see only the bottom of such a stack) unless `target` has the other colour
-    pinned there (a pinning game's board during play). Where every step waits for another (two colours
-    need each other's points cleared first, or a checker to be pinned under one that lies there already),
-    a checker is parked first on an empty point no waiting checker of the other colour needs, or on its
-    own bar if there is none."""
+    pinned there (a pinning game's board during play), and none is taken from under the other colour
+    (a pinned checker on the board being cleared: nobody can, and the sensors could not tell). Where every
+    step waits for another (a checker covered by one that stays, two colours that need each other's
+    points cleared first, or a checker to be pinned under one that lies there already), a checker is
+    parked first on an empty point no waiting checker of the other colour needs, or on its own bar if
+    there is none. `seen`: what the sensors report of `board`, whose colour on a point holding both is the
+    bottom one's; without it, the colour with fewer checkers there lies at the bottom, as a pinned one does."""
     counts = {color: dict(sides) for color, sides in board.counts().items()}
+    under = {str(point): _bottom(board, seen, point - 1) for point in range(1, 25)
+             if board.white[point - 1] and board.black[point - 1]}
     left, ordered = list(steps), []
     while left:
-        step = next((s for s in left if _observable(s, counts, target)), None)
+        step = next((s for s in left if _observable(s, counts, under, target)), None)
         if step is None:
-            step = _parking(left, counts, target)
+            step = _parking(left, counts, under, target)
         else:
             left.remove(step)
         ordered.append(step)
         if step.origin != HAND:
             counts[step.color][step.origin] = counts[step.color].get(step.origin, 0) - 1
+            if not counts[step.color][step.origin]:
+                under.pop(step.origin, None)
         if step.destination != HAND:
+            if counts[step.color.opponent].get(step.destination) and not counts[step.color].get(step.destination):
+                under[step.destination] = step.color.opponent
             counts[step.color][step.destination] = counts[step.color].get(step.destination, 0) + 1
     return tuple(ordered)
 
 
-def _observable(step: Step, counts: dict[Color, dict[str, int]], target: Position | None) -> bool:
-    """Whether the board after `step` still shows every point as it is: no checker lands on the other
-    colour, except on top of the checker the target pins there, and none before it where it is pinned."""
+def _bottom(board: Reading, seen: Reading | None, index: int) -> Color:
+    """The colour at the bottom of point `index + 1`, which holds both colours."""
+    if seen is not None:
+        return WHITE if seen.white[index] else BLACK
+    return WHITE if board.white[index] < board.black[index] else BLACK
+
+
+def _observable(step: Step, counts: dict[Color, dict[str, int]], under: dict[str, Color],
+                target: Position | None) -> bool:
+    """Whether the board after `step` still shows every point as it is: its checker is on top where it
+    is taken, lands on no other colour, except on top of the checker the target pins there, and on none
+    before it where it is pinned."""
+    if under.get(step.origin) is step.color:
+        return False
     if not step.destination.isdigit():
         return True
-    point, under = int(step.destination), counts[step.color.opponent].get(step.destination, 0)
+    point, below = int(step.destination), counts[step.color.opponent].get(step.destination, 0)
     pins = target is not None and target.pinned[point - 1] is step.color.opponent
     if pins:   # the pinned checker goes down first
-        return under == target.count(step.color.opponent, point)
-    return not under
+        return below == target.count(step.color.opponent, point)
+    return not below
 
 
-def _parking(left: list[Step], counts: dict[Color, dict[str, int]], target: Position | None) -> Step:
-    """A checker parked out of the way when every step in `left` waits: the checker of a waiting step
-    that stands where the other colour waits to go (two colours that need each other's points), or else
-    the top checker on a point where the target pins a waiting step's checker under the other colour.
-    It goes to the nearest empty point no waiting step of the other colour goes to, or to its own bar if
-    there is none, and the step that takes it on from there joins `left`. With neither, the first step
-    as it is."""
+def _parking(left: list[Step], counts: dict[Color, dict[str, int]], under: dict[str, Color],
+             target: Position | None) -> Step:
+    """A checker parked out of the way when every step in `left` waits: the top checker over a waiting
+    step's checker, or the checker of a waiting step that stands where the other colour waits to go (two
+    colours that need each other's points), or else the top checker on a point where the target pins a
+    waiting step's checker under the other colour. It goes to the nearest empty point no waiting step of
+    the other colour goes to, or to its own bar if there is none, and the step that takes it on from
+    there (back where it stood, for a covering checker with nowhere else to go) joins `left`. With none
+    of these, the first step as it is."""
     wanted = {(s.color, s.destination) for s in left}
+    covered = next((s for s in left if under.get(s.origin) is s.color), None)
     blocking = next((s for s in left if s.origin.isdigit() and (s.color.opponent, s.origin) in wanted), None)
-    if blocking is not None:
+    if covered is not None:
+        color, origin = covered.color.opponent, covered.origin
+        onward = next((s for s in left if s.color is color and s.origin == origin), None)
+        destination = origin if onward is None else onward.destination
+        if onward is not None:
+            left.remove(onward)
+    elif blocking is not None:
         color, origin, destination = blocking.color, blocking.origin, blocking.destination
         left.remove(blocking)
     else:

@@ -10,7 +10,7 @@ import pytest
 from hypothesis import example, given, settings, strategies as st
 
 from firmware_host.referee.judge import Reading, restore
-from firmware_host.referee.observe import observe, resolve, unstacked
+from firmware_host.referee.observe import observe, resolve, unpinned, unstacked
 from firmware_host.referee.steps import Step
 from firmware_host.rules import BLACK, WHITE, Position, Rules, Turn, VARIANTS, blocked_for_good
 
@@ -138,6 +138,19 @@ class PhysicalBoard:
                 else:
                     self.stacks[str(place)].append(color)
 
+    @classmethod
+    def of(cls, position: Position, variant: str) -> "PhysicalBoard":
+        """`position` laid out for the game of `variant`, each pinned checker under its pinner."""
+        physical = cls(variant, [], [])
+        for point, stack in physical.stacks.items():
+            index = int(point) - 1
+            colours = (WHITE, BLACK) if position.pinned[index] is not BLACK else (BLACK, WHITE)
+            for color in colours:
+                stack.extend([color] * position.count(color, index + 1))
+        for color in (WHITE, BLACK):
+            physical.held[(color, "bar")], physical.held[(color, "off")] = position.bar[color.index], position.off[color.index]
+        return physical
+
     def move(self, step: Step) -> None:
         if step.origin in self.stacks:
             stack = self.stacks[step.origin]
@@ -216,3 +229,39 @@ def test_guidance_to_a_board_with_pins_stacks_only_the_pins_the_target_has(targe
                 f"{step}: point {point} holds {stack}"
     assert physical.board() == Reading.of(target)
     assert physical.sensed() == observe(target)
+
+
+def test_a_checker_pinned_under_one_that_stays_waits_for_it_to_be_parked():
+    # A plakoto board cleared for fevga: White's checker pinned on 12 must go to 24, Black's two on top of
+    # it belong on 12. Black's top checkers are parked, White's leaves from under them, and they come back.
+    cleared = Position.from_json({"variant": "plakoto", "turn": "white",
+                                  "white": {"points": {"12": 1, "24": 14}}, "black": {"points": {"12": 2, "1": 13}},
+                                  "pinned": {"12": "white"}})
+    start = Position.start("fevga")
+    physical = PhysicalBoard.of(cleared, "fevga")
+    board = physical.board()
+    steps = unstacked(restore(start, board), board, start, physical.sensed())
+    assert steps.index(Step(WHITE, "12", "24")) > max(i for i, s in enumerate(steps) if s.color is BLACK and s.origin == "12")
+    for step in steps:
+        physical.move(step)       # every checker taken from the top
+    assert physical.board() == Reading.of(start)
+
+
+@settings(max_examples=60, deadline=None)
+@given(cleared=st.sampled_from(PINNED_POSITIONS), variant=st.sampled_from(sorted(VARIANTS)))
+def test_clearing_a_pinning_games_board_never_takes_a_checker_from_under_the_other_colour(cleared, variant):
+    """Setting up any game on a pinning game's last board, following the guidance the controller gives (the
+    first step of the steps from each board the sensors report, the cleared board's pins until seen gone): every
+    checker is taken from the top of its stack, every board reads as it is, and the start is reached."""
+    start = Position.start(variant)
+    physical = PhysicalBoard.of(cleared, variant)
+    for _ in range(4 * 2 * 15):
+        seen = physical.sensed()
+        cleared = unpinned(cleared, seen)
+        reading = resolve(seen, cleared, moving=False)
+        assert reading == physical.board()
+        steps = unstacked(restore(start, reading), reading, start, seen)
+        if not steps:
+            break
+        physical.move(steps[0])
+    assert physical.board() == Reading.of(start)
