@@ -2,11 +2,15 @@
 "magnet"): the controller judges the board the report stands for, pins included."""
 import pytest
 
+from firmware_host.config import load_config
+from firmware_host.controller import Orientation
+from firmware_host.controller.orientation import laid_out
 from firmware_host.referee import Reading
 from firmware_host.rules import Position
 from firmware_host.rules.match import MatchRules
 from firmware_host.sensing.events import BoardChanging, BoardStable
 from firmware_host.sensing.reading import BoardReading, SideReading
+from firmware_host.sim.board import SimBoard
 
 from controller_kit import Rig, journal_game_at
 
@@ -81,3 +85,47 @@ def test_setting_up_a_board_whose_colours_hold_each_others_points_never_stacks_o
         assert steps_followed <= 40
     assert rig.state == "opening_roll"
     assert parked   # the cycle was there, and broken by parking
+
+
+# Plakoto, White to move 3 and 5 with no checker left on its start: 4/1 pins Black's last checker on its
+# start (the mother: Black loses 2) while Black still pins a White checker on 12. The next game is fevga,
+# whose Black start is 12: the pinned White checker must leave from under Black's, which stay.
+BEFORE_THE_MOTHER_PIN = Position.from_json({
+    "variant": "plakoto", "turn": "white",
+    "white": {"points": {"12": 1, "10": 13, "4": 1}}, "black": {"points": {"1": 1, "12": 2, "20": 12}},
+    "pinned": {"12": "white"}})
+
+
+def test_clearing_a_board_with_pins_takes_every_checker_from_the_top_of_its_stack(tmp_path):
+    """The whole path: a physical board of stacks (the pinned checker at the bottom) as the sensors' channels
+    report it with colour by magnet, the controller's setup guidance followed one checker at a time."""
+    channels = load_config(None).sensing.sensors.channels
+    rig = Rig(tmp_path, match=MatchRules(sequence=("plakoto", "fevga"), target=5), sensing="magnet")
+    journal_game_at(rig, BEFORE_THE_MOTHER_PIN, roll=(3, 5))
+    rig.restart()
+    board = SimBoard(laid_out(BEFORE_THE_MOTHER_PIN, Orientation.AS_WIRED))   # white lies under black on 12
+
+    def show_board():
+        show(rig, channels.reading(tuple(board.channel_counts(channels, "magnet"))))
+
+    show_board()
+    assert rig.state == "moving"
+    board.slide(4, 1, "white")
+    board.slide(10, 5, "white")
+    show_board()
+    assert rig.controller.verdict.kind == "complete"
+    rig.press()
+    assert rig.state == "game_over"
+    rig.wait(rig.controller.timings.game_over_s)
+    assert rig.state == "setup" and rig.controller.variant == "fevga"
+    for _ in range(4 * 2 * 15):
+        if rig.state != "setup":
+            break
+        step = rig.controller.guidance()[0]
+        if step.origin.isdigit():
+            assert board.top(int(step.origin)) == step.color.value, f"{step}: the checker lies under the other colour"
+        board.slide(int(step.origin) if step.origin.isdigit() else step.origin,
+                    int(step.destination) if step.destination.isdigit() else step.destination, step.color.value)
+        show_board()
+    assert rig.state == "awaiting_roll"   # the set-up board is taken: the winner of the mother pin rolls first
+    assert board.reading() == laid_out(Position.start("fevga"), Orientation.AS_WIRED)
