@@ -91,6 +91,7 @@ def explain(start: Position, dice: Iterable[int], reading: Reading, rules: Rules
             reasons.append(f"Point {point} is held by {other} ({held} checker{'s' if held > 1 else ''}): "
                            f"{mover} may not land there{'' if variant.has_bar or variant.has_pins else ' (in ' + start.variant + ' a single checker holds a point)'}.")
     reasons += _start_rules(start, dice, before, after, mover, rules)
+    reasons += _starting_tables(start, after, mover, rules)
     reasons += _prime_limit(start, before, after, other_after, mover, rules)
     pips = _pips_moved(before, after, mover, parallel)
     allowed = sum(dice) * (2 if len(dice) == 2 and dice[0] == dice[1] else 1)
@@ -127,6 +128,24 @@ def _start_rules(start: Position, dice: tuple[int, ...], before, after, mover: C
             return [f"Head rule: only {allowed} checker{'s' if allowed > 1 else ''} may leave the head ({head}) "
                     f"in a turn; {left_now} left it."]
     return []
+
+
+def _starting_tables(start: Position, after, mover: Color, rules: Rules) -> list[str]:
+    """The parallel games' limits on starting tables, judged on the board a play ends in: fevga's
+    (start_table_scope: not all six points of the own table, or of either with `both`) and moultezim's
+    (prime_rule = opp_start_table_max4: not more than four points of the opponent's table)."""
+    route = ROUTES[(VARIANTS[start.variant].family, mover)]
+    own, opponents = [route[f] for f in range(1, 7)], [route[f] for f in range(13, 19)]
+    tables = {"own": ((own, mover),), "both": ((own, mover), (opponents, mover.opponent))}.get(
+        rules.options.get("start_table_scope", "none"), ())
+    reasons = [f"{mover} may not end a play holding all six points of {owner}'s starting table ({_where(table)})."
+               for table, owner in tables if all(after[0][p - 1] for p in table)]
+    if rules.options.get("prime_rule") == "opp_start_table_max4":
+        held = [p for p in opponents if after[0][p - 1]]
+        if len(held) > 4:
+            reasons.append(f"{mover} may not end a play holding more than four of the six points of "
+                           f"{mover.opponent}'s starting table ({_where(opponents)}); it holds {_where(held)}.")
+    return reasons
 
 
 def _prime_limit(start: Position, before, after, other_after, mover: Color, rules: Rules) -> list[str]:

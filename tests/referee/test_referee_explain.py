@@ -150,3 +150,50 @@ def test_narde_no_prime_without_an_opponent_ahead():
     same_prime = moved(moved(reading_of(one_ahead), WHITE, "3", "1"), WHITE, "24", "23")
     assert same_prime in finals(one_ahead)
     assert not any("six points in a row" in reason for reason in reasons(one_ahead, (2, 1), same_prime))
+
+
+def finals_of(position: Position, dice, rules: Rules | None = None) -> set[Reading]:
+    return {Reading.of(play.position) for play in Turn(position, dice, rules).plays()}
+
+
+def test_fevga_a_play_may_not_end_holding_all_six_points_of_the_own_starting_table():
+    # rules.md, starting table (fevga): "a play may not end with the player holding all six points of his own
+    # starting table" (White's: 24 down to 19; a runner has passed, so the first-checker rule is met).
+    position = Position.from_json({"variant": "fevga", "turn": "white", "rolls": {"white": 6, "black": 6},
+                                   "white": {"points": {"24": 9, "23": 1, "22": 1, "21": 1, "20": 1, "5": 2}},
+                                   "black": {"points": {"12": 13, "1": 2}}})
+    all_six = moved(moved(reading_of(position), WHITE, "24", "19"), WHITE, "5", "4")
+    assert all_six not in finals_of(position, (5, 1))
+    assert reasons(position, (5, 1), all_six) == [
+        "white may not end a play holding all six points of white's starting table (24, 23, 22, 21, 20 and 19)."]
+    five = moved(moved(reading_of(position), WHITE, "24", "18"), WHITE, "24", "23")   # 24 emptied: not all six
+    assert not any("starting table" in reason for reason in reasons(position, (6, 1), five))
+
+
+def test_fevga_with_both_tables_in_scope_the_opponents_starting_table_counts_too():
+    # start_table_scope = both: "A play may not end holding all six points of the own (or either) starting table."
+    position = Position.from_json({"variant": "fevga", "turn": "white", "rolls": {"white": 9, "black": 9},
+                                   "white": {"points": {"24": 5, "11": 2, "10": 2, "9": 2, "8": 2, "13": 2}},
+                                   "black": {"points": {"1": 3, "4": 12}}})
+    both = Rules.for_variant("fevga", {"start_table_scope": "both"})
+    # Black's starting table is 12 down to 7: White holds 11 to 8, and 13/12, 13/7 would hold all six.
+    board = moved(moved(reading_of(position), WHITE, "13", "7"), WHITE, "13", "12")
+    assert board in finals_of(position, (6, 1))
+    assert board not in finals_of(position, (6, 1), both)
+    assert reasons(position, (6, 1), board, start_table_scope="both") == [
+        "white may not end a play holding all six points of black's starting table (12, 11, 10, 9, 8 and 7)."]
+    assert not any("starting table" in reason for reason in reasons(position, (6, 1), board))
+
+
+def test_moultezim_a_play_may_not_end_holding_more_than_four_points_of_the_opponents_starting_table():
+    # rules.md, opponent's starting table (moultezim): "a play may not end holding more than four of its six points."
+    position = Position.from_json({"variant": "moultezim", "turn": "white", "rolls": {"white": 9, "black": 9},
+                                   "white": {"points": {"24": 7, "11": 3, "10": 2, "9": 1, "8": 2}},
+                                   "black": {"points": {"12": 13, "1": 2}}})
+    five = reading_of(position)
+    for origin, destination in (("11", "7"), ("24", "20"), ("24", "20"), ("24", "20")):
+        five = moved(five, WHITE, origin, destination)
+    assert five not in finals_of(position, (4, 4))
+    assert reasons(position, (4, 4), five) == [
+        "white may not end a play holding more than four of the six points of black's starting table "
+        "(12, 11, 10, 9, 8 and 7); it holds 11, 10, 9, 8 and 7."]
