@@ -98,6 +98,8 @@ def explain(start: Position, dice: Iterable[int], reading: Reading, rules: Rules
     if pips is not None and pips > allowed and not reasons:
         reasons.append(f"The checkers moved {pips} pips; {dice_text(dice)} allows at most {allowed}.")
     if not reasons:
+        reasons += _mother_stops_nothing(start, dice, reading, rules)
+    if not reasons:
         held_at_start = [str(p) for p in range(1, 25) if before[0][p - 1]] + ["bar"] * bool(before[1])
         reasons.append(_no_play_explains(start, dice, rules, origins, held_at_start))
     return reasons
@@ -128,6 +130,29 @@ def _start_rules(start: Position, dice: tuple[int, ...], before, after, mover: C
             return [f"Head rule: only {allowed} checker{'s' if allowed > 1 else ''} may leave the head ({head}) "
                     f"in a turn; {left_now} left it."]
     return []
+
+
+def _mother_stops_nothing(start: Position, dice: tuple[int, ...], reading: Reading, rules: Rules) -> list[str]:
+    """The mother rule judged at the end of the turn (mother_check = end_of_turn): a play that stops on
+    pinning the opponent's last checker on his start, with dice still to play, as if the game had ended
+    there (it would have, judged after every move)."""
+    if not rules.options.get("mother_rule") or rules.options.get("mother_check") != "end_of_turn":
+        return []
+    other = start.turn.opponent
+    mother = ROUTES[(VARIANTS[start.variant].family, other)][1]
+    if not (_counts(reading, other)[0][mother - 1] == 1 and _counts(reading, start.turn)[0][mother - 1]):
+        return []
+    every_move = Rules.for_variant(start.variant, {**rules.changed(), "mother_check": "every_move"})
+    try:
+        ends_there = any(Reading.of(play.position) == reading
+                         for play in Turn(start, dice, every_move).plays(limit=MOST_PLAYS_COMPARED))
+    except TooManyPlays:
+        return []
+    if not ends_there:
+        return []
+    return [f"The mother rule is judged at the end of the turn: pinning {other}'s last checker on its start "
+            f"({mother}) ends the game only if it is still pinned once all of {dice_text(dice)} that can be "
+            "played has been played."]
 
 
 def _starting_tables(start: Position, after, mover: Color, rules: Rules) -> list[str]:

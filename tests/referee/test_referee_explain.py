@@ -197,3 +197,18 @@ def test_moultezim_a_play_may_not_end_holding_more_than_four_points_of_the_oppon
     assert reasons(position, (4, 4), five) == [
         "white may not end a play holding more than four of the six points of black's starting table "
         "(12, 11, 10, 9, 8 and 7); it holds 11, 10, 9, 8 and 7."]
+
+
+def test_pinning_the_mother_ends_the_game_only_at_the_end_of_the_turn():
+    # rules.md, mother (plakoto, tapa): "judged on the position at the end of the mover's turn. If a player's last
+    # checker on his start point is pinned and the pinner has no checker on his own start, the game ends".
+    position = Position.from_json({"variant": "plakoto", "turn": "white", "rolls": {"white": 20, "black": 20},
+                                   "white": {"points": {"6": 1, "13": 14}}, "black": {"points": {"1": 1, "20": 14}}})
+    pinned_and_stopped = moved(reading_of(position), WHITE, "6", "1")      # the 5 played, the 6 left
+    assert pinned_and_stopped not in finals_of(position, (6, 5))
+    assert pinned_and_stopped in finals_of(position, (6, 5), Rules.for_variant("plakoto", {"mother_check": "every_move"}))
+    assert reasons(position, (6, 5), pinned_and_stopped) == [
+        "The mother rule is judged at the end of the turn: pinning black's last checker on its start (1) ends the "
+        "game only if it is still pinned once all of 6-5 that can be played has been played."]
+    only_the_six = moved(reading_of(position), WHITE, "13", "7")            # stopped early, no pin: not the mother
+    assert not any("mother" in reason for reason in reasons(position, (6, 5), only_the_six))
