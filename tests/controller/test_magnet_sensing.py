@@ -87,28 +87,36 @@ def test_setting_up_a_board_whose_colours_hold_each_others_points_never_stacks_o
     assert parked   # the cycle was there, and broken by parking
 
 
-# Plakoto, White to move 3 and 5 with no checker left on its start: 4/1 pins Black's last checker on its
-# start (the mother: Black loses 2) while Black still pins a White checker on 12. The next game is fevga,
-# whose Black start is 12: the pinned White checker must leave from under Black's, which stay.
-BEFORE_THE_MOTHER_PIN = Position.from_json({
-    "variant": "plakoto", "turn": "white",
-    "white": {"points": {"12": 1, "10": 13, "4": 1}}, "black": {"points": {"1": 1, "12": 2, "20": 12}},
-    "pinned": {"12": "white"}})
+def before_the_mother_pin(pinned: int) -> Position:
+    """Plakoto, White to move 3 and 5 with no checker left on its start: 4/1 pins Black's last checker on its
+    start (the mother: Black loses 2) while Black still pins a White checker on `pinned`."""
+    return Position.from_json({
+        "variant": "plakoto", "turn": "white",
+        "white": {"points": {str(pinned): 1, "10": 13, "4": 1}}, "black": {"points": {"1": 1, str(pinned): 2, "20": 12}},
+        "pinned": {str(pinned): "white"}})
+
+
+# Fevga's Black start is 12: the White checker pinned there must leave from under Black's, which stay.
+# Portes holds five White checkers on 13: once Black's have left the pinned one, White's come back on it,
+# where a magnet sensor sees what it saw under the pinners (a count in White's colour).
+CLEARED_FOR = {"fevga": 12, "portes": 13}
 
 
 @pytest.mark.parametrize("orientation", list(Orientation))
-def test_clearing_a_board_with_pins_takes_every_checker_from_the_top_of_its_stack(tmp_path, orientation):
+@pytest.mark.parametrize("next_game", sorted(CLEARED_FOR))
+def test_clearing_a_board_with_pins_takes_every_checker_from_the_top_of_its_stack(tmp_path, orientation, next_game):
     """The whole path: a physical board of stacks (the pinned checker at the bottom) laid either way round, as
     the sensors' channels report it with colour by magnet, the controller's setup guidance followed one
     checker at a time. The way round the next game is being set up is judged afresh at every reading (from
     counts in the bottom colours, it need not be the cleared game's), while the cleared board's pins lie
     where the cleared game's orientation put them: each is looked up in its own orientation."""
     channels = load_config(None).sensing.sensors.channels
-    rig = Rig(tmp_path, match=MatchRules(sequence=("plakoto", "fevga"), target=5), sensing="magnet",
+    rig = Rig(tmp_path, match=MatchRules(sequence=("plakoto", next_game), target=5), sensing="magnet",
               orientation=orientation)
-    journal_game_at(rig, BEFORE_THE_MOTHER_PIN, roll=(3, 5))
+    before = before_the_mother_pin(CLEARED_FOR[next_game])
+    journal_game_at(rig, before, roll=(3, 5))
     rig.restart()
-    board = SimBoard(laid_out(BEFORE_THE_MOTHER_PIN, orientation))   # white lies under black on 12
+    board = SimBoard(laid_out(before, orientation))   # the pinned white checker lies under black's
 
     def show_board():
         show(rig, channels.reading(tuple(board.channel_counts(channels, "magnet"))))
@@ -125,7 +133,7 @@ def test_clearing_a_board_with_pins_takes_every_checker_from_the_top_of_its_stac
     rig.press()
     assert rig.state == "game_over"
     rig.wait(rig.controller.timings.game_over_s)
-    assert rig.state == "setup" and rig.controller.variant == "fevga"
+    assert rig.state == "setup" and rig.controller.variant == next_game
     for _ in range(4 * 2 * 15):
         if rig.state != "setup":
             break
@@ -135,4 +143,4 @@ def test_clearing_a_board_with_pins_takes_every_checker_from_the_top_of_its_stac
         board.slide(location(step.origin), location(step.destination), step.color.value)
         show_board()
     assert rig.state == "awaiting_roll"   # the set-up board is taken: the winner of the mother pin rolls first
-    assert board.reading() in {laid_out(Position.start("fevga"), way) for way in Orientation}
+    assert board.reading() in {laid_out(Position.start(next_game), way) for way in Orientation}
