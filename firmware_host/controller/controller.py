@@ -218,6 +218,9 @@ class Controller:
         last play, orientation). Returns the state to start in: setup when no game is under way,
         else resuming, which goes on in `resume_target` once the board shows the game."""
         self.match, self.match_id = resume.match, resume.match_id
+        # The seats of the config may have changed while the service was down: the next turn
+        # journals them if they differ from the journal's.
+        self.journaled_bots = resume.bots
         game = resume.game
         if game is None:
             self.prepare_next_game()

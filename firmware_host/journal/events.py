@@ -111,6 +111,7 @@ class ResumeState:
     started_at: str
     match: Match
     game: GameState | None
+    bots: frozenset[Color] = frozenset()   # the seats the bot plays, as last journaled
 
 
 class MatchProgress:
@@ -121,6 +122,7 @@ class MatchProgress:
         self.started_at = started.at
         self.match = Match.new(MatchRules(**{**started.data["rules"], "sequence": tuple(started.data["rules"]["sequence"])}))
         self.game: GameState | None = None
+        self.bots = frozenset(Color(side) for side in started.data.get("bots", ()))
         self.ended = False
 
     @property
@@ -132,7 +134,7 @@ class MatchProgress:
         return len(self.match.games) + 1
 
     def resume_state(self) -> ResumeState:
-        return ResumeState(self.match_id, self.started_at, self.match, self.game)
+        return ResumeState(self.match_id, self.started_at, self.match, self.game, self.bots)
 
     def apply(self, event: Event) -> None:
         data = event.data
@@ -157,6 +159,8 @@ class MatchProgress:
             self.game = replace(self.game, position=play.position, last_play=play, pending_roll=None,
                                 first_mover=self.game.first_mover or side)
         elif event.kind is Kind.REFEREE:
+            if data.get("action") == "seats":
+                self.bots = frozenset(Color(side) for side in data["bots"])
             if data.get("position") is not None and self.game is not None:
                 # Restoring the board before the last play: that side plays the same dice again.
                 dice = data.get("dice")

@@ -105,9 +105,12 @@ class Rig:
         self.now = 0.0
         self.board = Board.of(Position.start(self.match_rules.sequence[0]), orientation)
 
-    def restart(self, dice=(), *, match: MatchRules | None = None) -> None:
+    def restart(self, dice=(), *, match: MatchRules | None = None, bots=None) -> None:
         """A power cut and a restart: the journal reopened from its file and a new controller resuming
-        its unfinished match (given `match` rules for a new one). The board stays as it was, unread."""
+        its unfinished match (given `match` rules for a new one; `bots`: the seats the config gives
+        now, default as before). The board stays as it was, unread."""
+        if bots is not None:
+            self.bots = bots
         self.journal.close()
         self.journal = Journal.open(self.journal_path)
         self.beeps.clear()

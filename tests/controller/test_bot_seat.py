@@ -307,6 +307,25 @@ def test_a_seat_given_to_the_bot_plays_from_that_sides_next_roll_and_is_journale
     assert [record["bots"] for record in rig.records(Kind.REFEREE) if record["action"] == "seats"] == [["black"], []]
 
 
+def test_a_seat_changed_while_the_service_was_down_is_journaled_with_its_first_turn(tmp_path):
+    """The config gave Black's seat to the bot while the service was stopped, Black's roll thrown:
+    the resumed turn is the bot's, and the journal records the change with it, as a change while
+    running would be; a later restart with the same seats records nothing more."""
+    rig = Rig(tmp_path, [6, 5, 6, 5, 3, 1], match=PORTES, choose_play=fixed_play(("1/4", "1/2")))
+    rig.to_moving()
+    rig.show(rig.board.move("13", "7", "white").move("13", "8", "white"))
+    rig.press()
+    assert rig.controller.position.turn is Color.BLACK
+    rig.restart(bots={Color.BLACK})
+    rig.show()
+    assert isinstance(rig.controller.referee, HeldReferee) and shown_move(rig) == ("1", "4")
+    assert [record["bots"] for record in rig.records(Kind.REFEREE) if record["action"] == "seats"] == [["black"]]
+    rig.restart()
+    rig.show()
+    assert isinstance(rig.controller.referee, HeldReferee)
+    assert [record["bots"] for record in rig.records(Kind.REFEREE) if record["action"] == "seats"] == [["black"]]
+
+
 def test_a_seat_given_to_the_bot_loads_the_trained_bot_when_none_was_needed(tmp_path):
     rig = Rig(tmp_path, [6, 5, 6, 5, 3, 1], match=PORTES)
     assert rig.controller.choose_play is None
