@@ -13,6 +13,7 @@ import threading
 
 from firmware_host.sensing.channels import KNOWN_LOCATIONS, UNUSED, ChannelMap
 from firmware_host.sensing.reading import COLOURS, POINTS, BoardReading, SideReading
+from firmware_host.sim.firmware import firmware_module
 
 # The portes / tavla opening (position-json): a board an engineer can start playing on.
 OPENING_LAYOUT = ('{"white": {"points": {"24": 2, "13": 5, "8": 3, "6": 5}},'
@@ -22,10 +23,11 @@ Location = str | int
 
 
 def seen_by_magnet(stack: tuple[str, ...]) -> tuple[int, int]:
-    """What count-and-magnet sensors report for a stack (bottom first): its count in its bottom colour."""
+    """What count-and-magnet sensors report for a stack (bottom first): its count in its bottom colour,
+    as the firmware reports it (a full stack of 16 with both counts)."""
     if not stack:
         return (0, 0)
-    return (len(stack), 0) if stack[0] == "white" else (0, len(stack))
+    return firmware_module("counting").reported(len(stack), stack[0] == "white")
 
 
 class BoardError(ValueError):

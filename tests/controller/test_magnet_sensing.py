@@ -6,11 +6,14 @@ from firmware_host.config import load_config
 from firmware_host.controller import Orientation
 from firmware_host.controller.orientation import laid_out
 from firmware_host.referee import Reading
-from firmware_host.rules import Position
+from firmware_host.rules import WHITE, Position
 from firmware_host.rules.match import MatchRules
+from firmware_host.sensing.clock import ManualClock
 from firmware_host.sensing.events import BoardChanging, BoardStable
+from firmware_host.sensing.protocol import FrameDecoder, Snapshot
 from firmware_host.sensing.reading import BoardReading, SideReading
 from firmware_host.sim.board import SimBoard
+from firmware_host.sim.mcu import SimulatedMcu
 
 from controller_kit import Rig, journal_game_at
 
@@ -144,3 +147,67 @@ def test_clearing_a_board_with_pins_takes_every_checker_from_the_top_of_its_stac
         show_board()
     assert rig.state == "awaiting_roll"   # the set-up board is taken: the winner of the mother pin rolls first
     assert board.reading() in {laid_out(Position.start(next_game), way) for way in Orientation}
+
+
+# Neverfinishing, Black to play 6-3 (the soak's match seed 2424513439): Black's 14 checkers on its last
+# point, 24, pin White's last checker there, and 15/24 brings Black's fifteenth onto them: a stack of 16.
+BEFORE_THE_FULL_STACK = Position.from_json({
+    "variant": "neverfinishing", "turn": "black",
+    "white": {"points": {"1": 12, "2": 2, "24": 1}}, "black": {"points": {"15": 1, "24": 14}},
+    "pinned": {"24": "white"}})
+THE_FULL_STACK = Position.from_json({
+    "variant": "neverfinishing", "turn": "black",
+    "white": {"points": {"1": 12, "2": 2, "24": 1}}, "black": {"points": {"24": 15}},
+    "pinned": {"24": "white"}})
+
+
+class Wire:
+    """The MCU's end of the cable, kept for the host to decode; no command ever comes."""
+    port = "test"
+
+    def __init__(self):
+        self.sent = bytearray()
+
+    def read(self):
+        return b""
+
+    def write(self, data):
+        self.sent += data
+
+
+def reported_to_the_host(board: SimBoard, channels) -> BoardReading:
+    """The board as the firmware brings it to the host: the simulated MCU (the firmware's own scan, debounce
+    and snapshot encoding) scanning `board` until its counts are steady, its last snapshot decoded as the
+    link decodes it."""
+    clock, wire = ManualClock(0.0), Wire()
+    mcu = SimulatedMcu(board, channels, wire, clock=clock, colour_by="magnet")
+    for _ in range(10):
+        clock.advance(mcu.node.scan_period_ms / 1000)
+        mcu.step()
+    snapshots = [frame for frame in FrameDecoder().feed(bytes(wire.sent)) if isinstance(frame, Snapshot)]
+    return channels.reading(snapshots[-1].counts)
+
+
+@pytest.mark.parametrize("orientation", list(Orientation))
+def test_the_fifteenth_checker_on_a_pinned_point_reaches_the_host_and_completes_the_play(tmp_path, orientation):
+    """A snapshot carries at most 15 of a colour: the stack of 16 is reported as it lies (1 and 15), not as
+    16 of the bottom colour cut to 15, the count before the last checker came, which the controller took
+    for a checker still in hand and never judged again."""
+    channels = load_config(None).sensing.sensors.channels
+    rig = Rig(tmp_path, match=MatchRules(sequence=("neverfinishing",), target=3), sensing="magnet",
+              orientation=orientation)
+    journal_game_at(rig, BEFORE_THE_FULL_STACK, roll=(6, 3))
+    rig.restart(dice=(2, 1))   # White's next roll
+    board = SimBoard(laid_out(BEFORE_THE_FULL_STACK, orientation))   # White's pinned checker at the bottom
+    show(rig, reported_to_the_host(board, channels))
+    assert rig.state == "moving"
+    board.lift(orientation.point(15), "black")
+    show(rig, reported_to_the_host(board, channels))
+    assert rig.controller.verdict.kind == "in_hand"
+    board.place(orientation.point(24), "black")
+    show(rig, reported_to_the_host(board, channels))
+    assert rig.controller.board_reading == Reading.of(THE_FULL_STACK)
+    assert rig.controller.verdict.kind == "complete"
+    rig.press()
+    assert rig.controller.position.turn is WHITE and rig.controller.dice == (2, 1)
+    assert Reading.of(rig.controller.position) == Reading.of(THE_FULL_STACK)

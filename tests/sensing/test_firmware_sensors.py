@@ -218,11 +218,18 @@ def steady(decoder, grams, field_mt, scans=8, channel=0):
     return result
 
 
-@given(st.integers(0, 16), st.floats(-3.9, 3.9), st.sampled_from([-1, 1]))
+@given(st.integers(0, 15), st.floats(-3.9, 3.9), st.sampled_from([-1, 1]))
 def test_a_steady_count_is_read_in_its_bottom_checkers_colour(count, error_g, pole):
     field = 0.0 if count == 0 else pole * 8.0
     expected = (0, 0) if count == 0 else ((count, 0) if pole > 0 else (0, count))
     assert steady(count_decoder(), count * 16.0 + error_g, field) == expected
+
+
+@given(st.floats(-3.9, 3.9))
+def test_a_full_stack_is_read_as_all_fifteen_of_one_colour_on_a_pinned_checker_of_the_other(error_g):
+    # 16 checkers on a point can only be 15 on one pinned checker; a snapshot carries at most 15 of a colour.
+    assert steady(count_decoder(), 16 * 16.0 + error_g, 8.0) == (1, 15)      # a white checker at the bottom
+    assert steady(count_decoder(), 16 * 16.0 + error_g, -8.0) == (15, 1)
 
 
 def test_no_reading_without_a_steady_count_and_a_magnet_that_agree():

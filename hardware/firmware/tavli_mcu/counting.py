@@ -7,10 +7,22 @@ magnet, north up in white ones and south up in black ones; a Hall sensor under t
 checker sees the bottom checker's pole: the sign of the field is its colour. A count without a magnet
 or a magnet without a count is no reading (None), never a guess. A reading is reported as `count`
 checkers of the bottom colour, (count, 0) or (0, count): the host works out mixed (pinned) points
-from the play (firmware_host/referee/observe.py).
+from the play (firmware_host/referee/observe.py). The one exception is a full stack (`reported`).
 """
 
 MAX_COUNT = 16   # 15 of one colour, and one pinned under them
+CHECKERS_PER_SIDE = MAX_COUNT - 1
+
+
+def reported(count, bottom_is_white):
+    """What a location reports: `count` checkers of the bottom one's colour, (count, 0) or (0, count).
+    A stack of MAX_COUNT can only be all 15 of one colour on a pinned checker of the other, so it is
+    reported as it lies, (1, 15) or (15, 1): a snapshot carries at most 15 of a colour (four bits,
+    docs/protocol.md), and 16 of the bottom colour would reach the host as 15, the count of the stack
+    before its last checker came."""
+    if count == MAX_COUNT:
+        return (1, CHECKERS_PER_SIDE) if bottom_is_white else (CHECKERS_PER_SIDE, 1)
+    return (count, 0) if bottom_is_white else (0, count)
 
 
 class CountDecoder:
@@ -23,8 +35,8 @@ class CountDecoder:
         self._recent = [[] for _ in range(channels)]
 
     def decode(self, channel, grams, field_mt):
-        """(count, 0) with a white checker at the bottom, (0, count) with a black one, (0, 0) for an
-        empty location, None for no reading. `field_mt` is None when the Hall sensor gave nothing."""
+        """The count as `reported` in the bottom checker's colour (white: the field's north), (0, 0) for
+        an empty location, None for no reading. `field_mt` is None when the Hall sensor gave nothing."""
         recent = self._recent[channel]
         recent.append(grams)
         if len(recent) > self.steady_scans:
@@ -34,8 +46,6 @@ class CountDecoder:
         count = int(grams / self.checker_g + 0.5) if grams > 0 else 0
         if count > MAX_COUNT or abs(grams - count * self.checker_g) > self.window_g or field_mt is None:
             return None
-        if field_mt > self.threshold_mt:
-            return None if count == 0 else (count, 0)
-        if field_mt < -self.threshold_mt:
-            return None if count == 0 else (0, count)
+        if abs(field_mt) > self.threshold_mt:
+            return None if count == 0 else reported(count, field_mt > 0)
         return (0, 0) if count == 0 else None
