@@ -2,7 +2,9 @@
 
 Sensors that weigh each location for its count and tell colour by a magnet under its first checker
 (hardware/README.md) see, per point, how many checkers lie there and the colour of the bottom one —
-on a pinned point the pinned checker's. They report `count` checkers of the bottom colour. Such a
+on a pinned point the pinned checker's. They report `count` checkers of the bottom colour, but for a
+full stack of 16, which can only be all 15 of one colour on a pinned checker of the other and is reported
+as it lies (a snapshot carries at most 15 of a colour: `tavli_mcu.counting.reported`). Such a
 report says less than (white, black) only on a point where both colours lie; the referee then judges
 the board the observation stands for:
 
@@ -25,6 +27,8 @@ import enum
 from firmware_host.referee.judge import Reading
 from firmware_host.referee.steps import HAND, Step
 from firmware_host.rules.position import BLACK, CHECKERS, WHITE, Color, Position
+
+FULL_STACK = CHECKERS + 1   # all of one colour on a pinned checker of the other: the most a point holds
 
 
 class Sensing(str, enum.Enum):
@@ -49,8 +53,11 @@ def observe(position: Position) -> Reading:
     white, black = [0] * 24, [0] * 24
     for index in range(24):
         colour = bottom_colour(position, index)
-        if colour is not None:
-            (white if colour is WHITE else black)[index] = position.white[index] + position.black[index]
+        count = position.white[index] + position.black[index]
+        if count == FULL_STACK:
+            white[index], black[index] = position.white[index], position.black[index]
+        elif colour is not None:
+            (white if colour is WHITE else black)[index] = count
     return Reading(position.variant, tuple(white), tuple(black), position.bar, position.off)
 
 
@@ -127,8 +134,10 @@ def unstacked(steps: tuple[Step, ...], board: Reading, target: Position | None =
 
 
 def _bottom(board: Reading, seen: Reading | None, index: int) -> Color:
-    """The colour at the bottom of point `index + 1`, which holds both colours."""
-    if seen is not None:
+    """The colour at the bottom of point `index + 1`, which holds both colours: the one `seen` shows, or
+    where it shows both (a full stack, or sensors that count both), the one with fewer there, as a pinned
+    checker is."""
+    if seen is not None and not (seen.white[index] and seen.black[index]):
         return WHITE if seen.white[index] else BLACK
     return WHITE if board.white[index] < board.black[index] else BLACK
 

@@ -57,7 +57,9 @@ def test_every_board_of_every_turn_is_told_apart_by_count_and_bottom_colour(vari
         for board in boards_of_turn(turn):
             boards += 1
             mixed += any(w and b for w, b in zip(board.white, board.black))
-            assert resolve(observe(board), turn.position) == Reading.of(board), (
+            seen = observe(board)
+            assert max(seen.white + seen.black) <= 15, f"{variant}: {seen} is more than a snapshot carries"
+            assert resolve(seen, turn.position) == Reading.of(board), (
                 f"{variant}: from\n{turn.position.diagram()}\nwith {turn.dice} the board\n{board.diagram()}\n"
                 "looks like another board of the same turn")
     assert boards > 1000
@@ -76,6 +78,35 @@ def test_a_pinned_point_is_seen_as_its_count_in_the_pinned_checkers_colour():
     assert (seen.white[19], seen.black[19]) == (0, 2)
     assert (seen.white[23], seen.black[23]) == (14, 0)
     assert resolve(seen, start) == Reading.of(pinning)
+
+
+def test_a_full_stack_is_seen_as_it_lies():
+    # Neverfinishing: Black's fifteenth checker joins the fourteen pinning White's last one on 24. The
+    # sensors count 16 there, which can only be 15 on one pinned checker: reported as 1 white and 15 black.
+    start = Position.from_json({"variant": "neverfinishing", "turn": "black",
+                                "white": {"points": {"1": 12, "2": 2, "24": 1}}, "black": {"points": {"15": 1, "24": 14}},
+                                "pinned": {"24": "white"}})
+    full = Position.from_json({"variant": "neverfinishing", "turn": "black",
+                               "white": {"points": {"1": 12, "2": 2, "24": 1}}, "black": {"points": {"24": 15}},
+                               "pinned": {"24": "white"}})
+    seen = observe(full)
+    assert (seen.white[23], seen.black[23]) == (1, 15)
+    assert resolve(seen, start) == Reading.of(full)
+
+
+def test_clearing_a_full_stack_takes_its_checkers_from_the_top():
+    # Plakoto: White's fifteen pin Black's mother on 1. Cleared for portes, whose Black start is 1: the
+    # sensors show that point's two colours as they lie, and White's leave from on top of Black's one.
+    cleared = Position.from_json({"variant": "plakoto", "turn": "white",
+                                  "white": {"points": {"1": 15}}, "black": {"points": {"1": 1, "24": 14}},
+                                  "pinned": {"1": "black"}})
+    start = Position.start("portes")
+    physical = PhysicalBoard.of(cleared, "portes")
+    board, sensed = physical.board(), physical.sensed()
+    assert (sensed.white[0], sensed.black[0]) == (15, 1)
+    for step in unstacked(restore(start, board), board, start, sensed):
+        physical.move(step)       # every checker taken from the top
+    assert physical.board() == Reading.of(start)
 
 
 def test_readings_that_count_both_colours_are_judged_as_they_are():
@@ -169,8 +200,10 @@ class PhysicalBoard:
         return self._reading(lambda stack, color: stack.count(color))
 
     def sensed(self) -> Reading:
-        """What magnet sensors report: each point's count in its bottom checker's colour."""
-        return self._reading(lambda stack, color: len(stack) if stack and stack[0] is color else 0)
+        """What magnet sensors report: each point's count in its bottom checker's colour, a full stack of 16
+        as it lies (a snapshot carries at most 15 of a colour)."""
+        return self._reading(lambda stack, color: stack.count(color) if len(stack) == 16 else
+                             len(stack) if stack and stack[0] is color else 0)
 
     def _reading(self, count) -> Reading:
         points = [tuple(count(self.stacks[str(p)], color) for p in range(1, 25)) for color in (WHITE, BLACK)]
