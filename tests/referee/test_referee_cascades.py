@@ -227,3 +227,25 @@ def test_whole_cascade_maximisation_is_the_referees_too():
     assert {referee.judge(final).kind for final in finals} == {"complete"}
     # Stage by stage (the default), the same board ends a play.
     assert Referee(position, (5, 5)).judge(reading_of(board)).kind == "complete"
+
+
+def test_a_whole_cascade_of_which_only_22_dice_can_be_played_move_by_move():
+    """Under whole_cascade, a 1-1 cascade whose 24 dice cannot all be played (White's checker on 22
+    never moves: Black holds the six points ahead of it; tests/rules proves 22 the most): every
+    move of a play of 22 dice chosen stage by stage is partial with one die fewer to play, and the
+    last one completes that play."""
+    rules = {"gulbara_cascade_maximize": "whole_cascade"}
+    stuck = pos("gulbara", {1: 1, 2: 1, 3: 1, 4: 1, 5: 3, 6: 1, 7: 1, 8: 1, 9: 1, 10: 1, 11: 1, 15: 1, 22: 1},
+                {13: 2, 14: 5, 16: 2, 17: 1, 18: 1, 19: 1, 20: 1, 21: 1, 23: 1}, rolls=(25, 26))
+    play = Turn(stuck, (1, 1), rules).pick_play(random.Random(0).choice)
+    assert len(play.moves) == 22
+    referee = Referee(stuck, (1, 1), rules)
+    reading = reading_of(stuck)
+    for index, move in enumerate(play.moves, 1):
+        reading = moved(reading, WHITE, move.origin, move.destination)
+        verdict = referee.judge(reading)
+        if index < len(play.moves):
+            assert verdict.kind == "partial", (str(play), index)
+            assert len(verdict.remaining) == 24 - index
+    assert verdict.kind == "complete"
+    assert verdict.play.position.board_key() == play.position.board_key()

@@ -1,8 +1,10 @@
 """Dossier §6 test situations for the parallel games: fevga, moultezim, gulbara, narde (T29-T57)."""
+import random
+
 import pytest
 
-from firmware_host.rules import BLACK, WHITE, Position, legal_plays, side_can_move, Rules
-from rules_kit import after, describe, finals, outcomes, pos
+from firmware_host.rules import BLACK, WHITE, Position, Rules, Turn, legal_plays, side_can_move
+from rules_kit import after, describe, finals, outcomes, pos, replay
 
 ROLLS = [(a, b) for a in range(1, 7) for b in range(a, 7)]
 LATER = (3, 3)          # roll counts of a later turn: no first-roll exceptions, no gulbara protection
@@ -264,6 +266,34 @@ def test_t49_remainder_goes_to_the_opponent():
         describe(pos("gulbara", {12: 13, 13: 1, 11: 1}, T48[2])): (4, 4, 4) + rest,
         describe(pos("gulbara", {12: 15}, T48[2])): (4, 4, 4) + rest,
     }
+
+
+WHOLE = {"gulbara_cascade_maximize": "whole_cascade"}
+# A later turn's 1-1 cascade of which White can play only 22 of the 24 dice (from bench_bot's
+# gulbara/whole_cascade series: proving that no play uses more once searched all 39,008 stage ends).
+STUCK = ("gulbara", {1: 1, 2: 1, 3: 1, 4: 1, 5: 3, 6: 1, 7: 1, 8: 1, 9: 1, 10: 1, 11: 1, 15: 1, 22: 1},
+         {13: 2, 14: 5, 16: 2, 17: 1, 18: 1, 19: 1, 20: 1, 21: 1, 23: 1})
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_whole_cascade_of_which_only_22_dice_can_be_played(seed):
+    """White's checker on 22 has Black on each of the six points ahead of it (21 down to 16): no
+    die ever moves it (nothing is hit in gulbara), so White never has all 15 in the home board and
+    bears nothing off (rules.md). The others can travel 77 pips down to White's last point, 1; the
+    cascade's first 23 dice (four each of 1 to 5, then three 6s) are 78 pips, so no play uses more
+    than 22 dice. A play chosen stage by stage uses 22, every move legal on the board before it:
+    22 is the most, and the play a chooser gets under whole_cascade uses it."""
+    white, black = STUCK[1], STUCK[2]
+    assert all(22 - die in black for die in range(1, 7))
+    pips = sum((point - 1) * n for point, n in white.items() if point != 22)
+    assert pips == 77 < 4 * (1 + 2 + 3 + 4 + 5) + 3 * 6
+    p = pos(*STUCK, rolls=(25, 26))
+    turn = Turn(p, (1, 1), WHOLE)
+    assert turn.whole_cascade.most == 22
+    play = turn.pick_play(random.Random(seed).choice)
+    assert len(play.moves) == 22
+    _, final = replay(p, play, WHOLE)
+    assert final.key() == play.position.board_key()
 
 
 # -- Long Nardy: head rule and prime rule ------------------------------------------------------------
