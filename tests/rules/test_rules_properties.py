@@ -254,3 +254,75 @@ def test_gulbara_random_play_with_cascades_agrees_with_the_model(data, maximize)
             assert not Counter(m.die for m in play.moves) - dice_values(position, dice, options)
 
     walk(data, "gulbara", options, visit, roll=no_low_cascades)
+
+
+def exhaustive_most(turn, node, stage, memo):
+    """The most dice the stages from `stage` on can play from `node`: every stage end tried until
+    one plays them all (a stage not played in full, or a play that ends the game, ends the turn)."""
+    key = (node, stage)
+    if key not in memo:
+        best, every_die = 0, sum(len(dice) for dice in turn.stages[stage:])
+        for end in turn.stage_ends(node, turn.stages[stage]):
+            if best == every_die:
+                break
+            played = len(turn.stages[stage]) - len(end.remaining)
+            if end.result is None and not end.remaining and stage + 1 < len(turn.stages):
+                played += exhaustive_most(turn, end.node, stage + 1, memo)
+            best = max(best, played)
+        memo[key] = best
+    return memo[key]
+
+
+def exhaustive_ends_game(turn, node, stage, memo):
+    """Whether some play of the stages from `stage` on bears off the last checker: never when
+    the dice to come carry fewer pips than the checkers need to be borne off."""
+    key = (node, stage)
+    if key not in memo:
+        pips = sum(die for dice in turn.stages[stage:] for die in dice)
+        memo[key] = pips >= sum((25 - p) * n for p, n in enumerate(node.me)) and any(end.result is not None or (
+            not end.remaining and stage + 1 < len(turn.stages)
+            and exhaustive_ends_game(turn, end.node, stage + 1, memo))
+            for end in turn.stage_ends(node, turn.stages[stage]))
+    return memo[key]
+
+
+@settings(max_examples=3, deadline=None,
+          suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+@given(seed=st.integers(0, 2 ** 32), game=st.sampled_from([
+    ("gulbara", {}), ("gulbara", {"gulbara_remainder": "opponent_plays"}),
+    ("fevga", {"cascading_doubles": True}), ("narde", {"cascading_doubles": True})]))
+def test_whole_cascade_most_and_kept_stage_ends_are_the_exhaustive_searchs(seed, game):
+    """rules.md's cascades, maximised over the whole cascade (dossier A7): the most dice a play of
+    the cascade uses, and which stage ends lead to such a play or to the end of the game, as an
+    exhaustive search of every stage end finds them, along random games of low cascades too
+    (WholeCascade searches with bounds and stops early)."""
+    variant, options = game
+    options = dict(options, gulbara_cascade_maximize="whole_cascade")
+    rng = random.Random(seed)
+    position = Position.start(variant, rng.choice([WHITE, BLACK]))
+    cascades = 0
+    for _ in range(MAX_TURNS):
+        turn = Turn(position, (rng.randint(1, 6), rng.randint(1, 6)), options)
+        if len(turn.stages) > 1:
+            cascades += 1
+            whole, most_memo, ends_memo = turn.whole_cascade, {}, {}
+            assert whole.most == exhaustive_most(turn, turn.start, 0, most_memo)
+            node, before = turn.start, 0
+            for stage, dice in enumerate(turn.stages):   # every end of each stage on a random way
+                ends = turn.stage_ends(node, dice)
+                for end in ends:
+                    played = before + len(dice) - len(end.remaining)
+                    goes_on = end.result is None and not end.remaining and stage + 1 < len(turn.stages)
+                    expected = end.result is not None or played + (
+                        exhaustive_most(turn, end.node, stage + 1, most_memo) if goes_on else 0
+                    ) == whole.most or goes_on and exhaustive_ends_game(turn, end.node, stage + 1, ends_memo)
+                    assert whole.keeps(end, stage) == expected
+                onward = [end for end in ends if end.result is None and not end.remaining]
+                if not onward:
+                    break
+                node, before = rng.choice(onward).node, before + len(dice)
+        play = turn.pick_play(rng.choice)
+        if play.result is not None:
+            break
+        position = play.position
+    assert cascades
