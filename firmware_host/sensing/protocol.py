@@ -23,6 +23,10 @@ PROTOCOL_VERSION = 2
 # Versions this host talks to: 2 adds the unreadable channel (a byte of 0xFF, which version 1 never
 # sends: 15 white and 15 black on one location is no board).
 SUPPORTED_PROTOCOLS = (1, 2)
+# The oldest firmware this host takes: before 1.0.1 a full stack of 16 (fifteen on a pinned checker)
+# was reported as 15 of the bottom colour, the count before the last checker came, and a game
+# waited for ever for a checker "in hand".
+MIN_FIRMWARE = (1, 0, 1)
 DELIMITER = b"\x00"
 CRC_INIT = 0xFFFF
 HEADER_SIZE = 3

@@ -193,6 +193,10 @@ class LinkSession:
         if hello.protocol_version not in p.SUPPORTED_PROTOCOLS:
             return (f"the MCU speaks protocol version {hello.protocol_version}, "
                     f"this host versions {', '.join(map(str, p.SUPPORTED_PROTOCOLS))}: update its firmware")
+        if hello.firmware_version < p.MIN_FIRMWARE:
+            return (f"the MCU runs firmware {hello.firmware}, this host needs "
+                    f"{'.'.join(map(str, p.MIN_FIRMWARE))} or later (older firmware misreads a full stack "
+                    "of 16): update its firmware (hardware/README.md, Installing the firmware)")
         expected = self._sensors.channels.channel_count
         if hello.channels != expected:
             return (f"the MCU scans {hello.channels} channels but the board file maps {expected} "

@@ -43,7 +43,7 @@ def frames(draw) -> bytes:
 
 def hello() -> bytes:
     s = CONFIG.sensors
-    return p.encode(p.Hello(0, p.PROTOCOL_VERSION, (1, 0, 0), b"TESTTEST", 1, p.HelloReason.REQUESTED,
+    return p.encode(p.Hello(0, p.PROTOCOL_VERSION, p.MIN_FIRMWARE, b"TESTTEST", 1, p.HelloReason.REQUESTED,
                             CHANNELS.channel_count, s.scan_hz, s.debounce_scans, s.snapshot_interval_ms,
                             s.heartbeat_ms))
 

@@ -18,7 +18,7 @@ def connected_sensor(config=CONFIG):
     events = []
     sensor = BoardSensor(config, events.append, ManualClock())
     s = CONFIG.sensors
-    hello = p.Hello(0, p.PROTOCOL_VERSION, (1, 0, 0), b"TESTTEST", 1, p.HelloReason.REQUESTED,
+    hello = p.Hello(0, p.PROTOCOL_VERSION, p.MIN_FIRMWARE, b"TESTTEST", 1, p.HelloReason.REQUESTED,
                     CHANNELS.channel_count, s.scan_hz, s.debounce_scans, s.snapshot_interval_ms, s.heartbeat_ms)
     sensor.opened(0.0)
     sensor.received(p.encode(hello), 0.0)

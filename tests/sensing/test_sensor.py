@@ -12,7 +12,7 @@ CHANNELS = CONFIG.sensors.channels
 
 def hello(seq, nonce=1):
     s = CONFIG.sensors
-    return p.Hello(seq, 1, (1, 0, 0), b"TESTTEST", nonce, p.HelloReason.REQUESTED, CHANNELS.channel_count,
+    return p.Hello(seq, 1, p.MIN_FIRMWARE, b"TESTTEST", nonce, p.HelloReason.REQUESTED, CHANNELS.channel_count,
                    s.scan_hz, s.debounce_scans, s.snapshot_interval_ms, s.heartbeat_ms)
 
 

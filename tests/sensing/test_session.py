@@ -257,6 +257,21 @@ def test_mcus_of_protocol_1_and_2_are_welcomed_and_a_newer_one_refused(monkeypat
         assert f"protocol version {version}, this host versions 1, 2" in lost.reason
 
 
+@pytest.mark.parametrize("version, accepted", [((1, 0, 0), False), ((1, 0, 1), True), ((1, 1, 0), True),
+                                               ((2, 0, 0), True)])
+def test_firmware_older_than_1_0_1_is_refused_with_what_to_do(monkeypatch, version, accepted):
+    """Firmware 1.0.0 reported a full stack of 16 as 15 (a game then waited for ever): the host
+    refuses it by name and says how to update."""
+    monkeypatch.setattr(sys.modules[Node.__module__], "FIRMWARE_VERSION", version)
+    rig = opened_rig()
+    if accepted:
+        assert rig.take(LinkUp) and rig.session.state is LinkState.UP
+    else:
+        [lost] = rig.take(LinkLost)
+        assert "firmware 1.0.0, this host needs 1.0.1 or later" in lost.reason
+        assert "Installing the firmware" in lost.reason and rig.session.state is LinkState.INCOMPATIBLE
+
+
 def test_an_unreadable_channel_reaches_the_host_as_none():
     rig = opened_rig()
     rig.counts = [(0, 0)] * 27 + [None]
