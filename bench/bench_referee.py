@@ -2,6 +2,10 @@
 
 Run: .venv/bin/python bench/bench_referee.py [--games N] [--seed S] [--variant V ...]
                                              [--cascade-budget SECONDS] [--json FILE]
+                                             [--option KEY=VALUE ...]
+
+House rules (--option, e.g. gulbara_cascade_maximize=whole_cascade) apply to the games played and
+to the referee alike.
 
 Corpus (seeded): for each variant, N random games from the start (Turn.pick_play with seeded
 choices); every position met with the roll thrown there is one entry. For each entry the readings
@@ -87,10 +91,10 @@ def is_cascade(turn: Turn) -> bool:
     return len(turn.stages) > 1
 
 
-def corpus(variant: str, games: int, seed: int, other_plays: int, lifted: int, misplaced: int
-           ) -> list[Entry]:
+def corpus(variant: str, games: int, seed: int, other_plays: int, lifted: int, misplaced: int,
+           options: dict[str, str] | None = None) -> list[Entry]:
     entries = []
-    for position, dice, turn, chosen, rng in random_turns(variant, games, seed):
+    for position, dice, turn, chosen, rng in random_turns(variant, games, seed, options):
         cascade = is_cascade(turn)
         start, mover = Reading.of(position), position.turn
         readings = [start] + _play_readings(start, mover, chosen)
@@ -119,8 +123,9 @@ def summary(values: list[float]) -> dict:
 
 
 def measure(variant: str, args) -> dict:
-    rules = Rules.for_variant(variant)
-    entries = corpus(variant, args.games, args.seed, args.plays, args.lifted, args.misplaced)
+    rules = Rules.for_variant(variant, args.options)
+    entries = corpus(variant, args.games, args.seed, args.plays, args.lifted, args.misplaced,
+                     args.options)
     build, judge, by_kind = [], [], defaultdict(list)
     cascade_build, cascade_judge, cut_short, cascade_entries, misjudged = [], [], 0, 0, 0
     slowest_judge = (0.0, "")
@@ -191,7 +196,12 @@ def main() -> None:
     parser.add_argument("--cascade-budget", type=float, default=2.0,
                         help="seconds of judging per gulbara cascade roll")
     parser.add_argument("--json", metavar="FILE", help="also write the results as JSON")
+    parser.add_argument("--option", action="append", default=[], metavar="KEY=VALUE",
+                        help="a house rule for every variant measured")
     args = parser.parse_args()
+    if any("=" not in option for option in args.option):
+        parser.error("--option takes KEY=VALUE")
+    args.options = dict(option.split("=", 1) for option in args.option)
 
     results = []
     print("judging one reading and building the play tree, milliseconds "

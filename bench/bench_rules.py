@@ -31,18 +31,19 @@ from __future__ import annotations
 import argparse
 import random
 import time
-from typing import Iterator
+from typing import Any, Iterator, Mapping
 
 from firmware_host.rules import VARIANTS, Play, Position, Rules, Turn, blocked_for_good
 from firmware_host.rules.plays import TooManyPlays
 
 
-def random_turns(variant: str, games: int, seed: int
+def random_turns(variant: str, games: int, seed: int, options: Mapping[str, Any] | None = None
                  ) -> Iterator[tuple[Position, tuple[int, int], Turn, Play, random.Random]]:
-    """Every turn of `games` seeded random games: position, roll, turn, the play chosen, and the
-    generator (for callers that draw more choices from the same seeded stream)."""
+    """Every turn of `games` seeded random games under the house rules `options`: position, roll,
+    turn, the play chosen, and the generator (for callers that draw more choices from the same
+    seeded stream)."""
     rng = random.Random(f"{seed}:{variant}")
-    rules = Rules.for_variant(variant)
+    rules = Rules.for_variant(variant, options)
     for _ in range(games):
         position = Position.start(variant, rng.choice(("white", "black")))
         while True:

@@ -161,11 +161,14 @@ class _Found:
 # recently used forgotten first (a state with its edges takes about 1.5 kB: some 30 MB, within a
 # Pi Zero 2 W's 512 MB).
 TREE_CACHE_STATES = 20_000
-# Guidance, which no verdict depends on, searches within bounds: the nearest legal board at most
-# this many stage trees, and each board tried for where a lifted checker may go (in hand) or which
+# Guidance, which no verdict depends on, searches within bounds: the nearest legal board among the
+# stage trees taken up while they hold at most this many states (their count, not the trees', bounds
+# the work: a tree of a long cascade stage under whole-cascade maximisation holds hundreds, and a
+# board two moves off every legal one may have every stage end of the roll within the lower bound),
+# and each board tried for where a lifted checker may go (in hand) or which
 # checker is one too many (a fault) at most this many stage ends. The board seen is always
 # searched to the end: its verdict is exact.
-NEAREST_SEARCH_BUDGET = 2000
+NEAREST_SEARCH_BUDGET = 5000
 GUIDANCE_SEARCH_BUDGET = 2000
 
 
@@ -222,6 +225,10 @@ class Referee:
     def _locate(self, board: Seen, budget: int | None = None) -> _Found | None:
         """The tree states showing `board`, if it lies on the way to a legal play (None too when
         more than `budget` stage ends were searched)."""
+        if self._whole is not None and not self._whole.may_show(board[0]):
+            # Whole-cascade maximisation: the dice to come cannot make up the most from here, so
+            # no stage path need be searched (a stage-by-stage play's boards are often such).
+            return None
         search = _CascadeSearch(self, board, budget)
         found = search.stage(self.turn.start, 0, ())
         if found is not None:
@@ -233,29 +240,27 @@ class Referee:
     def _nearest(self, board: Seen) -> TreeState:
         """The legal state that takes the fewest checker moves to show as `board`.
 
-        Best first over the stage trees of the roll: a stage end is searched only while a lower
-        bound of the moves to any board on its ways (`checkers_to_move`, one more where `may_reach`
-        rules out `board` itself) is below the best found, each stage end once. Ties: spare the
-        mover's checkers (he placed them on purpose, the opponent's only move to the bar when
-        hit), move them the shortest way, then the most progress.
+        Asked only of a board `_locate` found on no legal way, so every legal board is at least
+        one checker move from it. Best first over the stage trees of the roll: a stage end is
+        searched only while a lower bound of the moves to any board on its ways
+        (`checkers_to_move`, at least one) is below the best found, each stage end once, the
+        stages of the last board located first, deepest first (readings come one move after
+        another, so a legal board one move away is usually there, and ends the search). Ties:
+        spare the mover's checkers (he placed them on purpose, the opponent's only move to the bar
+        when hit), move them the shortest way, then the most progress.
         """
         me, opp = board
         best, best_key = None, None
-        # (bound, order, stage, stage root, whether `may_reach` is still to be asked)
-        queue = [(0, 0, 0, self.turn.start, False)]
-        queued = {(self.turn.start, 0)}
-        order = count(1)
+        order = count()
+        roots = sorted(self._last_path.items(), reverse=True) + [(0, self.turn.start)]
+        queue = [(1, next(order), stage, root) for stage, root in roots]  # (bound, order, stage, root)
+        queued = {(root, stage) for stage, root in roots}
         searched = 0
         while queue and (best_key is None or queue[0][0] < best_key[0]) \
                 and searched < NEAREST_SEARCH_BUDGET:
-            bound, _, stage, root, ask = heappop(queue)
-            if ask and not may_reach(root.me, me, self._later[stage - 1], self._closed):
-                # `board` itself is not on its ways: at least one checker must move.
-                if 1 < best_key[0]:
-                    heappush(queue, (1, next(order), stage, root, False))
-                continue
+            bound, _, stage, root = heappop(queue)
             tree = self._tree(root, stage)
-            searched += 1
+            searched += len(tree)
             # Most wrong boards are one checker away from a legal one: look those up first.
             near = [seen for seen in _within_one_step(board, tree.opp_boards) if seen in tree.by_seen]
             for node_me, node_opp in near or tree.by_seen:
@@ -276,9 +281,9 @@ class Referee:
                 if (node, stage + 1) in queued:
                     continue
                 queued.add((node, stage + 1))
-                bound = _frame_distance(opp, node.opp) + checkers_to_move(node.me, me)
+                bound = max(1, _frame_distance(opp, node.opp) + checkers_to_move(node.me, me))
                 if bound < best_key[0]:
-                    heappush(queue, (bound, next(order), stage + 1, node, bound == 0))
+                    heappush(queue, (bound, next(order), stage + 1, node))
         return best
 
     # -- judging -----------------------------------------------------------------------------

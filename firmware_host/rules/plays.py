@@ -12,7 +12,7 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass
 from functools import cached_property, lru_cache
-from itertools import compress, groupby
+from itertools import accumulate, compress, groupby
 from operator import itemgetter
 from typing import Any, Callable, Iterable, Iterator, Mapping, NamedTuple
 
@@ -473,21 +473,40 @@ class WholeCascade:
         # Every stage is of equal dice, so the dice a play uses are a prefix of these.
         self._dice_after = [tuple(d for s in self.stages[i:] for d in s) for i in range(len(self.stages))]
         self._dice_from = [len(dice) for dice in self._dice_after] + [0]
+        self._dice = self._dice_after[0]
+        # The pips the cascade's first k dice add up to, for each k.
+        self._pips_of_first = tuple(accumulate(self._dice, initial=0))
         self._ends: dict[tuple[Node, int], list] = {}
         self._found: dict[tuple[Node, int], int] = {}
         self._possible: dict[tuple[Node, int], int] = {}
         self._ends_game: dict[tuple[Node, int], bool] = {}
         # The points the opponent holds, all through the turn.
         self._closed = [False] + [bool(n) for n in turn.start.opp[1:OFF]]
-        self._reach_of_stage: dict[int, tuple[tuple[int, ...], tuple[bool, ...]]] = {}
+        self._reach_from: dict[int, tuple[tuple[int, ...], tuple[bool, ...]]] = {}
         self.most = self.most_dice(turn.start, 0)
+
+    def may_show(self, me: tuple[int, ...]) -> bool:
+        """Whether a board where the mover's checkers stand as `me` (frame counts) may lie on the
+        way to a legal play of the whole cascade, by `_bound`'s relaxation: after the dice its
+        pips moved (a prefix of the cascade's; bearing off, a larger die may waste pips), the
+        dice to come can still make up the most, or end the game. A necessary condition, cheap
+        enough to ask of every board judged: a board a stage-by-stage play reaches can be far
+        from every legal one, and proving that stage end by stage end is dear."""
+        start = self.turn.start.me
+        gained = sum(p * (n - was) for p, (n, was) in enumerate(zip(me, start)))
+        wasted = me[OFF] > start[OFF]
+        node = Node(me, self.turn.start.opp)
+        return any((pips == gained or wasted and pips > gained)
+                   and (played + self._bound(node, played) >= self.most
+                        or self._may_end_game(node, played))
+                   for played, pips in enumerate(self._pips_of_first))
 
     def keeps(self, end, stage: int) -> bool:
         """Whether the stage end `end` (a visit of `Turn.select_ends` for stage `stage`) is on the
         way to a legal play of the whole cascade."""
         if end.result is not None:
             return True
-        played = self._dice_from[0] - self._dice_from[stage] + len(self.stages[stage]) - len(end.remaining)
+        played = self._played_before(stage) + len(self.stages[stage]) - len(end.remaining)
         if end.remaining or stage + 1 == len(self.stages):
             return played == self.most
         # No play uses more than `most`, so reaching it is reaching it exactly.
@@ -543,13 +562,15 @@ class WholeCascade:
     def _possible_from(self, key: tuple[Node, int]) -> int:
         possible = self._possible.get(key)
         if possible is None:
-            possible = self._possible[key] = self._bound(*key)
+            node, stage = key
+            possible = self._possible[key] = self._bound(node, self._played_before(stage))
         return possible
 
-    def _bound(self, node: Node, stage: int) -> int:
-        """An upper bound on the most dice the stages from `stage` on can play from `node`, by a
-        relaxation in which the mover's checkers move independently, each by any of the dice still
-        to come as often as it likes, onto any point the opponent does not hold.
+    def _bound(self, node: Node, played: int) -> int:
+        """An upper bound on the most dice after the cascade's first `played` (at a stage's start or
+        within a stage) that can be played from `node`, by a relaxation in which the mover's
+        checkers move independently, each by any of the dice still to come as often as it likes,
+        onto any point the opponent does not hold.
 
         A checker's forward moves on the board add up to at most how far on it can get; it bears
         off at most once, only from a point a die still to come takes it off from, and only if
@@ -557,8 +578,10 @@ class WholeCascade:
         to come, add up to at most the pips all can travel (plus a die for each one that may bear
         off), and of those of w pips or more no more are played than the checkers can take such
         steps."""
-        dice = self._dice_after[stage]
-        farthest, may_bear_off = self._reach(stage)
+        dice = self._dice[played:]
+        if not dice:
+            return 0
+        farthest, may_bear_off = self._reach(played)
         on_board = [(p, n) for p, n in enumerate(node.me[:OFF]) if n]
         all_home = all(farthest[p] >= HOME.start for p, _ in on_board)
         largest = max(dice)
@@ -568,30 +591,30 @@ class WholeCascade:
                                     for p, n in on_board)
                              for w in set(dice)}
         taken = dict.fromkeys(steps_of_at_least, 0)
-        for played, die in enumerate(dice):
+        for playable, die in enumerate(dice):
             pips -= die
             if pips < 0:
-                return played
+                return playable
             for w in taken:
                 if die >= w:
                     taken[w] += 1
                     if taken[w] > steps_of_at_least[w]:
-                        return played
+                        return playable
         return len(dice)
 
-    def _reach(self, stage: int) -> tuple[tuple[int, ...], tuple[bool, ...]]:
-        """Per frame position 0..24: the farthest point a checker there can reach with the dice of
-        the stages from `stage` on (any of them, any number of times, never onto the opponent's
-        points), and whether it can bear off from some point it reaches."""
-        known = self._reach_of_stage.get(stage)
+    def _reach(self, played: int) -> tuple[tuple[int, ...], tuple[bool, ...]]:
+        """Per frame position 0..24: the farthest point a checker there can reach with the dice
+        after the cascade's first `played` (any of them, any number of times, never onto the
+        opponent's points), and whether it can bear off from some point it reaches."""
+        known = self._reach_from.get(played)
         if known is None:
-            values = set(self._dice_after[stage])
+            values = set(self._dice[played:])
             farthest = [0] * OFF
             for p in range(OFF - 1, -1, -1):
                 farthest[p] = max([p] + [farthest[p + v] for v in values
                                          if p + v < OFF and not self._closed[p + v]])
             largest = max(values)
-            known = self._reach_of_stage[stage] = (
+            known = self._reach_from[played] = (
                 tuple(farthest), tuple(far + largest >= OFF for far in farthest))
         return known
 
@@ -599,15 +622,23 @@ class WholeCascade:
         """Whether some play of the stages from `stage` on ends the game (all borne off)."""
         key = (node, stage)
         if key not in self._ends_game:
-            pips_to_bear_off = sum((OFF - p) * n for p, n in enumerate(node.me))
-            pips = sum(self._dice_after[stage])
-            may_bear_off = self._reach(stage)[1]
-            self._ends_game[key] = pips >= pips_to_bear_off \
-                and all(may_bear_off[p] for p, n in enumerate(node.me[:OFF]) if n) and any(
+            self._ends_game[key] = self._may_end_game(node, self._played_before(stage)) and any(
                     end.result is not None or (not end.remaining and stage + 1 < len(self.stages)
                                                and self.can_end_game(end.node, stage + 1))
                     for end in self._stage_ends(node, stage))
         return self._ends_game[key]
+
+    def _may_end_game(self, node: Node, played: int) -> bool:
+        """Whether the dice after the first `played` may bear off every checker of `node`: they
+        add up to the pips that takes, and each checker can get into the home board."""
+        pips_to_bear_off = sum((OFF - p) * n for p, n in enumerate(node.me))
+        if self._pips_of_first[-1] - self._pips_of_first[played] < pips_to_bear_off:
+            return False
+        return not pips_to_bear_off or all(self._reach(played)[1][p]
+                                           for p, n in enumerate(node.me[:OFF]) if n)
+
+    def _played_before(self, stage: int) -> int:
+        return self._dice_from[0] - self._dice_from[stage]
 
     def _stage_ends(self, node: Node, stage: int) -> list:
         key = (node, stage)

@@ -249,3 +249,23 @@ def test_a_whole_cascade_of_which_only_22_dice_can_be_played_move_by_move():
             assert len(verdict.remaining) == 24 - index
     assert verdict.kind == "complete"
     assert verdict.play.position.board_key() == play.position.board_key()
+
+
+def test_a_board_of_a_stage_by_stage_play_off_every_whole_cascade_way_is_illegal_at_once():
+    """The same 1-1 cascade: a play chosen stage by stage (the default) may end after 17 dice
+    with White's checkers on 1-5 and 22, from where no 5 or 6 can be played (nothing borne off
+    while 22 is held in), so the 22 dice of a whole-cascade play cannot be made up: illegal under
+    whole_cascade, complete under the default. The referee sees that from the board alone (its
+    verdict once took 24-68 s of searching stage ends), and guides to a legal board."""
+    rules = {"gulbara_cascade_maximize": "whole_cascade"}
+    black = {13: 2, 14: 5, 16: 2, 17: 1, 18: 1, 19: 1, 20: 1, 21: 1, 23: 1}
+    stuck = pos("gulbara", {1: 1, 2: 1, 3: 1, 4: 1, 5: 3, 6: 1, 7: 1, 8: 1, 9: 1, 10: 1, 11: 1, 15: 1, 22: 1},
+                black, rolls=(25, 26))
+    board = reading_of(pos("gulbara", {1: 4, 2: 1, 3: 2, 4: 1, 5: 6, 22: 1}, black))
+    assert Referee(stuck, (1, 1)).judge(board).kind == "complete"
+    referee = Referee(stuck, (1, 1), rules)
+    verdict = referee.judge(board)
+    assert verdict.kind == "illegal"
+    assert referee.judge(reading_of(verdict.target)).legal
+    final, followed, trail = follow_guidance(referee, board, limit=len(verdict.steps))
+    assert final.legal and followed <= len(verdict.steps), "\n".join(trail)

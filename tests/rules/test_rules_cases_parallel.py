@@ -296,6 +296,19 @@ def test_whole_cascade_of_which_only_22_dice_can_be_played(seed):
     assert final.key() == play.position.board_key()
 
 
+def test_a_board_from_which_the_whole_cascades_most_cannot_be_made_up():
+    """The same cascade: after 17 dice (45 pips: four each of 1 to 4 and a 5) a play chosen
+    stage by stage may leave White on 1-5 and 22; no 5 or 6 can move from there (no checker is more
+    than 4 pips from 1, and none bears off while 22 is held in), so 22 dice cannot be made up: that
+    board lies on no play of the whole cascade; the final board of a 22-dice play may show."""
+    p = pos(*STUCK, rolls=(25, 26))
+    whole = Turn(p, (1, 1), WHOLE).whole_cascade
+    off_the_way = pos("gulbara", {1: 4, 2: 1, 3: 2, 4: 1, 5: 6, 22: 1}, STUCK[2])
+    assert not whole.may_show(Turn(off_the_way, (1, 1)).start.me)
+    play = Turn(p, (1, 1), WHOLE).pick_play(random.Random(0).choice)
+    assert whole.may_show(Turn(play.position.with_turn(WHITE), (1, 1)).start.me)
+
+
 # -- Long Nardy: head rule and prime rule ------------------------------------------------------------
 
 @pytest.mark.parametrize("dice, expected", [

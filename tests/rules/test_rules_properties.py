@@ -295,7 +295,8 @@ def test_whole_cascade_most_and_kept_stage_ends_are_the_exhaustive_searchs(seed,
     """rules.md's cascades, maximised over the whole cascade (dossier A7): the most dice a play of
     the cascade uses, and which stage ends lead to such a play or to the end of the game, as an
     exhaustive search of every stage end finds them, along random games of low cascades too
-    (WholeCascade searches with bounds and stops early)."""
+    (WholeCascade searches with bounds and stops early); and the board of every kept stage end
+    may show on the way to a legal play (`may_show`, the referee's shortcut, rules out none)."""
     variant, options = game
     options = dict(options, gulbara_cascade_maximize="whole_cascade")
     rng = random.Random(seed)
@@ -317,6 +318,8 @@ def test_whole_cascade_most_and_kept_stage_ends_are_the_exhaustive_searchs(seed,
                         exhaustive_most(turn, end.node, stage + 1, most_memo) if goes_on else 0
                     ) == whole.most or goes_on and exhaustive_ends_game(turn, end.node, stage + 1, ends_memo)
                     assert whole.keeps(end, stage) == expected
+                    if expected:     # a board on the way to a legal play: never ruled out
+                        assert whole.may_show(end.node.me)
                 onward = [end for end in ends if end.result is None and not end.remaining]
                 if not onward:
                     break
