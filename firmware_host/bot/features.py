@@ -33,16 +33,22 @@ class GameShape:
     pinning: bool        # a lone checker can be pinned
     mother: bool         # pinning the last checker on the start ends the game
     most_points: int     # the most a game can score: 3 with koks or a mother worth 3, else 2
+    # The first-checker rule (parallel games): the frame position from which a runner frees its
+    # side's start (13: in the opponent's starting quarter, 14: past his start); 0 without it.
+    release_from: int = 0
 
     @classmethod
     def of(cls, rules: Rules) -> "GameShape":
         variant, options = rules.variant, rules.options
         mother = bool(options.get("mother_rule"))
         triple = bool(options.get("koks")) or mother and options.get("mother_loss_points") == 3
+        release_from = 0
+        if options.get("start_rule") == "first_checker":
+            release_from = 13 if options["first_checker_release_at"] == "start_quarter" else 14
         return cls(parallel=variant.family is Family.PARALLEL,
                    hitting=variant.capture in (Capture.HIT, Capture.CHOICE),
                    pinning=variant.capture in (Capture.PIN, Capture.CHOICE),
-                   mother=mother, most_points=3 if triple else 2)
+                   mother=mother, most_points=3 if triple else 2, release_from=release_from)
 
     @property
     def opponent_pips(self) -> np.ndarray:
@@ -56,6 +62,15 @@ class GameShape:
         pips = np.arange(26)  # he runs from frame 24 down to frame 1, then off (frame 0 side)
         pips[BAR], pips[OFF] = 25, 0
         return pips
+
+    @property
+    def opponent_route(self) -> np.ndarray:
+        """Frame positions 1..24 (as indices 0..23) in the order the opponent passes them: my
+        points block him along his route, which in a parallel game runs 13..24 and on round to
+        1..12, so my home and my start make one block for him (and 12, 13 are not adjacent)."""
+        if self.parallel:
+            return np.r_[12:24, 0:12]
+        return np.arange(23, -1, -1)  # he runs from frame 24 down to frame 1
 
     @property
     def opponent_home(self) -> slice:
@@ -89,11 +104,27 @@ class Boards:
         return len(self.me)
 
 
-def _longest_run(held: np.ndarray) -> np.ndarray:
-    """The longest run of consecutive True along axis 1."""
+def _runs(held: np.ndarray) -> np.ndarray:
+    """The length of the run of consecutive True ending at each column of axis 1."""
     columns = np.arange(held.shape[1])
     last_gap = np.maximum.accumulate(np.where(held, -1, columns), axis=1)
-    return (columns - last_gap).max(axis=1)
+    return columns - last_gap
+
+
+def _longest_run(held: np.ndarray) -> np.ndarray:
+    """The longest run of consecutive True along axis 1."""
+    return _runs(held).max(axis=1)
+
+
+def _behind_longest_run(held: np.ndarray, counts: np.ndarray) -> np.ndarray:
+    """The checkers (`counts`, in the same column order as `held`, the order their owner passes
+    the points) that still have the longest run of `held` points ahead of them."""
+    runs = _runs(held)
+    end = runs.argmax(axis=1)
+    longest = runs[np.arange(len(held)), end]
+    start = np.where(longest > 0, end - longest + 1, 0)   # no point held: nothing is behind
+    behind = np.arange(held.shape[1])[None, :] < start[:, None]
+    return (counts * behind).sum(axis=1)
 
 
 def board_terms(boards: Boards, shape: GameShape) -> dict[str, np.ndarray]:
@@ -115,7 +146,7 @@ def board_terms(boards: Boards, shape: GameShape) -> dict[str, np.ndarray]:
         "my_points": my_points.sum(axis=1).astype(np.float32),
         "opp_points": opp_points.sum(axis=1).astype(np.float32),
         "my_home_points": my_points[:, 18:24].sum(axis=1).astype(np.float32),
-        "my_block": _longest_run(my_points).astype(np.float32),
+        "my_block": _longest_run(my_points[:, shape.opponent_route]).astype(np.float32),
         "opp_block": _longest_run(opp_points).astype(np.float32),
     }
     if shape.hitting or shape.pinning:
@@ -141,8 +172,19 @@ def board_terms(boards: Boards, shape: GameShape) -> dict[str, np.ndarray]:
                      my_mother_alone=((me[:, 1] == 1) & ~boards.my_pins[:, 0]
                                       & (opp[:, 2:25].sum(axis=1) > 0)).astype(np.float32))
     if shape.parallel:
+        # No hitting: a block is the one weapon, and what it is worth is the checkers behind it.
+        route = shape.opponent_route
         terms.update(my_on_start=me[:, 1].astype(np.float32),
-                     opp_on_start=opp[:, 13].astype(np.float32))
+                     opp_on_start=opp[:, 13].astype(np.float32),
+                     opp_behind_my_block=_behind_longest_run(my_points[:, route],
+                                                             opp[:, 1:25][:, route]).astype(np.float32),
+                     my_behind_opp_block=_behind_longest_run(opp_points, me[:, 1:25]).astype(np.float32))
+    if shape.release_from:
+        # Whether each side's start is free (`rules.plays`: a runner past the other's start, or
+        # one borne off); the opponent's runner frees his once past frame 1, my start.
+        terms.update(my_start_free=me[:, shape.release_from:].any(axis=1).astype(np.float32),
+                     opp_start_free=(opp[:, shape.release_from - 12:13].any(axis=1)
+                                     | (opp[:, OFF] > 0)).astype(np.float32))
     return terms
 
 
@@ -189,7 +231,9 @@ _TERM_SCALE = {"pip_lead": 40.0, "my_pips": 160.0, "opp_pips": 160.0, "my_off": 
                "my_blots_hit_direct": 6.0, "my_blots_hit_indirect": 6.0, "opp_blots_direct": 6.0,
                "my_blots": 5.0, "contact": 1.0, "my_bar": 3.0, "opp_bar": 3.0, "my_pinned": 3.0,
                "opp_pinned": 3.0, "my_mother_pinned": 1.0, "opp_mother_pinned": 1.0,
-               "my_mother_alone": 1.0, "my_on_start": 15.0, "opp_on_start": 15.0}
+               "my_mother_alone": 1.0, "my_on_start": 15.0, "opp_on_start": 15.0,
+               "opp_behind_my_block": 15.0, "my_behind_opp_block": 15.0, "my_start_free": 1.0,
+               "opp_start_free": 1.0}
 
 
 def _unary(counts: np.ndarray) -> np.ndarray:

@@ -3,7 +3,13 @@ and after every play the network's judgement of each side's previous board moves
 judges one play later (the opponent's board, seen from the other side), or toward the game's end.
 
 Each side keeps its own eligibility traces over its own boards, so a side's later judgements
-correct its earlier ones, decaying by lambda per play of that side. Pure: the dice come from the
+correct its earlier ones, decaying by lambda per play of that side.
+
+Pure self-play can settle where neither side ever builds what it never meets: in the parallel
+games both sides learnt to stack and run, never to block, and lost to the heuristic player that
+spreads and blocks. So a share of the games (`heuristic_share`) seats the heuristic player on one
+side; the boards of both sides are learnt all the same, and the bot meets blocks and learns what
+they are worth. Pure: the dice come from the
 generator passed in; files and the clock belong to the command that drives it.
 """
 from __future__ import annotations
@@ -26,6 +32,7 @@ class Settings:
     hidden: int = 40          # hidden units
     alpha: float = 0.1        # learning rate
     lam: float = 0.7          # TD(lambda)'s trace decay
+    heuristic_share: float = 0.0  # the share of games with the heuristic player on one side
 
 
 @dataclass
@@ -41,6 +48,7 @@ class Trainer:
         self.rules, self.network, self.settings = rules, network, settings
         self.shape = GameShape.of(rules)
         self.bot = Bot(rules, network)
+        self.heuristic = HeuristicPlayer(rules)
 
     @classmethod
     def fresh(cls, rules: Rules, rng: np.random.Generator, settings: Settings = Settings()) -> "Trainer":
@@ -52,15 +60,17 @@ class Trainer:
         for parameter, trace in zip(self.network.parameters, side.traces):
             parameter += np.tensordot(error, trace, axes=1)
 
-    def self_play(self, rng: random.Random, starter: Color = WHITE) -> GameResult | None:
-        """One game of the bot against itself, learning after every play."""
+    def self_play(self, rng: random.Random, starter: Color = WHITE,
+                  heuristic_side: Color | None = None) -> GameResult | None:
+        """One game of the bot against itself (or against the heuristic player on
+        `heuristic_side`), learning from both sides' boards after every play."""
         sides: dict[Color, _Side | None] = {WHITE: None, BLACK: None}
         position = Position.start(self.rules.variant.name, starter)
         lam = self.settings.lam
         for _ in range(MAX_TURNS):
             turn = Turn(position, (rng.randint(1, 6), rng.randint(1, 6)), self.rules)
             mover = turn.mover
-            play = self.bot.choose(turn)
+            play = (self.heuristic if mover is heuristic_side else self.bot).choose(turn, rng)
             previous = sides[mover.opponent]
             if play.result is not None:
                 if previous is not None:
@@ -89,9 +99,14 @@ class Trainer:
 
     def train(self, games: int, rng: random.Random, done: int = 0,
               on_game: Callable[[int, GameResult | None], None] | None = None) -> int:
-        """Self-play games `done + 1` .. `games`, starters alternating; returns the games done."""
+        """Self-play games `done + 1` .. `games`, starters alternating, the heuristic player on
+        one side (each colour in turn) in `heuristic_share` of them; returns the games done."""
+        share = self.settings.heuristic_share
         for number in range(done + 1, games + 1):
-            result = self.self_play(rng, WHITE if number % 2 else BLACK)
+            # Game n has the heuristic player when the count of such games steps up at n.
+            with_heuristic = int(number * share) - int((number - 1) * share)
+            side = (BLACK if int(number * share) % 2 else WHITE) if with_heuristic else None
+            result = self.self_play(rng, WHITE if number % 2 else BLACK, side)
             if on_game:
                 on_game(number, result)
         return games

@@ -41,6 +41,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     train.add_argument("--install", action="store_true", help="also write the results into the package")
     train.add_argument("--hidden", type=int, default=Settings.hidden, help="hidden units (default: %(default)s)")
     train.add_argument("--alpha", type=float, default=Settings.alpha, help="learning rate (default: %(default)s)")
+    train.add_argument("--heuristic-share", type=float, default=Settings.heuristic_share, metavar="SHARE",
+                       help="the share of games with the heuristic player on one side, both sides' "
+                            "boards learnt (default: %(default)s)")
     train.add_argument("--checkpoint-every", type=int, default=250, metavar="GAMES")
     train.add_argument("--eval-every", type=int, default=1_000, metavar="GAMES")
     train.add_argument("--eval-games", type=int, default=100, metavar="GAMES",
@@ -132,9 +135,10 @@ class _Progress:
 
 
 def run_train(args: argparse.Namespace) -> int:
-    if args.games < 1 or args.eval_games < 2 or args.hidden < 1 or not 0 < args.alpha <= 1:
+    if args.games < 1 or args.eval_games < 2 or args.hidden < 1 or not 0 < args.alpha <= 1 \
+            or not 0 <= args.heuristic_share <= 1:
         raise UsageError("--games and --hidden must be at least 1, --eval-games at least 2, "
-                         "--alpha more than 0 and at most 1")
+                         "--alpha more than 0 and at most 1, --heuristic-share from 0 to 1")
     out = args.out or _default_out(args.variant)
     rules = Rules.for_variant(args.variant)
     checkpoint = out / "checkpoint.json"
@@ -151,14 +155,16 @@ def run_train(args: argparse.Namespace) -> int:
         rng.setstate((version, tuple(state), gauss))
         record["command"] += f"; then --resume --games {args.games}"
     else:
-        settings = Settings(hidden=args.hidden, alpha=args.alpha)
+        settings = Settings(hidden=args.hidden, alpha=args.alpha, heuristic_share=args.heuristic_share)
         trainer = Trainer.fresh(rules, np.random.default_rng(args.seed), settings)
         rng = random.Random(args.seed)
         record = {"variant": args.variant, "seed": args.seed, "settings": settings_json(settings),
                   "games": 0, "cpu_seconds": 0.0, "evaluations": [],
                   "command": f"tavli-board train {args.variant} --games {args.games} --seed {args.seed}"
                              + (f" --alpha {args.alpha}" if args.alpha != Settings.alpha else "")
-                             + (f" --hidden {args.hidden}" if args.hidden != Settings.hidden else "")}
+                             + (f" --hidden {args.hidden}" if args.hidden != Settings.hidden else "")
+                             + (f" --heuristic-share {args.heuristic_share}"
+                                if args.heuristic_share != Settings.heuristic_share else "")}
     out.mkdir(parents=True, exist_ok=True)
     progress = _Progress(args.games, record["games"], sys.stderr)
     cpu_start = time.process_time() - record["cpu_seconds"]

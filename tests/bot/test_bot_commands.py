@@ -87,3 +87,10 @@ def test_train_writes_weights_and_a_record_and_resumes(capsys, tmp_path):
 def test_train_resume_needs_a_checkpoint_of_the_same_game(capsys, tmp_path):
     code, _, err = run(capsys, "train", "tapa", "--resume", "--out", str(tmp_path))
     assert code == 2 and "no checkpoint to resume" in err
+
+
+@pytest.mark.parametrize("option", [["--heuristic-share", "1.5"], ["--heuristic-share", "-0.1"], ["--alpha", "0"]])
+def test_train_refuses_settings_out_of_range_in_one_line(capsys, tmp_path, option):
+    code, out, err = run(capsys, "train", "fevga", "--out", str(tmp_path), *option)
+    assert code == 2 and out == "" and "--heuristic-share from 0 to 1" in err
+    assert len(err.strip().splitlines()) == 1 and not any(tmp_path.iterdir())

@@ -75,6 +75,34 @@ def test_points_made_and_the_longest_block():
     assert parallel["my_on_start"] == 11 and parallel["opp_on_start"] == 15
 
 
+def test_a_parallel_block_is_counted_along_the_opponents_route():
+    # White's start (24) and home points 5..1 are six points in a row on Black's route
+    # (... 13 -> 1 is White's home, then 24): a full block, though White runs 24 -> 1 himself.
+    home_and_start = terms(position("fevga", {24: 10, 5: 1, 4: 1, 3: 1, 2: 1, 1: 1}, {12: 15}))
+    assert home_and_start["my_block"] == 6
+    # 13 and 12 follow each other on White's route but are Black's last and first points: for
+    # Black they are no block.
+    assert terms(position("fevga", {13: 1, 12: 1, 24: 13}, {20: 15}))["my_block"] == 1
+    # For White, Black's 14, 13 (the end of Black's route) and 12 (his start) are one block.
+    assert terms(position("fevga", {24: 15}, {14: 1, 13: 1, 12: 13}))["opp_block"] == 3
+
+
+def test_the_checkers_behind_each_sides_longest_block_in_a_parallel_game():
+    # White holds 20..16, a block of five on Black's way from 12 round to 13: Black's checkers on
+    # 12..9 and the two on 21 have it ahead; the three on 14 are past it. Black's longest block,
+    # 12..9, is ahead of White's nine on 24 and five on 20..16; White's one on 8 is past it.
+    white = {20: 1, 19: 1, 18: 1, 17: 1, 16: 1, 24: 9, 8: 1}
+    black = {12: 7, 11: 1, 10: 1, 9: 1, 21: 2, 14: 3}
+    seen = terms(position("fevga", white, black))
+    assert seen["my_block"] == 5 and seen["opp_behind_my_block"] == 7 + 1 + 1 + 1 + 2
+    assert seen["opp_block"] == 4 and seen["my_behind_opp_block"] == 9 + 5
+    # At the start each side's one point, its start, is ahead of all the other's checkers.
+    start = terms(position("fevga", {24: 15}, {12: 15}))
+    assert start["my_behind_opp_block"] == start["opp_behind_my_block"] == 15
+    # A side with no checker left on the board holds no block: nothing is behind it.
+    assert terms(position("fevga", {}, {12: 15}, white_off=15))["opp_behind_my_block"] == 0
+
+
 def test_pins_and_the_mothers():
     # White pins Black's mother (Black's start is point 1) and Black pins a White checker on 20.
     pinned = Position.from_json({

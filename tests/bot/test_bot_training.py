@@ -37,6 +37,22 @@ def test_self_play_learns_and_the_same_seeds_give_the_same_weights():
         assert np.array_equal(a, b)
 
 
+def test_a_share_of_the_games_seats_the_heuristic_player_each_colour_in_turn():
+    t = Trainer.fresh(Rules.for_variant("fevga"), np.random.default_rng(1), Settings(hidden=8, heuristic_share=0.5))
+    heuristic_moves, seats = [], []
+
+    class Recorder(HeuristicPlayer):
+        def choose(self, turn, rng):
+            heuristic_moves.append(turn.mover)
+            return super().choose(turn, rng)
+    t.heuristic = Recorder(t.rules)
+    play_game = t.self_play
+    t.self_play = lambda rng, starter, side: seats.append(side) or play_game(rng, starter, side)
+    t.train(4, random.Random(2))
+    assert seats == [None, BLACK, None, WHITE]   # every second game, Black's seat first
+    assert set(heuristic_moves) == {BLACK, WHITE}
+
+
 def test_a_tally_counts_points_and_intervals():
     tally = Tally()
     for result, player in [(GameResult(WHITE, 2, "gammon"), WHITE), (GameResult(BLACK, 1, "bear-off"), WHITE),
