@@ -2,7 +2,7 @@
 Portes against GNU Backgammon's 0-ply play.
 
 Run: .venv/bin/python bench/bench_bot.py [--games N] [--variant V ...] [--opponent random|heuristic ...]
-         [--gnubg-games N] [--seed S] [--json FILE]
+         [--baseline] [--gnubg-games N] [--seed S] [--json FILE]
 
 Every series alternates the bot's colour every game and the starter every two games (the four
 seat-and-start pairings equally often). Reported: the bot's win rate with Wilson's 95% interval,
@@ -10,7 +10,8 @@ and its points per game (+ won, - lost, under the game's scoring) with the norma
 Goals: >= 95% of games against the random player, >= 70% against the heuristic, >= 40% against
 gnubg's 0-ply. Also: the bot's decision time (thread CPU) p50/p99 per variant; goal p99 < 50 ms;
 and of its Gul Bara cascades alone, also under the house rule gulbara_cascade_maximize =
-whole_cascade (reported as its own series, "gulbara/whole_cascade").
+whole_cascade (reported as its own series, "gulbara/whole_cascade"); and with --baseline the heuristic player against the random one, the yardstick of how much of a
+game is luck (a plain player that loses many games to random play shows a game of dice).
 
 GNU Backgammon (Debian's `gnubg`) runs as a child process with its Python scripting (`gnubg -t
 -q -p`): for each of its turns our side sends the position as gnubg's board arrays and the dice,
@@ -181,6 +182,9 @@ def main() -> None:
     parser.add_argument("--games", type=int, default=1000, help="games per pairing (default: %(default)s)")
     parser.add_argument("--variant", action="append", choices=list(VARIANTS))
     parser.add_argument("--opponent", action="append", choices=("random", "heuristic"))
+    parser.add_argument("--baseline", action="store_true",
+                        help="also the heuristic player against the random one: how far the games' "
+                             "luck lets a plain player go")
     parser.add_argument("--gnubg-games", type=int, default=0,
                         help="Portes games against gnubg 0-ply (default: none)")
     parser.add_argument("--seed", type=int, default=2026)
@@ -200,6 +204,11 @@ def main() -> None:
             tally = series(rules, bot, opponents[name], args.games, random.Random(f"{args.seed}:{label}:{name}"))
             results.setdefault(label, {})[name] = tally.to_json()
             print(line(f"{label} vs {name}", tally), flush=True)
+        if args.baseline:
+            tally = series(rules, opponents["heuristic"], opponents["random"], args.games,
+                           random.Random(f"{args.seed}:{label}:baseline"))
+            results[label]["heuristic_vs_random"] = tally.to_json()
+            print(line(f"{label} heuristic vs random", tally), flush=True)
         timing = results[label]["decision_ms"] = bot.report()
         cascades = (f"; cascades ({timing['cascades']}) p50 {timing['cascade_p50']:.2f}  p99 {timing['cascade_p99']:.2f}  "
                     f"max {timing['cascade_max']:.2f}") if timing["cascades"] else ""
