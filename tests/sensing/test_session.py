@@ -246,15 +246,23 @@ def test_self_test_while_the_link_is_not_up_fails_at_once(state_setup):
     assert failed.command == "SELF_TEST" and "the link is" in failed.reason
 
 
+def hello_answer(monkeypatch, constant: str, value) -> str | None:
+    """The MCU's firmware says hello with `constant` (PROTOCOL_VERSION, FIRMWARE_VERSION) set to
+    `value`: None when the link comes up, else the reason the host gives for refusing it."""
+    monkeypatch.setattr(sys.modules[Node.__module__], constant, value)
+    rig = opened_rig()
+    if rig.session.state is LinkState.UP:
+        assert rig.take(LinkUp)
+        return None
+    assert rig.session.state is LinkState.INCOMPATIBLE
+    [lost] = rig.take(LinkLost)
+    return lost.reason
+
+
 @pytest.mark.parametrize("version, accepted", [(1, True), (2, True), (3, False)])
 def test_mcus_of_protocol_1_and_2_are_welcomed_and_a_newer_one_refused(monkeypatch, version, accepted):
-    monkeypatch.setattr(sys.modules[Node.__module__], "PROTOCOL_VERSION", version)
-    rig = opened_rig()
-    if accepted:
-        assert rig.take(LinkUp) and rig.session.state is LinkState.UP
-    else:
-        [lost] = rig.take(LinkLost)
-        assert f"protocol version {version}, this host versions 1, 2" in lost.reason
+    refused = hello_answer(monkeypatch, "PROTOCOL_VERSION", version)
+    assert refused is None if accepted else f"protocol version {version}, this host versions 1, 2" in refused
 
 
 @pytest.mark.parametrize("version, accepted", [((1, 0, 0), False), ((1, 0, 1), True), ((1, 1, 0), True),
@@ -262,14 +270,11 @@ def test_mcus_of_protocol_1_and_2_are_welcomed_and_a_newer_one_refused(monkeypat
 def test_firmware_older_than_1_0_1_is_refused_with_what_to_do(monkeypatch, version, accepted):
     """Firmware 1.0.0 reported a full stack of 16 as 15 (a game then waited for ever): the host
     refuses it by name and says how to update."""
-    monkeypatch.setattr(sys.modules[Node.__module__], "FIRMWARE_VERSION", version)
-    rig = opened_rig()
+    refused = hello_answer(monkeypatch, "FIRMWARE_VERSION", version)
     if accepted:
-        assert rig.take(LinkUp) and rig.session.state is LinkState.UP
+        assert refused is None
     else:
-        [lost] = rig.take(LinkLost)
-        assert "firmware 1.0.0, this host needs 1.0.1 or later" in lost.reason
-        assert "Installing the firmware" in lost.reason and rig.session.state is LinkState.INCOMPATIBLE
+        assert "firmware 1.0.0, this host needs 1.0.1 or later" in refused and "Installing the firmware" in refused
 
 
 def test_an_unreadable_channel_reaches_the_host_as_none():
