@@ -135,10 +135,14 @@ class _Progress:
 
 
 def run_train(args: argparse.Namespace) -> int:
-    if args.games < 1 or args.eval_games < 2 or args.hidden < 1 or not 0 < args.alpha <= 1 \
-            or not 0 <= args.heuristic_share <= 1:
-        raise UsageError("--games and --hidden must be at least 1, --eval-games at least 2, "
-                         "--alpha more than 0 and at most 1, --heuristic-share from 0 to 1")
+    limits = (("--games", args.games, args.games >= 1, "at least 1"),
+              ("--hidden", args.hidden, args.hidden >= 1, "at least 1"),
+              ("--eval-games", args.eval_games, args.eval_games >= 2, "at least 2"),
+              ("--alpha", args.alpha, 0 < args.alpha <= 1, "more than 0 and at most 1"),
+              ("--heuristic-share", args.heuristic_share, 0 <= args.heuristic_share <= 1, "from 0 to 1"))
+    for option, value, allowed, allowed_text in limits:
+        if not allowed:
+            raise UsageError(f"{option} is {value}; allowed: {allowed_text}")
     out = args.out or _default_out(args.variant)
     rules = Rules.for_variant(args.variant)
     checkpoint = out / "checkpoint.json"

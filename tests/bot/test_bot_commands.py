@@ -89,8 +89,13 @@ def test_train_resume_needs_a_checkpoint_of_the_same_game(capsys, tmp_path):
     assert code == 2 and "no checkpoint to resume" in err
 
 
-@pytest.mark.parametrize("option", [["--heuristic-share", "1.5"], ["--heuristic-share", "-0.1"], ["--alpha", "0"]])
-def test_train_refuses_settings_out_of_range_in_one_line(capsys, tmp_path, option):
+@pytest.mark.parametrize("option, message", [
+    (["--heuristic-share", "1.5"], "--heuristic-share is 1.5; allowed: from 0 to 1"),
+    (["--heuristic-share", "-0.1"], "--heuristic-share is -0.1; allowed: from 0 to 1"),
+    (["--alpha", "0"], "--alpha is 0.0; allowed: more than 0 and at most 1"),
+    (["--games", "0"], "--games is 0; allowed: at least 1"),
+    (["--eval-games", "1"], "--eval-games is 1; allowed: at least 2")])
+def test_train_refuses_a_setting_out_of_range_by_name_in_one_line(capsys, tmp_path, option, message):
     code, out, err = run(capsys, "train", "fevga", "--out", str(tmp_path), *option)
-    assert code == 2 and out == "" and "--heuristic-share from 0 to 1" in err
+    assert code == 2 and out == "" and message in err
     assert len(err.strip().splitlines()) == 1 and not any(tmp_path.iterdir())
