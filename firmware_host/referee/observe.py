@@ -10,8 +10,9 @@ the board the observation stands for:
 
 During a turn only the mover's checkers move; the opponent's stay where they stood at the turn's start
 or are hit to the bar. So on a point whose bottom colour is the one it had at the start, the opponent
-still has the checkers it had there and the rest of the count is the mover's; a point whose bottom
-colour changed holds only that colour. `observe` maps any board to what the sensors would report and
+still has the checkers it had there and the rest of the count is the mover's (on a point where the
+mover's checker is pinned too: his pinners stay); a point whose bottom colour changed holds only that
+colour. `observe` maps any board to what the sensors would report and
 `resolve` maps an observation back (a board off every legal path, such as a checker knocked onto
 another point, is given a likely layout: a colour short of its 15 takes the top checkers of the points
 shown in the other colour, those that gained most first, so guidance never asks for a checker from the hand that
@@ -78,7 +79,11 @@ def resolve(observed: Reading, start: Position, moving: bool = True) -> Reading:
         if not count or shown is not bottom_colour(start, index):
             continue
         pinned = start.pinned[index]
-        if pinned is not None:
+        if pinned is not None and moving and pinned is start.turn:
+            # The mover's checker pinned: its pinners cannot come or go in his turn, so whatever lies
+            # above them is his (a checker laid there off every legal path).
+            kept, stayed = opponent, min(start.count(opponent, index + 1), count - 1)
+        elif pinned is not None:
             kept, stayed = pinned.opponent, count - 1
         elif moving:
             kept, stayed = opponent, min(start.count(opponent, index + 1), count)
@@ -142,12 +147,20 @@ def _bottom(board: Reading, seen: Reading | None, index: int) -> Color:
     return WHITE if board.white[index] < board.black[index] else BLACK
 
 
+def _covered(step: Step, counts: dict[Color, dict[str, int]], under: dict[str, Color]) -> bool:
+    """Whether `step`'s checker lies under the other colour where it is taken. On a point holding both
+    colours one checker of the bottom colour lies at the bottom (a pinned checker is a lone one) and any
+    more of it on top of the other colour (laid there off every legal path)."""
+    bottom = under.get(step.origin)
+    return bottom is not None and (step.color is bottom) == (counts[bottom][step.origin] == 1)
+
+
 def _observable(step: Step, counts: dict[Color, dict[str, int]], under: dict[str, Color],
                 target: Position | None) -> bool:
     """Whether the board after `step` still shows every point as it is: its checker is on top where it
     is taken, lands on no other colour, except on top of the checker the target pins there, and on none
     before it where it is pinned."""
-    if under.get(step.origin) is step.color:
+    if _covered(step, counts, under):
         return False
     if not step.destination.isdigit():
         return True
@@ -168,7 +181,7 @@ def _parking(left: list[Step], counts: dict[Color, dict[str, int]], under: dict[
     there (back where it stood, for a covering checker with nowhere else to go) joins `left`. With none
     of these, the first step as it is."""
     wanted = {(s.color, s.destination) for s in left}
-    covered = next((s for s in left if under.get(s.origin) is s.color), None)
+    covered = next((s for s in left if _covered(s, counts, under)), None)
     blocking = next((s for s in left if s.origin.isdigit() and (s.color.opponent, s.origin) in wanted), None)
     if covered is not None:
         color, origin = covered.color.opponent, covered.origin

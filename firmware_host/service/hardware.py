@@ -68,15 +68,15 @@ class Hardware:
 
     @classmethod
     def open(cls, config: Config, post: Callable[[object], None], *, clock: Callable[[], float] = time.monotonic,
-             board: BoardReading | None = None, trace=None) -> Hardware:
-        """Open every part; `board` is the simulated board's first layout (default: the portes opening);
+             board: BoardReading | SimBoard | None = None, trace=None) -> Hardware:
+        """Open every part; `board` is the simulated board, or its first layout (default: the portes opening);
         `trace`: a `hil.trace.TraceRecorder` that also records the link's bytes, opens and failures."""
         recorder = RawFrameRecorder(config.logging.raw_frames_dir)
         errors: dict[str, str] = {}
         sensing, simulation = config.sensing, None
         if config.simulated:
             folder = Path(tempfile.mkdtemp(prefix="tavli-board-sim-"))
-            sim_board = SimBoard(board or BoardReading.loads(OPENING_LAYOUT))
+            sim_board = board if isinstance(board, SimBoard) else SimBoard(board or BoardReading.loads(OPENING_LAYOUT))
             mcu = SimulatedMcu(sim_board, sensing.sensors.channels, PtyTransport(folder / "sensors"),
                                colour_by=sensing.sensors.mcu.colour_by).start()
             simulation = Simulation(sim_board, mcu, simulated_pin_factory(), folder)

@@ -35,6 +35,7 @@ from firmware_host.service.companion import Companion, open_companion
 from firmware_host.service.hardware import Hardware
 from firmware_host.service.notify import SystemdNotifier
 from firmware_host.service.status import status_line
+from firmware_host.sim.board import SimBoard
 
 log = logging.getLogger(__name__)
 
@@ -54,10 +55,10 @@ class Service:
 
     @classmethod
     def open(cls, config: Config, notifier: SystemdNotifier | None = None, *, dice: DiceSource | None = None,
-             timings: Timings = Timings(), board: BoardReading | None = None) -> Service:
+             timings: Timings = Timings(), board: BoardReading | SimBoard | None = None) -> Service:
         """Open the journal, the hardware and the loop; the journal's unfinished match is continued.
 
-        `dice`, `timings` and `board` (the simulated board's layout at the start) are for tests
+        `dice`, `timings` and `board` (the simulated board, or its layout at the start) are for tests
         that run this same service with scripted players: the service itself rolls fair dice."""
         journal = Journal.open(config.journal_path)
         resumed = journal.resume()

@@ -10,6 +10,7 @@ colour, so the bottom checker (the one a magnet sensor sees) is known.
 from __future__ import annotations
 
 import threading
+from typing import Mapping, Sequence
 
 from firmware_host.sensing.channels import KNOWN_LOCATIONS, UNUSED, ChannelMap
 from firmware_host.sensing.reading import COLOURS, POINTS, BoardReading, SideReading
@@ -41,9 +42,10 @@ class SimBoard:
         self.hand: list[str] = []
         self.set_reading(reading or BoardReading())
 
-    def set_reading(self, reading: BoardReading) -> None:
+    def set_reading(self, reading: BoardReading, bottoms: Mapping[str, str] | None = None) -> None:
         """Lay the board out as `reading` (bar, off and reserve checkers in their colour's half) and empty the
-        hand. Where both colours share a point, the colour with fewer checkers lies at the bottom (pinned)."""
+        hand. Where both colours share a location, `bottoms` names the colour that lies at the bottom (the
+        pinned one: a reading cannot tell); where it is silent, the colour with fewer checkers does."""
         counts: dict[str, dict[str, int]] = {name: dict.fromkeys(COLOURS, 0) for name in KNOWN_LOCATIONS}
         for colour in COLOURS:
             side = reading.side(colour)
@@ -52,7 +54,12 @@ class SimBoard:
             counts[f"bar:{colour}"][colour] = side.bar
             counts[f"off:{colour}"][colour] = side.off
             counts[f"reserve:{colour}"][colour] = side.reserve or 0
-        stacks = {name: [colour for colour in sorted(COLOURS, key=held.get) for _ in range(held[colour])]
+        bottoms = bottoms or {}
+        unknown = sorted(set(bottoms) - KNOWN_LOCATIONS) + sorted(c for c in bottoms.values() if c not in COLOURS)
+        if unknown:
+            raise BoardError(f"bottoms names unknown locations or colours: {unknown}")
+        stacks = {name: [colour for colour in sorted(COLOURS, key=lambda c: (c != bottoms.get(name), held[c]))
+                         for _ in range(held[colour])]
                   for name, held in counts.items()}
         with self._lock:
             self._stacks = stacks
@@ -70,6 +77,23 @@ class SimBoard:
                     tuple(self._stacks[f"point:{n}"].count(colour) for n in range(1, POINTS + 1)),
                     total("bar"), total("off"), total("reserve") if self._has_reserve else None))
             return BoardReading(*sides)
+
+    def stacks(self) -> dict[str, tuple[str, ...]]:
+        """Every location's checkers, bottom first (empty ones left out): the board as it lies, which
+        its reading cannot say where both colours share a location."""
+        with self._lock:
+            return {name: tuple(stack) for name, stack in self._stacks.items() if stack}
+
+    def set_stacks(self, stacks: Mapping[str, Sequence[str]]) -> None:
+        """Lay the board out as `stacks` (as `stacks()` gives them; other locations empty) and empty the hand."""
+        unknown = sorted(set(stacks) - KNOWN_LOCATIONS) + sorted({c for stack in stacks.values() for c in stack} - set(COLOURS))
+        if unknown:
+            raise BoardError(f"stacks name unknown locations or colours: {unknown}")
+        if not self._has_reserve and any(name.startswith("reserve:") for name in stacks):
+            raise BoardError("this board has no reserve trays")
+        with self._lock:
+            self._stacks = {name: list(stacks.get(name, ())) for name in KNOWN_LOCATIONS}
+            self.hand = []
 
     def count(self, location: Location, colour: str) -> int:
         with self._lock:

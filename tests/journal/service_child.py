@@ -5,10 +5,10 @@ demo's scripted players, on a journal and a board that outlive the process.
 
 The service is `Service.open` + `Service.run`, as `tavli-board run` opens and runs it, with the
 demo's fast timings, seeded dice and the simulated board laid out as FOLDER/board.json says (what
-the real board would still show after a power cut). The players are the demo's (`Players` on a
-`Demo`); `ServiceRig` gives them the service's hardware and loop instead of a demo's own, and
-`ResumingPlayers` first takes back a turn the last process left half played (a scripted turn is
-planned from the turn's start).
+the real board would still show after a power cut, every stack as it lies). The players are the
+demo's (`Players` on a `Demo`); `ServiceRig` gives them the service's hardware and loop instead of a
+demo's own, and `ResumingPlayers` first takes back a turn the last process left half played (a
+scripted turn is planned from the turn's start).
 
 Prints `ready` once the service told systemd so, `committed SEQ` once a play's record is in the
 journal (the press was handled), `took back a half-played turn` when the service went on in a turn
@@ -17,6 +17,7 @@ the last process left half played, `shown after the journal` as each roll to pla
 matches one after another, or (`--one-match`) plays the journal's match to its end and exits 0.
 """
 import dataclasses
+import json
 import os
 import sys
 import threading
@@ -32,9 +33,9 @@ from firmware_host.journal import JournalReader, Kind
 from firmware_host.journal.export import fold
 from firmware_host.rules import Position
 from firmware_host.rules.match import MatchRules
-from firmware_host.sensing.reading import BoardReading
 from firmware_host.service.logs import setup_logging
 from firmware_host.service.run import Service
+from firmware_host.sim.board import SimBoard
 
 SPEED = 16.0
 MATCH = MatchRules(sequence=("portes", "plakoto"), target=3)
@@ -59,21 +60,31 @@ class ResumingPlayers(Players):
         start = laid_out(seen.position, seen.orientation)
         if self.demo.board.reading() != start:   # a turn the killed process left half played
             print("took back a half-played turn", flush=True)
-            self.demo.board.set_reading(start)
+            pinned_at_bottom = {f"point:{seen.orientation.point(number)}": color.value
+                                for number, color in enumerate(seen.position.pinned, 1) if color is not None}
+            self.demo.board.set_reading(start, pinned_at_bottom)
             seen = self.demo.settled_view()
         return super().play_turn(seen)
 
 
-def keep_board(board, path: Path, stop: threading.Event) -> None:
-    """Write the board to `path` whenever it changes (replaced whole: a kill never leaves half a file)."""
+def keep_board(board: SimBoard, path: Path, stop: threading.Event) -> None:
+    """Write the board's stacks to `path` whenever they change (replaced whole: a kill never leaves half
+    a file)."""
     last = None
     while not stop.wait(0.01):
-        reading = board.reading()
-        if reading != last:
+        stacks = board.stacks()
+        if stacks != last:
             part = path.with_suffix(".part")
-            part.write_text(reading.dumps())
+            part.write_text(json.dumps(stacks))
             os.replace(part, path)
-            last = reading
+            last = stacks
+
+
+def board_as_left(path: Path) -> SimBoard:
+    """The board as the last process left it (`keep_board`'s file)."""
+    board = SimBoard()
+    board.set_stacks(json.loads(path.read_text()))
+    return board
 
 
 def report_commits(service: Service):
@@ -118,9 +129,9 @@ def main(folder: Path, seed: int, one_match: bool) -> int:
     setup_logging(config.logging)   # as `tavli-board run` does; stderr goes to the test's file
     board_file = folder / "board.json"
     if board_file.exists():
-        board = BoardReading.loads(board_file.read_text())
+        board = board_as_left(board_file)
     else:   # the first start: the board set up for the first game, some way round
-        board = laid_out(Position.start(MATCH.sequence[0]), list(Orientation)[seed % len(Orientation)])
+        board = SimBoard(laid_out(Position.start(MATCH.sequence[0]), list(Orientation)[seed % len(Orientation)]))
     service = Service.open(config, dice=SeededDice(seed),
                            timings=Timings(refusal_s=Timings.refusal_s / SPEED, game_over_s=Timings.game_over_s / SPEED),
                            board=board)

@@ -7,6 +7,7 @@ must chain: each play's dice and resulting position are legal from the position 
 (SIGKILL tests what a crash can do; synchronous=FULL is what makes the same hold for a power cut.)
 """
 import random
+import signal
 import sqlite3
 from pathlib import Path
 
@@ -18,7 +19,8 @@ HERE = Path(__file__).parent
 
 
 def run_and_kill(path: Path, seed: int, delay_s: float) -> list[int]:
-    lines, _ = run_child(HERE / "crash_child.py", [str(path), str(seed)], kill_after_s=delay_s)
+    lines, code = run_child(HERE / "crash_child.py", [str(path), str(seed)], kill_after_s=delay_s)
+    assert code == -signal.SIGKILL, f"the child (seed {seed}) ended by itself (exit {code}), not by the kill"
     return committed_seqs(lines)
 
 

@@ -5,8 +5,9 @@ no committed play lost".
 simulated board with the demo's scripted players; the board outlives each process in a file, as a
 real board outlives a power cut. The child is killed with SIGKILL at a seeded random moment, from
 during its start-up to a few seconds into play, 50 times, each time restarted on the same journal
-and board. After every kill the journal must be whole (SQLite's integrity check, every record
-readable, never moved aside by the next start) and hold every play any child printed as committed.
+and board; none may end by itself (a crash of the service or of its players). After every kill the
+journal must be whole (SQLite's integrity check, every record readable, never moved aside by the
+next start) and hold every play any child printed as committed.
 A last child plays the match to its end. Then: every match in the journal was won (none abandoned
 by a restart), its recorded score is what its games add up to, every play is legal from the
 position before it (so each resumed child went on from the journaled position), and every start
@@ -15,6 +16,7 @@ shown": before each frame that first shows a roll to play, the child reads the j
 connection of its own, which must already hold that roll and the position it is played from.
 """
 import random
+import signal
 import sqlite3
 from pathlib import Path
 
@@ -34,6 +36,11 @@ def plays_in(journal_path: Path) -> set[int]:
         return {event.seq for event in journal.tail(10 ** 6) if event.kind is Kind.PLAY}
 
 
+def tail(log: Path, lines: int = 60) -> str:
+    """The end of the children's stderr, so that a failure in CI says why without the file."""
+    return "the children's stderr ends:\n" + "\n".join(log.read_text(errors="replace").splitlines()[-lines:])
+
+
 def assert_rolls_shown_after_the_journal(lines: list[str]) -> int:
     """The child checked each roll it showed against the journal on disk; returns how many."""
     early = [line for line in lines if line.startswith("SHOWN BEFORE THE JOURNAL")]
@@ -48,16 +55,17 @@ def test_the_service_killed_50_times_in_a_match_loses_no_committed_play_and_fini
     on_disk: set[int] = set()
     rolls_shown = half_played = 0
     for kill in range(KILLS):
-        lines, _ = run_child(CHILD, [str(tmp_path), str(kill)], kill_after_s=rng.uniform(0.2, 3.0), stderr=log)
+        lines, code = run_child(CHILD, [str(tmp_path), str(kill)], kill_after_s=rng.uniform(0.2, 3.0), stderr=log)
+        assert code == -signal.SIGKILL, f"child {kill} ended by itself (exit {code}), not by the kill\n{tail(log)}"
         reported |= set(committed_seqs(lines))
         rolls_shown += assert_rolls_shown_after_the_journal(lines)
         half_played += lines.count("took back a half-played turn")
         now_on_disk = plays_in(journal_path)
         lost = sorted((reported | on_disk) - now_on_disk)
-        assert not lost, f"kill {kill}: committed plays missing after the kill: {lost} (see {log})"
+        assert not lost, f"kill {kill}: committed plays missing after the kill: {lost}\n{tail(log)}"
         on_disk = now_on_disk
     lines, code = run_child(CHILD, [str(tmp_path), "1000", "--one-match"], kill_after_s=None, stderr=log)
-    assert code == 0 and lines[-1] == "match over", f"the last child did not finish the match (see {log})"
+    assert code == 0 and lines[-1] == "match over", f"the last child did not finish the match (exit {code})\n{tail(log)}"
     rolls_shown += assert_rolls_shown_after_the_journal(lines)
     assert rolls_shown > KILLS
     # Some kills came mid-turn, and the service went on with the board showing part of the roll played.

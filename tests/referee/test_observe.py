@@ -280,6 +280,27 @@ def test_a_checker_pinned_under_one_that_stays_waits_for_it_to_be_parked():
     assert physical.board() == Reading.of(start)
 
 
+def test_a_checker_laid_on_the_pinner_of_its_own_pinned_checker_is_seen_and_taken_back_from_the_top():
+    # Plakoto, black to move: white pins black's checker on 3, black pins white on 10. Black slides a
+    # checker from 10 back onto 3 (no legal play does that): three checkers over black's pinned one. The
+    # sensors see three in black; white's pinner cannot come or go in black's turn, so the third is
+    # black's, lying on top, and the guidance takes it from there: one step, not "white 3->2, black
+    # 2->10" nor a white from under the black one.
+    start = Position.from_json({"variant": "plakoto", "turn": "black",
+                                "white": {"points": {"3": 1, "2": 2, "10": 1, "24": 11}},
+                                "black": {"points": {"3": 1, "10": 2, "23": 12}},
+                                "pinned": {"3": "black", "10": "white"}})
+    physical = PhysicalBoard.of(start, "plakoto")
+    physical.move(Step(BLACK, "10", "3"))
+    board, sensed = resolve(physical.sensed(), start), physical.sensed()
+    assert board == physical.board()
+    steps = unstacked(restore(start, board), board, start, sensed)
+    assert steps == (Step(BLACK, "3", "10"),)
+    for step in steps:
+        physical.move(step)       # asserts that each is taken from the top of its point
+    assert physical.board() == Reading.of(start)
+
+
 @settings(max_examples=60, deadline=None)
 @given(cleared=st.sampled_from(PINNED_POSITIONS), variant=st.sampled_from(sorted(VARIANTS)))
 def test_clearing_a_pinning_games_board_never_takes_a_checker_from_under_the_other_colour(cleared, variant):

@@ -64,3 +64,42 @@ def test_impossible_handling_is_refused(action, message):
     with pytest.raises(BoardError, match=message):
         action(board)
     assert board.reading() == OPENING
+
+
+def test_a_board_laid_out_from_its_stacks_lies_as_it_did():
+    """A white checker pinning a black one, and a black one pinning a white with another black laid on
+    top: the reading alone cannot say which colour lies at the bottom (what a magnet sensor sees)."""
+    board = SimBoard(OPENING)
+    board.slide(12, 11, "black")
+    board.slide(13, 11, "white")     # white pins black on 11
+    board.slide(13, 14, "white")
+    board.slide(12, 14, "black")     # black pins white on 14
+    board.slide(12, 11, "black")     # and a black checker on white's pinner on 11
+    assert board.stacks()["point:11"] == ("black", "white", "black")
+    again = SimBoard()
+    again.set_stacks(board.stacks())
+    assert again.channel_counts(CHANNELS, "magnet") == board.channel_counts(CHANNELS, "magnet")
+    assert again.stacks() == board.stacks() and again.reading() == board.reading()
+    from_reading = SimBoard(board.reading())
+    assert from_reading.channel_counts(CHANNELS, "magnet") != board.channel_counts(CHANNELS, "magnet")
+
+
+def test_a_layout_names_the_pinned_colour_at_the_bottom_of_a_point_with_one_of_each():
+    reading = BoardReading.from_json({"white": {"points": {"5": 1, "24": 14}}, "black": {"points": {"5": 1, "1": 14}}})
+    board = SimBoard(reading)
+    assert board.stacks()["point:5"] == ("white", "black")     # unsaid: the fewer, then white
+    board.set_reading(reading, {"point:5": "black"})
+    assert board.stacks()["point:5"] == ("black", "white")
+
+
+@pytest.mark.parametrize("layout, message", [
+    (lambda board: board.set_stacks({"point:30": ("white",)}), "unknown locations or colours: \\['point:30'\\]"),
+    (lambda board: board.set_stacks({"point:3": ("red",)}), "unknown locations or colours: \\['red'\\]"),
+    (lambda board: board.set_stacks({"reserve:white": ("white",)}), "no reserve trays"),
+    (lambda board: board.set_reading(OPENING, {"point:1": "red"}), "unknown locations or colours: \\['red'\\]"),
+])
+def test_a_layout_naming_unknown_locations_or_colours_is_refused(layout, message):
+    board = SimBoard(OPENING)
+    with pytest.raises(BoardError, match=message):
+        layout(board)
+    assert board.reading() == OPENING
