@@ -10,6 +10,7 @@ higher die; then the obligations to open a prime; plays are distinct by their fi
 from __future__ import annotations
 
 import json
+import os
 from dataclasses import dataclass
 from functools import cached_property, lru_cache
 from itertools import accumulate, compress, groupby
@@ -18,6 +19,16 @@ from typing import Any, Callable, Iterable, Iterator, Mapping, NamedTuple
 
 from firmware_host.rules.position import BLACK, CHECKERS, WHITE, Color, Position
 from firmware_host.rules.variants import Capture, Family, Rules, RulesError
+
+try:  # the search's inner loop in C, where it was built (setup.py); the Python search otherwise
+    from firmware_host.rules import _search
+except ImportError:
+    _search = None
+if os.environ.get("TAVLI_PURE_PYTHON"):  # a switch for measuring and testing the pure path
+    _search = None
+COMPILED = _search is not None  # whether `Turn.search` runs compiled where the rules allow
+_COMPILED_MAX_DICE = 8          # the most dice the compiled search takes at once
+_CAPTURE_CODES = {Capture.NONE: 0, Capture.HIT: 1, Capture.PIN: 2, Capture.CHOICE: 3}
 
 BAR, OFF = 0, 25
 HOME = range(19, 25)         # the mover's home board, in his frame
@@ -425,8 +436,30 @@ class Turn:
 
         A state is keyed by (node, dice still to play). With `edges`, every move found is
         recorded there as key -> [(move, child key), ...], the graph the referee judges on.
+        The compiled search runs it where it is built and the rules allow (`COMPILED`,
+        `Frame.search_config`), the Python one otherwise.
         """
-        level = {(start, tuple(sorted(dice))): _Visit(start, (), tuple(sorted(dice)))}
+        dice = tuple(sorted(dice))
+        config = self.frame.search_config
+        if edges is None and config is not None and _search is not None and len(dice) <= _COMPILED_MAX_DICE:
+            return self._compiled_search(start, dice, config)
+        return self._python_search(start, dice, edges)
+
+    def _compiled_search(self, start: Node, dice: tuple[int, ...], config: tuple[int, ...]
+                         ) -> Iterator[_Visit]:
+        """`search` in C (firmware_host/rules/_search.c): the same visits in the same order; a
+        visit where all are borne off ends the game (the compiled path leaves out the options
+        that end it otherwise)."""
+        frame, turn_start = self.frame, self.start
+        return iter([_Visit(node, moves, remaining,
+                            frame.result(node, turn_start, end_of_turn=False)
+                            if moves and node[0][OFF] == CHECKERS else None)
+                     for node, moves, remaining in _search.search(Node, start, dice, config)])
+
+    def _python_search(self, start: Node, dice: tuple[int, ...],
+                       edges: dict[tuple, list[tuple[FrameMove, tuple]]] | None) -> Iterator[_Visit]:
+        """`search` in Python: the specification the compiled search is tested against."""
+        level = {(start, dice): _Visit(start, (), dice)}
         frame = self.frame
         steps, may_end_midway = frame.steps, frame.mother_every_move
         while level:
@@ -712,6 +745,13 @@ class Frame:
         self.end_limits = bool(self.tables and not self.table_every_move) \
             or opts.get("prime_rule", "none") in ("opp_start_table_max4", "no_prime_without_opponent_ahead")
         self.mother_every_move = bool(opts.get("mother_rule")) and opts.get("mother_check") == "every_move"
+        # What the compiled search needs to know of the rules, or None where a move is judged by a
+        # Python predicate (the every-move checks of tables, primes and the mother).
+        self.search_config: tuple[int, ...] | None = None if (
+            self.table_every_move or self.prime_every_move or self.mother_every_move) else (
+            _CAPTURE_CODES[self.capture], bool(opts.get("entry_may_trap")), self.pinned_blocks_bearoff,
+            self.first_checker, self.released_at_start, self.release_mid_turn, self.release_from,
+            self.head_limit, self.hit_and_run_frozen)
 
     # -- conversion ----------------------------------------------------------------------------
 

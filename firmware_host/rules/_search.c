@@ -1,0 +1,544 @@
+/* The search's inner loop of firmware_host/rules/plays.py (`Turn.search` with `Frame.steps`) in C.
+ *
+ * One call runs the whole level-by-level search for one roll and returns what the Python generator
+ * yields, in the same order: a list of (node, moves, remaining) for every state reached, keyed by
+ * (node, dice still to play), each with the moves that first reached it. The Python search is the
+ * specification and the oracle (tests/rules/test_rules_compiled.py); this file follows it line by
+ * line, with the state packed into a fixed struct and merged in its own hash table, so that no
+ * Python object is made inside the loop. Only the rule options whose checks are plain arithmetic on
+ * the state are handled here; `Frame.search_config` sends the others to the Python search.
+ */
+#define PY_SSIZE_T_CLEAN
+#include <Python.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define POSITIONS 26 /* 0 bar, 1..24 the route, 25 off: the mover's frame */
+#define BAR 0
+#define OFF 25
+#define START 1
+#define HOME_FIRST 19 /* the mover's home board, 19..24 */
+#define CHECKERS 15
+#define MAX_DICE 8
+
+enum { CAPTURE_NONE = 0, CAPTURE_HIT = 1, CAPTURE_PIN = 2, CAPTURE_CHOICE = 3 };
+
+/* The rules `Frame.steps` reads, from `Frame.search_config` (same names). */
+typedef struct {
+    int capture, entry_may_trap, pinned_blocks_bearoff, first_checker, released_at_start,
+        release_mid_turn, release_from, head_limit, hit_and_run_frozen;
+} Config;
+
+/* A search key: a Node and the dice still to play (sorted). Zero-filled before use, so that its
+ * bytes (padding included) are its identity for hashing and comparing. */
+typedef struct {
+    uint8_t me[POSITIONS];
+    uint8_t opp[POSITIONS];
+    uint32_t my_pins, opp_pins;
+    uint8_t frozen[6]; /* checkers that hit on home points 19..24 (no hit-and-run): a count each */
+    uint8_t head;
+    uint8_t dice_left;
+    uint8_t dice[MAX_DICE];
+} State;
+
+typedef struct {
+    State state;
+    int32_t parent;   /* index in the level before; -1 for the start */
+    uint8_t move[5];  /* source, target, die, hit, pin */
+    uint8_t finished; /* all borne off: the game is over, nothing more is searched from here */
+} Entry;
+
+typedef struct {
+    Entry *entries;
+    Py_ssize_t count, capacity;
+} Level;
+
+typedef struct {
+    int32_t *slots; /* entry indices, -1 empty */
+    size_t mask;
+} Table;
+
+static uint64_t state_hash(const State *s) {
+    uint64_t words[sizeof(State) / 8 + 1] = {0};
+    memcpy(words, s, sizeof(State));
+    uint64_t h = 0x9E3779B97F4A7C15ULL;
+    for (size_t i = 0; i < sizeof(words) / 8; i++) {
+        h ^= words[i];
+        h *= 0xFF51AFD7ED558CCDULL;
+        h ^= h >> 32;
+    }
+    return h;
+}
+
+static int level_push(Level *level, const Entry *entry) {
+    if (level->count == level->capacity) {
+        Py_ssize_t capacity = level->capacity ? 2 * level->capacity : 16;
+        Entry *grown = PyMem_Realloc(level->entries, capacity * sizeof(Entry));
+        if (!grown) return -1;
+        level->entries = grown, level->capacity = capacity;
+    }
+    level->entries[level->count++] = *entry;
+    return 0;
+}
+
+static int table_reset(Table *table, size_t wanted) {
+    size_t size = 64;
+    while (size < 2 * wanted) size <<= 1;
+    if (size - 1 != table->mask || !table->slots) {
+        PyMem_Free(table->slots);
+        table->slots = PyMem_Malloc(size * sizeof(int32_t));
+        if (!table->slots) return -1;
+        table->mask = size - 1;
+    }
+    memset(table->slots, 0xFF, size * sizeof(int32_t));
+    return 0;
+}
+
+/* Adds `entry` to `level` unless its state is there already (the first to reach a state keeps it). */
+static int level_add(Level *level, Table *table, const Entry *entry) {
+    if ((size_t)(level->count + 1) * 2 > table->mask + 1) {
+        /* grow and re-insert what is there */
+        size_t size = (table->mask + 1) * 2;
+        int32_t *slots = PyMem_Malloc(size * sizeof(int32_t));
+        if (!slots) return -1;
+        memset(slots, 0xFF, size * sizeof(int32_t));
+        for (Py_ssize_t i = 0; i < level->count; i++) {
+            size_t at = state_hash(&level->entries[i].state) & (size - 1);
+            while (slots[at] >= 0) at = (at + 1) & (size - 1);
+            slots[at] = (int32_t)i;
+        }
+        PyMem_Free(table->slots);
+        table->slots = slots, table->mask = size - 1;
+    }
+    size_t at = state_hash(&entry->state) & table->mask;
+    while (table->slots[at] >= 0) {
+        if (!memcmp(&level->entries[table->slots[at]].state, &entry->state, sizeof(State))) return 0;
+        at = (at + 1) & table->mask;
+    }
+    table->slots[at] = (int32_t)level->count;
+    return level_push(level, entry);
+}
+
+static int released(const Config *config, const State *s) {
+    if (s->me[OFF]) return 1;
+    for (int p = config->release_from; p < OFF; p++)
+        if (s->me[p]) return 1;
+    return 0;
+}
+
+/* `Frame._landings`: (hit, pin) for each way to land on `target`, which the opponent occupies. */
+static int landings(const Config *config, const State *s, int source, int target, uint8_t ways[2][2]) {
+    if (config->capture == CAPTURE_NONE || s->opp[target] >= 2) return 0;
+    if (s->me[target]) {
+        if (s->my_pins >> target & 1) return 0;
+        ways[0][0] = 0, ways[0][1] = 0;
+        return 1;
+    }
+    if (config->capture == CAPTURE_HIT || (config->capture == CAPTURE_CHOICE && source == BAR &&
+                                           !config->entry_may_trap)) {
+        ways[0][0] = 1, ways[0][1] = 0;
+        return 1;
+    }
+    if (config->capture == CAPTURE_PIN) {
+        ways[0][0] = 0, ways[0][1] = 1;
+        return 1;
+    }
+    ways[0][0] = 1, ways[0][1] = 0;
+    ways[1][0] = 0, ways[1][1] = 1;
+    return 2;
+}
+
+/* `Frame.steps(node, die)`, each child added to `next` with the dice `rest` left to play. */
+static int expand(const Config *config, const Entry *from, int32_t from_index, int die,
+                  const uint8_t *rest, int rest_count, Level *next, Table *table) {
+    const State *s = &from->state;
+    int first, last;
+    if (s->me[BAR]) {
+        first = last = BAR; /* a checker on the bar enters first */
+    } else {
+        int bearing_off = !(s->my_pins && config->pinned_blocks_bearoff);
+        for (int p = 0; p < HOME_FIRST && bearing_off; p++)
+            if (s->me[p]) bearing_off = 0;
+        first = 1;
+        last = bearing_off ? OFF - 1 : OFF - die - 1;
+    }
+    for (int source = first; source <= last; source++) {
+        if (!s->me[source]) continue;
+        int movable = s->me[source] - (int)(s->my_pins >> source & 1);
+        if (source >= HOME_FIRST) movable -= s->frozen[source - HOME_FIRST];
+        if (movable <= 0) continue;
+        int moved_head = s->head;
+        if (source == START) {
+            if (config->first_checker && s->me[START] != CHECKERS &&
+                !(config->released_at_start || (config->release_mid_turn && released(config, s))))
+                continue; /* no second checker leaves the start before the first has passed */
+            if (config->head_limit) {
+                if (s->head >= config->head_limit) continue;
+                moved_head = s->head + 1;
+            }
+        }
+        int target = source + die;
+        uint8_t ways[2][2] = {{0, 0}, {0, 0}};
+        int way_count = 1;
+        if (target >= OFF) {
+            if (target > OFF) {
+                int higher = 0; /* a larger die bears off only from the highest occupied point */
+                for (int p = HOME_FIRST; p < source; p++)
+                    if (s->me[p]) higher = 1;
+                if (higher) continue;
+            }
+            target = OFF;
+        } else if (s->opp[target]) {
+            way_count = landings(config, s, source, target, ways);
+            if (!way_count) continue;
+        }
+        Entry child;
+        memcpy(&child.state, s, sizeof(State));
+        child.state.me[source]--;
+        child.state.me[target]++;
+        child.state.head = (uint8_t)moved_head;
+        child.state.dice_left = (uint8_t)rest_count;
+        memset(child.state.dice, 0, MAX_DICE);
+        memcpy(child.state.dice, rest, rest_count);
+        uint32_t left_pins = s->opp_pins;
+        if (s->opp_pins && source != BAR && !child.state.me[source] && (s->opp_pins >> source & 1))
+            left_pins &= ~(1u << source); /* the pinned checker is free once all pinners have left */
+        child.parent = from_index;
+        child.finished = child.state.me[OFF] == CHECKERS;
+        for (int w = 0; w < way_count; w++) {
+            int hit = ways[w][0], pin = ways[w][1];
+            memcpy(child.state.opp, s->opp, POSITIONS);
+            memcpy(child.state.frozen, s->frozen, sizeof s->frozen);
+            child.state.opp_pins = left_pins;
+            if (hit) {
+                child.state.opp[target]--;
+                child.state.opp[BAR]++;
+                if (config->hit_and_run_frozen && target >= HOME_FIRST && target < OFF)
+                    child.state.frozen[target - HOME_FIRST]++;
+            } else if (pin) {
+                child.state.opp_pins |= 1u << target;
+            }
+            child.move[0] = (uint8_t)source, child.move[1] = (uint8_t)target;
+            child.move[2] = (uint8_t)die, child.move[3] = (uint8_t)hit, child.move[4] = (uint8_t)pin;
+            if (level_add(next, table, &child) < 0) return -1;
+        }
+    }
+    return 0;
+}
+
+/* -- reading the start node and writing the visits as Python objects ------------------------------ */
+
+static int read_counts(PyObject *counts, uint8_t *out, const char *name) {
+    if (!PyTuple_Check(counts) || PyTuple_GET_SIZE(counts) != POSITIONS) {
+        PyErr_Format(PyExc_ValueError, "node.%s: a tuple of %d counts", name, POSITIONS);
+        return -1;
+    }
+    for (int p = 0; p < POSITIONS; p++) {
+        long n = PyLong_AsLong(PyTuple_GET_ITEM(counts, p));
+        if (n == -1 && PyErr_Occurred()) return -1;
+        if (n < 0 || n > CHECKERS) {
+            PyErr_Format(PyExc_ValueError, "node.%s[%d]: %ld checkers", name, p, n);
+            return -1;
+        }
+        out[p] = (uint8_t)n;
+    }
+    return 0;
+}
+
+static int read_node(PyObject *node, State *s) {
+    if (!PyTuple_Check(node) || PyTuple_GET_SIZE(node) != 6) {
+        PyErr_SetString(PyExc_ValueError, "a node is a tuple (me, opp, my_pins, opp_pins, frozen, head)");
+        return -1;
+    }
+    if (read_counts(PyTuple_GET_ITEM(node, 0), s->me, "me") < 0 ||
+        read_counts(PyTuple_GET_ITEM(node, 1), s->opp, "opp") < 0)
+        return -1;
+    unsigned long my_pins = PyLong_AsUnsignedLong(PyTuple_GET_ITEM(node, 2));
+    unsigned long opp_pins = PyLong_AsUnsignedLong(PyTuple_GET_ITEM(node, 3));
+    long head = PyLong_AsLong(PyTuple_GET_ITEM(node, 5));
+    if (PyErr_Occurred()) return -1;
+    if (my_pins >> OFF || opp_pins >> OFF || head < 0 || head > CHECKERS) {
+        PyErr_SetString(PyExc_ValueError, "node: pins are bits 1..24 and head 0..15");
+        return -1;
+    }
+    s->my_pins = (uint32_t)my_pins, s->opp_pins = (uint32_t)opp_pins, s->head = (uint8_t)head;
+    PyObject *frozen = PyTuple_GET_ITEM(node, 4);
+    if (!PyTuple_Check(frozen)) {
+        PyErr_SetString(PyExc_ValueError, "node.frozen: a tuple of home points");
+        return -1;
+    }
+    for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(frozen); i++) {
+        long p = PyLong_AsLong(PyTuple_GET_ITEM(frozen, i));
+        if (p == -1 && PyErr_Occurred()) return -1;
+        if (p < HOME_FIRST || p >= OFF) {
+            PyErr_Format(PyExc_ValueError, "node.frozen: %ld is not a home point 19..24", p);
+            return -1;
+        }
+        s->frozen[p - HOME_FIRST]++;
+    }
+    return 0;
+}
+
+static PyObject *counts_tuple(const uint8_t *counts) {
+    PyObject *t = PyTuple_New(POSITIONS);
+    if (!t) return NULL;
+    for (int p = 0; p < POSITIONS; p++) PyTuple_SET_ITEM(t, p, PyLong_FromLong(counts[p]));
+    return t; /* small ints are cached: never NULL */
+}
+
+/* `item` when it equals `value` (a tuple's slot of the parent node), else a new int. */
+static PyObject *pins_int(uint32_t value, uint32_t parent_value, PyObject *parent_item) {
+    if (parent_item && value == parent_value) {
+        Py_INCREF(parent_item);
+        return parent_item;
+    }
+    return PyLong_FromUnsignedLong(value);
+}
+
+/* A Node (the tuple subclass `node_type`) for `s`, sharing the parent's items that are unchanged
+ * (a Node is compared by value; sharing only saves building them). `previous_me` is the last node
+ * built in this level, whose `me` the siblings of one move share. */
+static PyObject *build_node(PyTypeObject *node_type, const State *s, const State *parent_state,
+                            PyObject *parent, const State *previous_state, PyObject *previous) {
+    PyObject *me, *opp, *frozen;
+    if (previous && !memcmp(previous_state->me, s->me, POSITIONS)) {
+        me = PyTuple_GET_ITEM(previous, 0);
+        Py_INCREF(me);
+    } else if (!(me = counts_tuple(s->me))) {
+        return NULL;
+    }
+    if (parent && !memcmp(parent_state->opp, s->opp, POSITIONS)) {
+        opp = PyTuple_GET_ITEM(parent, 1);
+        Py_INCREF(opp);
+    } else if (!(opp = counts_tuple(s->opp))) {
+        Py_DECREF(me);
+        return NULL;
+    }
+    if (parent && !memcmp(parent_state->frozen, s->frozen, sizeof s->frozen)) {
+        frozen = PyTuple_GET_ITEM(parent, 4);
+        Py_INCREF(frozen);
+    } else {
+        int size = 0;
+        for (int i = 0; i < 6; i++) size += s->frozen[i];
+        if (!(frozen = PyTuple_New(size))) {
+            Py_DECREF(me), Py_DECREF(opp);
+            return NULL;
+        }
+        int at = 0; /* ascending, as the Python search keeps it sorted */
+        for (int i = 0; i < 6; i++)
+            for (int k = 0; k < s->frozen[i]; k++)
+                PyTuple_SET_ITEM(frozen, at++, PyLong_FromLong(HOME_FIRST + i));
+    }
+    PyObject *my_pins = pins_int(s->my_pins, parent ? parent_state->my_pins : 0,
+                                 parent ? PyTuple_GET_ITEM(parent, 2) : NULL);
+    PyObject *opp_pins = pins_int(s->opp_pins, parent ? parent_state->opp_pins : 0,
+                                  parent ? PyTuple_GET_ITEM(parent, 3) : NULL);
+    PyObject *head = PyLong_FromLong(s->head);
+    /* as tuple.__new__(node_type, items) makes it */
+    PyObject *node = node_type->tp_alloc(node_type, 6);
+    if (!node || !my_pins || !opp_pins) {
+        Py_XDECREF(node), Py_DECREF(me), Py_DECREF(opp), Py_DECREF(frozen);
+        Py_XDECREF(my_pins), Py_XDECREF(opp_pins), Py_DECREF(head);
+        return NULL;
+    }
+    PyTuple_SET_ITEM(node, 0, me);
+    PyTuple_SET_ITEM(node, 1, opp);
+    PyTuple_SET_ITEM(node, 2, my_pins);
+    PyTuple_SET_ITEM(node, 3, opp_pins);
+    PyTuple_SET_ITEM(node, 4, frozen);
+    PyTuple_SET_ITEM(node, 5, head);
+    return node;
+}
+
+/* The moves that reached an entry: its parent's and its own move (source, target, die, hit, pin). */
+static PyObject *build_moves(PyObject *parent_moves, const uint8_t *move) {
+    Py_ssize_t before = PyTuple_GET_SIZE(parent_moves);
+    PyObject *moves = PyTuple_New(before + 1);
+    PyObject *last = PyTuple_New(5);
+    if (!moves || !last) {
+        Py_XDECREF(moves), Py_XDECREF(last);
+        return NULL;
+    }
+    for (int i = 0; i < 3; i++) PyTuple_SET_ITEM(last, i, PyLong_FromLong(move[i]));
+    for (int i = 3; i < 5; i++) PyTuple_SET_ITEM(last, i, PyBool_FromLong(move[i]));
+    for (Py_ssize_t i = 0; i < before; i++) {
+        PyObject *item = PyTuple_GET_ITEM(parent_moves, i);
+        Py_INCREF(item);
+        PyTuple_SET_ITEM(moves, i, item);
+    }
+    PyTuple_SET_ITEM(moves, before, last);
+    return moves;
+}
+
+/* The dice left as a tuple, one object per distinct remainder of the search. */
+typedef struct {
+    uint8_t count, dice[MAX_DICE];
+    PyObject *tuple; /* borrowed from the result list */
+} Remainder;
+
+static PyObject *remainder_tuple(Remainder *known, int *known_count, const State *s) {
+    for (int i = 0; i < *known_count; i++)
+        if (known[i].count == s->dice_left && !memcmp(known[i].dice, s->dice, s->dice_left)) {
+            Py_INCREF(known[i].tuple);
+            return known[i].tuple;
+        }
+    PyObject *t = PyTuple_New(s->dice_left);
+    if (!t) return NULL;
+    for (int i = 0; i < s->dice_left; i++) PyTuple_SET_ITEM(t, i, PyLong_FromLong(s->dice[i]));
+    if (*known_count < 64) {
+        Remainder *r = &known[(*known_count)++];
+        r->count = s->dice_left;
+        memcpy(r->dice, s->dice, MAX_DICE);
+        r->tuple = t;
+    }
+    return t;
+}
+
+static int read_config(PyObject *config_tuple, Config *c) {
+    return PyArg_ParseTuple(config_tuple, "iiiiiiiii;config: 9 ints (Frame.search_config)",
+                            &c->capture, &c->entry_may_trap, &c->pinned_blocks_bearoff,
+                            &c->first_checker, &c->released_at_start, &c->release_mid_turn,
+                            &c->release_from, &c->head_limit, &c->hit_and_run_frozen)
+               ? 0 : -1;
+}
+
+static PyObject *search(PyObject *module, PyObject *args) {
+    PyTypeObject *node_type;
+    PyObject *start, *dice_tuple, *config_tuple;
+    if (!PyArg_ParseTuple(args, "O!OO!O!:search", &PyType_Type, &node_type, &start, &PyTuple_Type,
+                          &dice_tuple, &PyTuple_Type, &config_tuple))
+        return NULL;
+    if (!PyType_IsSubtype(node_type, &PyTuple_Type)) {
+        PyErr_SetString(PyExc_TypeError, "search: the node type is a tuple subclass");
+        return NULL;
+    }
+    Config config;
+    if (read_config(config_tuple, &config) < 0) return NULL;
+    Entry root;
+    memset(&root, 0, sizeof root);
+    root.parent = -1;
+    if (read_node(start, &root.state) < 0) return NULL;
+    Py_ssize_t dice_count = PyTuple_GET_SIZE(dice_tuple);
+    if (dice_count > MAX_DICE) {
+        PyErr_Format(PyExc_ValueError, "search: at most %d dice", MAX_DICE);
+        return NULL;
+    }
+    root.state.dice_left = (uint8_t)dice_count;
+    for (Py_ssize_t i = 0; i < dice_count; i++) {
+        long d = PyLong_AsLong(PyTuple_GET_ITEM(dice_tuple, i));
+        if (d < 1 || d > 6 || (i && d < root.state.dice[i - 1])) {
+            if (!PyErr_Occurred())
+                PyErr_SetString(PyExc_ValueError, "search: dice are sorted, each 1 to 6");
+            return NULL;
+        }
+        root.state.dice[i] = (uint8_t)d;
+    }
+
+    Level levels[MAX_DICE + 1];
+    memset(levels, 0, sizeof levels);
+    Table table = {NULL, 0};
+    PyObject *result = NULL, *empty = NULL;
+    PyObject **nodes[MAX_DICE + 1] = {NULL}, **moves[MAX_DICE + 1] = {NULL};
+    int depth = 0;
+    if (level_push(&levels[0], &root) < 0) goto fail;
+    /* the search: level k holds the states after k dice, in the order first reached */
+    for (; depth < dice_count && levels[depth].count; depth++) {
+        Level *level = &levels[depth], *next = &levels[depth + 1];
+        if (table_reset(&table, (size_t)level->count * 4) < 0) goto fail;
+        for (Py_ssize_t i = 0; i < level->count; i++) {
+            const Entry *entry = &level->entries[i];
+            if (entry->finished) continue;
+            const State *s = &entry->state;
+            for (int k = 0; k < s->dice_left; k++) {
+                if (k && s->dice[k] == s->dice[k - 1]) continue; /* each distinct die, lowest first */
+                uint8_t rest[MAX_DICE];
+                int rest_count = 0;
+                for (int j = 0; j < s->dice_left; j++)
+                    if (j != k) rest[rest_count++] = s->dice[j];
+                if (expand(&config, entry, (int32_t)i, s->dice[k], rest, rest_count, next, &table) < 0)
+                    goto fail;
+                entry = &level->entries[i]; /* (level is not the one that grew, but stay safe) */
+                s = &entry->state;
+            }
+        }
+    }
+    /* the visits, level after level */
+    Py_ssize_t total = 0;
+    for (int k = 0; k <= dice_count; k++) total += levels[k].count;
+    if (!(result = PyList_New(total))) goto fail;
+    if (!(empty = PyTuple_New(0))) goto fail;
+    Remainder remainders[64];
+    int remainder_count = 0;
+    Py_ssize_t at = 0;
+    for (int k = 0; k <= dice_count && levels[k].count; k++) {
+        Level *level = &levels[k];
+        nodes[k] = PyMem_Malloc(level->count * sizeof(PyObject *));
+        moves[k] = PyMem_Malloc(level->count * sizeof(PyObject *));
+        if (!nodes[k] || !moves[k]) {
+            PyErr_NoMemory();
+            goto fail;
+        }
+        for (Py_ssize_t i = 0; i < level->count; i++) {
+            const Entry *entry = &level->entries[i];
+            PyObject *node, *path, *rest, *visit;
+            if (k == 0) {
+                node = start;
+                Py_INCREF(node);
+                path = empty;
+                Py_INCREF(path);
+            } else {
+                const Entry *parent = &levels[k - 1].entries[entry->parent];
+                node = build_node(node_type, &entry->state, &parent->state, nodes[k - 1][entry->parent],
+                                  i ? &level->entries[i - 1].state : NULL, i ? nodes[k][i - 1] : NULL);
+                if (!node) goto fail;
+                if (!(path = build_moves(moves[k - 1][entry->parent], entry->move))) {
+                    Py_DECREF(node);
+                    goto fail;
+                }
+            }
+            if (!(rest = remainder_tuple(remainders, &remainder_count, &entry->state))) {
+                Py_DECREF(node), Py_DECREF(path);
+                goto fail;
+            }
+            if (!(visit = PyTuple_New(3))) {
+                Py_DECREF(node), Py_DECREF(path), Py_DECREF(rest);
+                goto fail;
+            }
+            PyTuple_SET_ITEM(visit, 0, node);
+            PyTuple_SET_ITEM(visit, 1, path);
+            PyTuple_SET_ITEM(visit, 2, rest);
+            PyList_SET_ITEM(result, at++, visit);
+            nodes[k][i] = node, moves[k][i] = path; /* borrowed: the result list holds them */
+        }
+    }
+    Py_DECREF(empty);
+    goto done;
+fail:
+    Py_CLEAR(result);
+    Py_XDECREF(empty);
+done:
+    for (int k = 0; k <= MAX_DICE; k++) {
+        PyMem_Free(levels[k].entries);
+        PyMem_Free(nodes[k]);
+        PyMem_Free(moves[k]);
+    }
+    PyMem_Free(table.slots);
+    return result;
+}
+
+static PyMethodDef methods[] = {
+    {"search", search, METH_VARARGS,
+     "search(node_type, start, dice, config) -> [(node, moves, remaining), ...]\n\n"
+     "Turn.search for one roll (sorted dice) without edges: every state reached, level by level,\n"
+     "in the order the Python search yields them. config: Frame.search_config."},
+    {NULL, NULL, 0, NULL},
+};
+
+static struct PyModuleDef module = {
+    PyModuleDef_HEAD_INIT, "firmware_host.rules._search",
+    "The legal-play search's inner loop in C (optional; firmware_host/rules/plays.py is the oracle).",
+    -1, methods,
+};
+
+PyMODINIT_FUNC PyInit__search(void) { return PyModule_Create(&module); }
