@@ -280,10 +280,18 @@ static int read_node(PyObject *node, State *s) {
     return 0;
 }
 
+/* A tuple of ints (or of such tuples) can never be part of a reference cycle: the collector
+ * untracks such tuples itself when it meets them; doing it at once spares it the searches'
+ * thousands of them, which otherwise make up half the time of a large search. */
+static void untrack(PyObject *tuple) {
+    if (PyObject_GC_IsTracked(tuple)) PyObject_GC_UnTrack(tuple);
+}
+
 static PyObject *counts_tuple(const uint8_t *counts) {
     PyObject *t = PyTuple_New(POSITIONS);
     if (!t) return NULL;
     for (int p = 0; p < POSITIONS; p++) PyTuple_SET_ITEM(t, p, PyLong_FromLong(counts[p]));
+    untrack(t);
     return t; /* small ints are cached: never NULL */
 }
 
@@ -329,6 +337,7 @@ static PyObject *build_node(PyTypeObject *node_type, const State *s, const State
         for (int i = 0; i < 6; i++)
             for (int k = 0; k < s->frozen[i]; k++)
                 PyTuple_SET_ITEM(frozen, at++, PyLong_FromLong(HOME_FIRST + i));
+        untrack(frozen);
     }
     PyObject *my_pins = pins_int(s->my_pins, parent ? parent_state->my_pins : 0,
                                  parent ? PyTuple_GET_ITEM(parent, 2) : NULL);
@@ -368,6 +377,8 @@ static PyObject *build_moves(PyObject *parent_moves, const uint8_t *move) {
         PyTuple_SET_ITEM(moves, i, item);
     }
     PyTuple_SET_ITEM(moves, before, last);
+    untrack(last);
+    untrack(moves);
     return moves;
 }
 
@@ -386,6 +397,7 @@ static PyObject *remainder_tuple(Remainder *known, int *known_count, const State
     PyObject *t = PyTuple_New(s->dice_left);
     if (!t) return NULL;
     for (int i = 0; i < s->dice_left; i++) PyTuple_SET_ITEM(t, i, PyLong_FromLong(s->dice[i]));
+    untrack(t);
     if (*known_count < 64) {
         Remainder *r = &known[(*known_count)++];
         r->count = s->dice_left;
@@ -404,13 +416,13 @@ static int read_config(PyObject *config_tuple, Config *c) {
 }
 
 static PyObject *search(PyObject *module, PyObject *args) {
-    PyTypeObject *node_type;
+    PyTypeObject *visit_type, *node_type;
     PyObject *start, *dice_tuple, *config_tuple;
-    if (!PyArg_ParseTuple(args, "O!OO!O!:search", &PyType_Type, &node_type, &start, &PyTuple_Type,
-                          &dice_tuple, &PyTuple_Type, &config_tuple))
+    if (!PyArg_ParseTuple(args, "O!O!OO!O!:search", &PyType_Type, &visit_type, &PyType_Type, &node_type,
+                          &start, &PyTuple_Type, &dice_tuple, &PyTuple_Type, &config_tuple))
         return NULL;
-    if (!PyType_IsSubtype(node_type, &PyTuple_Type)) {
-        PyErr_SetString(PyExc_TypeError, "search: the node type is a tuple subclass");
+    if (!PyType_IsSubtype(node_type, &PyTuple_Type) || !PyType_IsSubtype(visit_type, &PyTuple_Type)) {
+        PyErr_SetString(PyExc_TypeError, "search: the visit and node types are tuple subclasses");
         return NULL;
     }
     Config config;
@@ -438,7 +450,7 @@ static PyObject *search(PyObject *module, PyObject *args) {
     Level levels[MAX_DICE + 1];
     memset(levels, 0, sizeof levels);
     Table table = {NULL, 0};
-    PyObject *result = NULL, *empty = NULL;
+    PyObject *result = NULL, *visits = NULL, *borne_off = NULL, *empty = NULL;
     PyObject **nodes[MAX_DICE + 1] = {NULL}, **moves[MAX_DICE + 1] = {NULL};
     int depth = 0;
     if (level_push(&levels[0], &root) < 0) goto fail;
@@ -466,7 +478,7 @@ static PyObject *search(PyObject *module, PyObject *args) {
     /* the visits, level after level */
     Py_ssize_t total = 0;
     for (int k = 0; k <= dice_count; k++) total += levels[k].count;
-    if (!(result = PyList_New(total))) goto fail;
+    if (!(visits = PyList_New(total)) || !(borne_off = PyList_New(0))) goto fail;
     if (!(empty = PyTuple_New(0))) goto fail;
     Remainder remainders[64];
     int remainder_count = 0;
@@ -501,21 +513,35 @@ static PyObject *search(PyObject *module, PyObject *args) {
                 Py_DECREF(node), Py_DECREF(path);
                 goto fail;
             }
-            if (!(visit = PyTuple_New(3))) {
+            if (!(visit = visit_type->tp_alloc(visit_type, 4))) { /* as tuple.__new__ makes it */
                 Py_DECREF(node), Py_DECREF(path), Py_DECREF(rest);
                 goto fail;
             }
             PyTuple_SET_ITEM(visit, 0, node);
             PyTuple_SET_ITEM(visit, 1, path);
             PyTuple_SET_ITEM(visit, 2, rest);
-            PyList_SET_ITEM(result, at++, visit);
-            nodes[k][i] = node, moves[k][i] = path; /* borrowed: the result list holds them */
+            Py_INCREF(Py_None);
+            PyTuple_SET_ITEM(visit, 3, Py_None); /* the result: set by the caller where borne off */
+            if (entry->finished) {
+                PyObject *index = PyLong_FromSsize_t(at);
+                if (!index || PyList_Append(borne_off, index) < 0) {
+                    Py_XDECREF(index);
+                    Py_DECREF(visit);
+                    goto fail;
+                }
+                Py_DECREF(index);
+            }
+            PyList_SET_ITEM(visits, at++, visit);
+            nodes[k][i] = node, moves[k][i] = path; /* borrowed: the visits list holds them */
         }
     }
     Py_DECREF(empty);
+    result = PyTuple_Pack(2, visits, borne_off);
+    Py_DECREF(visits), Py_DECREF(borne_off);
     goto done;
 fail:
-    Py_CLEAR(result);
+    Py_XDECREF(visits);
+    Py_XDECREF(borne_off);
     Py_XDECREF(empty);
 done:
     for (int k = 0; k <= MAX_DICE; k++) {
@@ -529,9 +555,10 @@ done:
 
 static PyMethodDef methods[] = {
     {"search", search, METH_VARARGS,
-     "search(node_type, start, dice, config) -> [(node, moves, remaining), ...]\n\n"
+     "search(visit_type, node_type, start, dice, config) -> (visits, borne_off)\n\n"
      "Turn.search for one roll (sorted dice) without edges: every state reached, level by level,\n"
-     "in the order the Python search yields them. config: Frame.search_config."},
+     "in the order the Python search yields them, as visit_type(node, moves, remaining, None); and\n"
+     "the indices of the visits where all are borne off. config: Frame.search_config."},
     {NULL, NULL, 0, NULL},
 };
 

@@ -201,9 +201,9 @@ class Node(NamedTuple):
 FrameMove = tuple[int, int, int, bool, bool]
 
 
-@dataclass(slots=True)
-class _Visit:
-    """A node reached in the search: the moves that first reached it and the dice still to play."""
+class _Visit(NamedTuple):
+    """A node reached in the search: the moves that first reached it and the dice still to play.
+    A tuple, so that the compiled search builds it as it builds the nodes."""
 
     node: Node
     moves: tuple[FrameMove, ...]
@@ -447,14 +447,15 @@ class Turn:
 
     def _compiled_search(self, start: Node, dice: tuple[int, ...], config: tuple[int, ...]
                          ) -> Iterator[_Visit]:
-        """`search` in C (firmware_host/rules/_search.c): the same visits in the same order; a
-        visit where all are borne off ends the game (the compiled path leaves out the options
-        that end it otherwise)."""
+        """`search` in C (firmware_host/rules/_search.c): the same visits in the same order. The
+        visits where all are borne off come back without their result, which is set here (the
+        compiled search leaves out the options that end the game otherwise)."""
+        visits, borne_off = _search.search(_Visit, Node, start, dice, config)
         frame, turn_start = self.frame, self.start
-        return iter([_Visit(node, moves, remaining,
-                            frame.result(node, turn_start, end_of_turn=False)
-                            if moves and node[0][OFF] == CHECKERS else None)
-                     for node, moves, remaining in _search.search(Node, start, dice, config)])
+        for index in borne_off:
+            visit = visits[index]
+            visits[index] = visit._replace(result=frame.result(visit.node, turn_start, end_of_turn=False))
+        return iter(visits)
 
     def _python_search(self, start: Node, dice: tuple[int, ...],
                        edges: dict[tuple, list[tuple[FrameMove, tuple]]] | None) -> Iterator[_Visit]:
