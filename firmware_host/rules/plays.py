@@ -193,9 +193,6 @@ class Node(NamedTuple):
     frozen: tuple[int, ...] = ()
     head: int = 0
 
-    def board(self) -> tuple:
-        return (self.me, self.opp, self.my_pins, self.opp_pins)
-
 
 # A move in the frame, kept compact while searching: (source, target, die, hit, pin).
 FrameMove = tuple[int, int, int, bool, bool]
@@ -326,6 +323,9 @@ class Turn:
     def plays(self, limit: int | None = None) -> list[Play]:
         """Every distinct legal play; TooManyPlays if there are more than `limit`."""
         frame, start = self.frame, self.start
+        if not frame.ends_at_end_of_turn:  # the search has found every end of the game
+            return [Play._found(frame, visit.moves, visit.node, visit.result, remainder)
+                    for visit, remainder in self.final_visits(limit)]
         return [Play._found(frame, visit.moves, visit.node,
                             visit.result or frame.result(visit.node, start, end_of_turn=True),
                             remainder)
@@ -378,22 +378,26 @@ class Turn:
         whole_cascade = len(self.stages) > 1 and self.rules.gulbara_cascade_maximize == "whole_cascade"
         branches = [(_Visit(self.start, (), ()), 0)]  # (visit, dice played so far)
         finished: dict[tuple, tuple[_Visit, int, tuple[int, ...]]] = {}
+        owes_remainder = self.owes_remainder
         for index, stage in enumerate(self.stages):
             later = tuple(d for s in self.stages[index + 1:] for d in s)
+            size = len(stage)
             next_branches: dict[Node, tuple[_Visit, int]] = {}
             for visit, used in branches:
                 for end in self.stage_ends(visit.node, stage):
-                    played = len(stage) - len(end.remaining)
+                    node, remaining, result = end.node, end.remaining, end.result
+                    played = size - len(remaining)
                     # The first stage's ends are whole plays already (only node, moves and result
                     # are read from here on).
-                    whole = _Visit(end.node, visit.moves + end.moves, (), end.result) \
-                        if visit.moves else end
-                    if end.result is None and played == len(stage) and later:
-                        next_branches.setdefault(end.node, (whole, used + played))
+                    whole = _Visit(node, visit.moves + end.moves, (), result) if visit.moves else end
+                    if result is None and not remaining and later:
+                        next_branches.setdefault(node, (whole, used + played))
                         grown = next_branches
                     else:
-                        owed = end.remaining + later if end.result is None and self.owes_remainder else ()
-                        finished.setdefault((end.node.board(), owed), (whole, used + played, owed))
+                        owed = remaining + later if result is None and owes_remainder else ()
+                        # Plays are distinct by their board: the node's checkers and pins
+                        # (me, opp, my_pins, opp_pins), without the turn's frozen and head.
+                        finished.setdefault((node[:4], owed), (whole, used + played, owed))
                         grown = finished
                     if limit is not None and len(grown) > limit:
                         raise TooManyPlays(limit)
@@ -746,6 +750,9 @@ class Frame:
         self.end_limits = bool(self.tables and not self.table_every_move) \
             or opts.get("prime_rule", "none") in ("opp_start_table_max4", "no_prime_without_opponent_ahead")
         self.mother_every_move = bool(opts.get("mother_rule")) and opts.get("mother_check") == "every_move"
+        # Whether a play can end the game otherwise than by bearing off, judged on the position it
+        # ends in (`result` with end_of_turn); bearing off all is found by the search.
+        self.ends_at_end_of_turn = bool(opts.get("mother_rule") or opts.get("mutual_no_move_draw"))
         # What the compiled search needs to know of the rules, or None where a move is judged by a
         # Python predicate (the every-move checks of tables, primes and the mother).
         self.search_config: tuple[int, ...] | None = None if (

@@ -1,0 +1,185 @@
+"""The compiled search (firmware_host/rules/_search.c) against the Python search, its specification.
+
+`Turn.search` runs in C where the extension is built and the rules allow; the Python generator
+stays the oracle. Both must reach the same states in the same order, each with the same first
+moves, dice left and result (the referee and the listings read that order), and every listing
+built on them must be the same: on every position of seeded random games in all nine variants
+under their house rules, and on arbitrary legal positions (hypothesis). The rest of tests/rules
+runs on whichever search is active; `TAVLI_PURE_PYTHON=1` runs it on the Python one.
+"""
+from __future__ import annotations
+
+import importlib
+import os
+import random
+import shutil
+import sysconfig
+from pathlib import Path
+
+import pytest
+from hypothesis import HealthCheck, given, settings, strategies as st
+
+from firmware_host.rules import VARIANTS, Position, Rules, Turn, blocked_for_good, plays
+from firmware_host.rules.plays import Frame, TooManyPlays
+from rules_kit import pos
+from test_rules_random_positions import OPTIONS as POSITION_OPTIONS, positions
+
+compiled_only = pytest.mark.skipif(not plays.COMPILED, reason="the compiled search is not active "
+                                   "(not built, or TAVLI_PURE_PYTHON is set): nothing to compare")
+
+# House rules per variant: those the compiled search implements, and those that send the search
+# back to Python (every-move checks), whose dispatch must be right too.
+HOUSE_RULES = {
+    "portes": [None, {"higher_die_rule": False}, {"no_hit_and_run_in_home": True}],
+    "tavla": [None, {"no_hit_and_run_in_home": False}],
+    "plakoto": [None, {"pinned_blocks_bearoff": False}, {"mother_rule": False},
+                {"mother_check": "every_move"}, {"mother_exception": "none"}],
+    "tapa": [None, {"pinned_blocks_bearoff": False}],
+    "neverfinishing": [None, {"entry_may_trap": False}, {"pinned_blocks_bearoff": False},
+                       {"no_hit_and_run_in_home": True}, {"mother_rule": True}],
+    "fevga": [None, {"first_checker_release_at": "start_quarter"},
+              {"first_checker_release_timing": "next_turn"}, {"start_rule": "head_rule"},
+              {"start_rule": "none"}, {"start_table_check": "every_move"},
+              {"start_table_scope": "both"}, {"prime_rule": "opponent_must_be_able_to_move"}],
+    "moultezim": [None, {"cascading_doubles": True}],
+    "gulbara": [None, {"cascading_doubles": False}, {"gulbara_remainder": "opponent_plays"},
+                {"gulbara_cascade_maximize": "whole_cascade"}, {"start_rule": "first_checker"}],
+    "narde": [None, {"head_rule_first_roll_doubles": [4, 6]}, {"start_rule": "first_checker"},
+              {"prime_check": "every_move"}, {"koks": True, "mutual_no_move_draw": True}],
+}
+LISTING_LIMIT = 3000  # low cascades can have 100,000 plays: such listings are compared as stopping
+
+
+def test_house_rules_cover_every_variant():
+    assert set(HOUSE_RULES) == set(VARIANTS)
+
+
+def visits(turn: Turn, node, dice, compiled: bool) -> list[tuple]:
+    search = turn.search(node, dice) if compiled else turn._python_search(node, tuple(sorted(dice)), None)
+    return [(v.node, v.moves, v.remaining, v.result) for v in search]
+
+
+def listing(turn: Turn) -> list[tuple] | str:
+    try:
+        return [(p.moves, p.position, p.result, p.remainder, p.node) for p in turn.plays(LISTING_LIMIT)]
+    except TooManyPlays:
+        return "too many plays"
+
+
+def assert_same(position: Position, dice, rules: Rules, monkeypatch) -> Turn:
+    """Both searches from the turn's start (and from every stage end of a cascade's first stage),
+    and both listings; returns the compiled turn."""
+    turn = Turn(position, dice, rules)
+    label = f"{position.to_json_text()} {dice} {rules.options}"
+    stage = turn.stages[0]
+    compiled = visits(turn, turn.start, stage, compiled=True)
+    assert compiled == visits(turn, turn.start, stage, compiled=False), label
+    if len(turn.stages) > 1:
+        for end in turn.stage_ends(turn.start, stage)[:20]:
+            if end.result is None and not end.remaining:
+                assert visits(turn, end.node, turn.stages[1], True) == \
+                    visits(turn, end.node, turn.stages[1], False), label
+    compiled_listing = listing(turn)
+    with monkeypatch.context() as pure:
+        pure.setattr(plays, "_search", None)
+        assert listing(Turn(position, dice, rules)) == compiled_listing, label
+    return turn
+
+
+@compiled_only
+@pytest.mark.parametrize("variant, options", [(v, o) for v, sets in HOUSE_RULES.items() for o in sets],
+                         ids=lambda value: str(value))
+def test_random_games_search_and_list_alike(variant, options, monkeypatch):
+    rules = Rules.for_variant(variant, options)
+    rng = random.Random(f"compiled:{variant}:{options}")
+    turns = 0
+    for _ in range(2):
+        position = Position.start(variant, rng.choice(("white", "black")))
+        for _ in range(120):
+            dice = (rng.randint(1, 6), rng.randint(1, 6))
+            turn = assert_same(position, dice, rules, monkeypatch)
+            turns += 1
+            play = turn.pick_play(rng.choice)
+            if play.result is not None or not play.moves and blocked_for_good(play.position, rules):
+                break
+            position = play.position
+    assert turns >= 40
+
+
+def test_the_every_move_checks_run_the_python_search():
+    for variant, options in (("plakoto", {"mother_check": "every_move"}),
+                             ("fevga", {"start_table_check": "every_move"}),
+                             ("narde", {"prime_check": "every_move"})):
+        position = Position.start(variant)
+        assert Frame(position, position.turn, Rules.for_variant(variant, options)).search_config is None
+    position = Position.start("plakoto")
+    assert Frame(position, position.turn, Rules.for_variant("plakoto")).search_config is not None
+
+
+@compiled_only
+def test_edges_are_recorded_by_the_python_search():
+    position = Position.start("portes")
+    turn = Turn(position, (6, 5), Rules.for_variant("portes"))
+    edges: dict = {}
+    found = [(v.node, v.moves, v.remaining) for v in turn.search(turn.start, (6, 5), edges)]
+    assert found == [(v.node, v.moves, v.remaining) for v in turn.search(turn.start, (6, 5))]
+    assert edges[(turn.start, (5, 6))]  # the referee's graph: the start's moves are there
+
+
+@compiled_only
+def test_hits_pins_and_frozen_hitters_in_a_home_board(monkeypatch):
+    # Both kinds of landing on a lone checker, entering from the bar, and a hitter that may not
+    # move on (no hit and run in the home board): the state the compiled search packs the most.
+    position = pos("neverfinishing", {24: 3, 22: 2, 13: 4, 8: 3, 6: 2},
+                   {1: 1, 3: 1, 5: 1, 12: 4, 17: 3, 19: 2, 20: 1, 23: 1}, bar=(1, 0))
+    for options in (None, {"no_hit_and_run_in_home": True}, {"entry_may_trap": False}):
+        rules = Rules.for_variant("neverfinishing", options)
+        for dice in ((4, 2), (3, 3), (3, 1)):
+            turn = assert_same(position, dice, rules, monkeypatch)
+            reached = list(turn.search(turn.start, turn.stages[0]))
+            moves = [move for visit in reached for move in visit.moves]
+            assert any(hit for *_, hit, _ in moves) and any(pin for *_, pin in moves)
+            frozen = any(visit.node.frozen for visit in reached)  # 6/3* or 6/5* in White's home
+            assert frozen if options == {"no_hit_and_run_in_home": True} and dice != (4, 2) else not frozen
+
+
+@compiled_only
+@pytest.mark.parametrize("variant", list(VARIANTS))
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow,
+                                                                  HealthCheck.function_scoped_fixture])
+@given(data=st.data())
+def test_arbitrary_positions_search_and_list_alike(variant, data, monkeypatch):
+    position = data.draw(positions(variant))
+    dice = (data.draw(st.integers(1, 6)), data.draw(st.integers(1, 6)))
+    options = data.draw(st.sampled_from(POSITION_OPTIONS[variant] + HOUSE_RULES[variant]))
+    assert_same(position, dice, Rules.for_variant(variant, options), monkeypatch)
+
+
+@compiled_only
+def test_compiled_search_rejects_a_malformed_node():
+    from firmware_host.rules import _search
+    config = Frame(Position.start("portes"), Position.start("portes").turn,
+                   Rules.for_variant("portes")).search_config
+    with pytest.raises(ValueError, match="node.me"):
+        _search.search(plays._Visit, plays.Node, plays.Node((0,) * 25, (0,) * 26), (6, 5), config)
+    with pytest.raises(ValueError, match="dice are sorted"):
+        _search.search(plays._Visit, plays.Node, plays.Node((0,) * 26, (0,) * 26), (6, 5), config)
+
+
+def _compiler_and_headers() -> str | None:
+    """Why the extension cannot be built here, or None where it can."""
+    compiler = (sysconfig.get_config_var("CC") or "cc").split()[0]
+    if not shutil.which(compiler):
+        return f"no C compiler ({compiler}) on this machine"
+    if not (Path(sysconfig.get_paths()["include"]) / "Python.h").exists():
+        return "no Python headers (python3-dev) on this machine"
+    return None
+
+
+@pytest.mark.skipif(_compiler_and_headers() is not None, reason=str(_compiler_and_headers()))
+def test_the_extension_is_built_where_a_compiler_exists():
+    # Checked even when TAVLI_PURE_PYTHON is set: an install that silently skipped the build
+    # would leave every other test on the Python search only.
+    module = importlib.import_module("firmware_host.rules._search")
+    assert callable(module.search)
+    assert plays.COMPILED == (not os.environ.get("TAVLI_PURE_PYTHON"))
