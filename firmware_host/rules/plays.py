@@ -67,6 +67,7 @@ class Move(NamedTuple):
         return {"from": self.origin, "to": self.destination, "die": self.die,
                 "hit": self.hit, "pin": self.pin}
 
+    @lru_cache(maxsize=16384)  # a listing writes the same few moves thousands of times
     def to_json_text(self) -> str:
         """`to_json` as JSON text, keys sorted (as `json.dumps(..., sort_keys=True)` writes it)."""
         return (f'{{"die": {self.die}, "from": "{self.origin}", "hit": {_JSON_BOOL[self.hit]}, '
@@ -693,6 +694,7 @@ def _dice_splits(remaining: tuple[int, ...]) -> tuple[tuple[int, tuple[int, ...]
 
 
 _PLAIN = ((False, False),)  # a landing that neither hits nor pins
+_NO_PINS = (None,) * 24
 _new_node = tuple.__new__     # Node(...) without the keyword handling, in the search's inner loop
 
 
@@ -729,6 +731,10 @@ class Frame:
         opts = rules.options
         self.opts = opts
         self.node = self._node_of(position)
+        rolls = position.rolls
+        self._after_turn = (mover.opponent, (rolls[0] + 1, rolls[1]) if mover is WHITE else (rolls[0], rolls[1] + 1))
+        self._last_opp, self._last_opp_board = None, ()
+        self._moves_known: dict[FrameMove, Move] = {}
         start_rule = opts.get("start_rule", "none")
         self.first_checker = start_rule == "first_checker"
         self.head_limit = 0
@@ -780,35 +786,39 @@ class Frame:
 
     def to_position(self, node: Node, played_turn: bool) -> Position:
         mover = self.mover
-        mine, theirs = self._board_of(node.me), self._board_of(node.opp)
-        pinned: tuple[Color | None, ...] = (None,) * 24
-        if node.my_pins or node.opp_pins:
+        me, opp, my_pins, opp_pins, _, _ = node
+        mine = self._board_of(me)
+        # The opponent's checkers are the same object in most plays of a roll (all but the hits).
+        if opp is not self._last_opp:
+            self._last_opp, self._last_opp_board = opp, self._board_of(opp)
+        theirs = self._last_opp_board
+        pinned: tuple[Color | None, ...] = _NO_PINS
+        if my_pins or opp_pins:
             pins: list[Color | None] = [None] * 24
-            for bits, trapped in ((node.opp_pins, mover.opponent), (node.my_pins, mover)):
+            for bits, trapped in ((opp_pins, mover.opponent), (my_pins, mover)):
                 while bits:  # each set bit: a frame position with a pin
                     lowest = bits & -bits
                     pins[self.route[lowest.bit_length() - 1] - 1] = trapped
                     bits ^= lowest
             pinned = tuple(pins)
-        me, opp = node.me, node.opp
         if mover is WHITE:
             white, black, bar, off = mine, theirs, (me[BAR], opp[BAR]), (me[OFF], opp[OFF])
         else:
             white, black, bar, off = theirs, mine, (opp[BAR], me[BAR]), (opp[OFF], me[OFF])
-        rolls = self.position.rolls
-        turn = mover
-        if played_turn:
-            rolls = (rolls[0] + 1, rolls[1]) if mover is WHITE else (rolls[0], rolls[1] + 1)
-            turn = mover.opponent
+        turn, rolls = self._after_turn if played_turn else (mover, self.position.rolls)
         return Position(self.position.variant, turn, white, black, bar, off, pinned, rolls)
 
     def point(self, frame_position: int) -> str:
         return self.names[frame_position]
 
     def moves(self, frame_moves: Iterable[FrameMove]) -> tuple[Move, ...]:
-        names = self.names
-        return tuple(Move(names[source], names[target], die, hit, pin)
-                     for source, target, die, hit, pin in frame_moves)
+        known = self._moves_known  # the plays of a roll share most of their moves
+        return tuple([known.get(move) or self._move(move) for move in frame_moves])
+
+    def _move(self, frame_move: FrameMove) -> Move:
+        source, target, die, hit, pin = frame_move
+        move = self._moves_known[frame_move] = Move(self.names[source], self.names[target], die, hit, pin)
+        return move
 
     def steps(self, node: Node, die: int) -> list[tuple[Node, FrameMove]]:
         """Every legal move of one checker by `die` from `node`."""
