@@ -17,6 +17,9 @@ microseconds: the library's listing ("plays") and the listing with its JSON text
 beside GNU Backgammon's 0-ply (10-72 us per Portes position, issue 16): goals within 2x for the
 library and 5x with the JSON.
 
+The first line says which search was timed: the compiled one where the extension is built
+(setup.py), the pure-Python one otherwise or with TAVLI_PURE_PYTHON=1 in the environment.
+
 Gul Bara's cascades (doubles from the fourth turn on) are reported in rows of their own:
 * "gulbara" holds its other positions only;
 * "gulbara cascade" lists every distinct play of a cascade. Low cascades in open positions have
@@ -34,7 +37,7 @@ import time
 from typing import Any, Iterator, Mapping
 
 from firmware_host.rules import VARIANTS, Play, Position, Rules, Turn, blocked_for_good
-from firmware_host.rules.plays import TooManyPlays
+from firmware_host.rules.plays import COMPILED, TooManyPlays
 
 
 def random_turns(variant: str, games: int, seed: int, options: Mapping[str, Any] | None = None
@@ -220,6 +223,8 @@ def main() -> None:
     parser.add_argument("--edges", type=int, default=200, metavar="RUNS",
                         help="runs per hand-picked edge position (0: none; default %(default)s)")
     args = parser.parse_args()
+    print("search: " + ("compiled (firmware_host/rules/_search.c)" if COMPILED else
+                        "pure Python (the extension is not built, or TAVLI_PURE_PYTHON is set)"))
     print("legal plays per position, thread CPU milliseconds (goals: p99 < 5, max < 50); "
           "+pos: also every play's position built; json: also the JSON text `moves` writes")
     print(f"{'variant':16} {'positions':>9} {'plays/s':>9} {'p50 ms':>7} {'p99 ms':>7} "

@@ -1,10 +1,12 @@
 #!/usr/bin/env bash
 # Debian packages some tests use: gnubg (imports the exported match files), graphviz (renders
-# the state diagram), systemd (systemd-analyze verifies the units and scores their hardening) and
-# chromium with chromium-driver (the web companion's pages in a real headless browser, via Selenium).
-# Without them those tests skip with a reason; CI installs them so they run.
+# the state diagram), systemd (systemd-analyze verifies the units and scores their hardening),
+# chromium with chromium-driver (the web companion's pages in a real headless browser, via Selenium)
+# and gcc, libc6-dev and python3-dev (pip builds the rules' compiled search, which the tests then
+# compare with the pure-Python one). Without them those tests skip with a reason (and the rules run
+# in pure Python); CI installs them so they run.
 set -euo pipefail
-wanted=(gnubg graphviz systemd chromium chromium-driver)
+wanted=(gnubg graphviz systemd chromium chromium-driver gcc libc6-dev python3-dev)
 missing=()
 for package in "${wanted[@]}"; do
   dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q "install ok installed" || missing+=("$package")

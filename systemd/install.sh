@@ -66,11 +66,24 @@ if [[ "$(cd "$target" && pwd)" != "$SOURCE" ]]; then
     # Everything but the environment is replaced, so an update leaves no stale module behind.
     find "$target" -mindepth 1 -maxdepth 1 ! -name .venv -exec rm -rf {} +
     tar -C "$SOURCE" --exclude=.git --exclude=.venv --exclude=__pycache__ --exclude=.pytest_cache \
-        --exclude=.hypothesis --exclude='*.egg-info' --exclude=build \
+        --exclude=.hypothesis --exclude='*.egg-info' --exclude=build --exclude='*.so' \
         --owner=0 --group=0 --numeric-owner --mode='u+rwX,go+rX,go-w' -cf - . \
         | tar -C "$target" --no-same-owner -xf -
 fi
 
+# pip builds the legal-play search's compiled part (firmware_host/rules/_search.c) from source; without
+# a C compiler and Python's headers the install goes on and the rules run in pure Python, slower.
+if [[ -z "$DESTDIR" ]] && command -v apt-get >/dev/null; then
+    build_tools=()
+    for package in gcc libc6-dev python3-dev; do
+        dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q "install ok installed" || build_tools+=("$package")
+    done
+    if [[ ${#build_tools[@]} -gt 0 ]]; then
+        say "installing ${build_tools[*]} to build the rules' compiled search"
+        DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${build_tools[@]}" >/dev/null \
+            || say "could not install ${build_tools[*]}: the rules will run in pure Python (slower)"
+    fi
+fi
 say "installing it into $PREFIX/.venv with the Pi drivers and the web companion (a few minutes on a Pi)"
 "$PYTHON" -m venv "$target/.venv"
 "$target/.venv/bin/pip" install --disable-pip-version-check --quiet "$target[pi,web]"

@@ -6,6 +6,7 @@ tavli-board is this checkout's), so no network and no Pi are needed. The staged 
 modes, boot configuration and links are checked, and a second run must change nothing.
 """
 import hashlib
+import importlib.util
 import os
 import re
 import shutil
@@ -47,10 +48,10 @@ ln -sfn "{tavli_board}" "$3/bin/tavli-board"
 def checkout(tmp_path_factory) -> Path:
     """A copy of the parts of the checkout install.sh copies, owned by another user when we are root."""
     folder = tmp_path_factory.mktemp("checkout")
-    ignore = shutil.ignore_patterns("__pycache__", "*.egg-info")
+    ignore = shutil.ignore_patterns("__pycache__", "*.egg-info", "*.so")
     for name in ("firmware_host", "hardware", "systemd"):
         shutil.copytree(ROOT / name, folder / name, ignore=ignore)
-    for name in ("pyproject.toml", "README.md"):
+    for name in ("pyproject.toml", "setup.py", "README.md"):
         shutil.copy2(ROOT / name, folder / name)
     (folder / "hardware" / "board.toml").chmod(0o666)   # group- and world-writable in the checkout
     if AS_ROOT:
@@ -305,3 +306,6 @@ def test_a_regular_install_carries_the_board_file_and_the_firmware(tmp_path, che
     assert check.stdout.startswith(f"{site}/firmware_host/")   # the installed copy, not this checkout
     assert (site / "hardware" / "board.toml").is_file() and (site / "hardware" / "firmware" / "tavli_mcu").is_dir()
     assert {path.name for path in (site / "firmware_host" / "web" / "static").iterdir()} == {"app.js", "app.css"}
+    # The rules' compiled search is built where this environment's install built it (a compiler).
+    built_here = importlib.util.find_spec("firmware_host.rules._search") is not None
+    assert bool(list((site / "firmware_host" / "rules").glob("_search*.so"))) == built_here
