@@ -280,17 +280,27 @@ static int read_node(PyObject *node, State *s) {
     return 0;
 }
 
-/* A tuple of ints (or of such tuples) can never be part of a reference cycle: the collector
- * untracks such tuples itself when it meets them; doing it at once spares it the searches'
- * thousands of them, which otherwise make up half the time of a large search. */
+/* A tuple of ints (or of such tuples, Nodes and visits included) can never be part of a reference
+ * cycle: it cannot change, and holds nothing that could lead back to it. The collector untracks
+ * plain tuples of that kind itself when it meets them; doing it at once, for all of them, spares it
+ * the searches' thousands of them, which otherwise make up half the time of a large search. */
 static void untrack(PyObject *tuple) {
     if (PyObject_GC_IsTracked(tuple)) PyObject_GC_UnTrack(tuple);
+}
+
+/* The ints 0..25 (counts, positions, dice), made once: the tuples take thousands of them. */
+static PyObject *small_ints[POSITIONS];
+
+static PyObject *small_int(int value) {
+    PyObject *number = small_ints[value];
+    Py_INCREF(number);
+    return number;
 }
 
 static PyObject *counts_tuple(const uint8_t *counts) {
     PyObject *t = PyTuple_New(POSITIONS);
     if (!t) return NULL;
-    for (int p = 0; p < POSITIONS; p++) PyTuple_SET_ITEM(t, p, PyLong_FromLong(counts[p]));
+    for (int p = 0; p < POSITIONS; p++) PyTuple_SET_ITEM(t, p, small_int(counts[p]));
     untrack(t);
     return t; /* small ints are cached: never NULL */
 }
@@ -336,14 +346,14 @@ static PyObject *build_node(PyTypeObject *node_type, const State *s, const State
         int at = 0; /* ascending, as the Python search keeps it sorted */
         for (int i = 0; i < 6; i++)
             for (int k = 0; k < s->frozen[i]; k++)
-                PyTuple_SET_ITEM(frozen, at++, PyLong_FromLong(HOME_FIRST + i));
+                PyTuple_SET_ITEM(frozen, at++, small_int(HOME_FIRST + i));
         untrack(frozen);
     }
     PyObject *my_pins = pins_int(s->my_pins, parent ? parent_state->my_pins : 0,
                                  parent ? PyTuple_GET_ITEM(parent, 2) : NULL);
     PyObject *opp_pins = pins_int(s->opp_pins, parent ? parent_state->opp_pins : 0,
                                   parent ? PyTuple_GET_ITEM(parent, 3) : NULL);
-    PyObject *head = PyLong_FromLong(s->head);
+    PyObject *head = small_int(s->head);
     /* as tuple.__new__(node_type, items) makes it */
     PyObject *node = node_type->tp_alloc(node_type, 6);
     if (!node || !my_pins || !opp_pins) {
@@ -357,6 +367,7 @@ static PyObject *build_node(PyTypeObject *node_type, const State *s, const State
     PyTuple_SET_ITEM(node, 3, opp_pins);
     PyTuple_SET_ITEM(node, 4, frozen);
     PyTuple_SET_ITEM(node, 5, head);
+    untrack(node);
     return node;
 }
 
@@ -369,7 +380,7 @@ static PyObject *build_moves(PyObject *parent_moves, const uint8_t *move) {
         Py_XDECREF(moves), Py_XDECREF(last);
         return NULL;
     }
-    for (int i = 0; i < 3; i++) PyTuple_SET_ITEM(last, i, PyLong_FromLong(move[i]));
+    for (int i = 0; i < 3; i++) PyTuple_SET_ITEM(last, i, small_int(move[i]));
     for (int i = 3; i < 5; i++) PyTuple_SET_ITEM(last, i, PyBool_FromLong(move[i]));
     for (Py_ssize_t i = 0; i < before; i++) {
         PyObject *item = PyTuple_GET_ITEM(parent_moves, i);
@@ -396,7 +407,7 @@ static PyObject *remainder_tuple(Remainder *known, int *known_count, const State
         }
     PyObject *t = PyTuple_New(s->dice_left);
     if (!t) return NULL;
-    for (int i = 0; i < s->dice_left; i++) PyTuple_SET_ITEM(t, i, PyLong_FromLong(s->dice[i]));
+    for (int i = 0; i < s->dice_left; i++) PyTuple_SET_ITEM(t, i, small_int(s->dice[i]));
     untrack(t);
     if (*known_count < 64) {
         Remainder *r = &known[(*known_count)++];
@@ -522,6 +533,7 @@ static PyObject *search(PyObject *module, PyObject *args) {
             PyTuple_SET_ITEM(visit, 2, rest);
             Py_INCREF(Py_None);
             PyTuple_SET_ITEM(visit, 3, Py_None); /* the result: set by the caller where borne off */
+            untrack(visit);
             if (entry->finished) {
                 PyObject *index = PyLong_FromSsize_t(at);
                 if (!index || PyList_Append(borne_off, index) < 0) {
@@ -568,4 +580,8 @@ static struct PyModuleDef module = {
     -1, methods,
 };
 
-PyMODINIT_FUNC PyInit__search(void) { return PyModule_Create(&module); }
+PyMODINIT_FUNC PyInit__search(void) {
+    for (int value = 0; value < POSITIONS; value++)
+        if (!small_ints[value] && !(small_ints[value] = PyLong_FromLong(value))) return NULL;
+    return PyModule_Create(&module);
+}

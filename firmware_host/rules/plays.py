@@ -168,8 +168,8 @@ class Play:
 
     def to_json_text(self) -> str:
         """`to_json` as JSON text, keys sorted, rendered directly (listings write thousands)."""
-        text = ('{"moves": [' + ", ".join(move.to_json_text() for move in self.moves)
-                + '], "position": ' + self.position.to_json_text())
+        moves = ", ".join([move.to_json_text() for move in self.moves])
+        text = f'{{"moves": [{moves}], "position": {self.position.to_json_text()}'
         if self.remainder:
             text += ', "remainder": [' + ", ".join(map(str, self.remainder)) + "]"
         if self.result is not None:
