@@ -12,9 +12,11 @@ from firmware_host.files import InputError, load_json, parse_json
 from firmware_host.rules import (BLACK, VARIANTS, WHITE, GameResult, Position, PositionError,
                                  Rules, RulesError, Turn, blocked_for_good)
 from firmware_host.rules.match import Match, MatchRules, opening_roll
-from firmware_host.rules.plays import dice_text
+from firmware_host.rules.plays import COMPILED, dice_text
 
 DEFAULT_MAX_PLAYS = 100_000
+SEARCH = "compiled (C)" if COMPILED else \
+    "pure Python (the compiled one is not built, or TAVLI_PURE_PYTHON is set)"
 MAX_LINE = 1024 * 1024   # bytes of one JSON-lines request: far more than a position, a reading and rules
 
 
@@ -23,7 +25,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "moves", help="list every legal play for a position and a roll",
         description="Print every distinct legal play as JSON: {\"plays\": [{\"moves\": [...], "
                     "\"position\": {...}}, ...]}. With --jsonl, read one request per line on stdin "
-                    "({\"position\": ..., \"dice\": [a, b], \"rules\": {...}}) and answer each line.")
+                    "({\"position\": ..., \"dice\": [a, b], \"rules\": {...}}) and answer each line. "
+                    f"Search: {SEARCH}; both list the same plays.")
     add_roll_arguments(moves, position_default=None,
                        position_help="position JSON file, or - for stdin (default: the start of --variant)")
     moves.add_argument("--variant", default="portes", choices=list(VARIANTS),
