@@ -427,6 +427,7 @@ static int read_config(PyObject *config_tuple, Config *c) {
 }
 
 static PyObject *search(PyObject *module, PyObject *args) {
+    (void)module;
     PyTypeObject *visit_type, *node_type;
     PyObject *start, *dice_tuple, *config_tuple;
     if (!PyArg_ParseTuple(args, "O!O!OO!O!:search", &PyType_Type, &visit_type, &PyType_Type, &node_type,
@@ -480,9 +481,7 @@ static PyObject *search(PyObject *module, PyObject *args) {
                 for (int j = 0; j < s->dice_left; j++)
                     if (j != k) rest[rest_count++] = s->dice[j];
                 if (expand(&config, entry, (int32_t)i, s->dice[k], rest, rest_count, next, &table) < 0)
-                    goto fail;
-                entry = &level->entries[i]; /* (level is not the one that grew, but stay safe) */
-                s = &entry->state;
+                    goto fail; /* (only the next level grows: `entry` stays where it is) */
             }
         }
     }
@@ -577,7 +576,7 @@ static PyMethodDef methods[] = {
 static struct PyModuleDef module = {
     PyModuleDef_HEAD_INIT, "firmware_host.rules._search",
     "The legal-play search's inner loop in C (optional; firmware_host/rules/plays.py is the oracle).",
-    -1, methods,
+    -1, methods, NULL, NULL, NULL, NULL,
 };
 
 PyMODINIT_FUNC PyInit__search(void) {
