@@ -755,10 +755,12 @@ class Frame:
         # Whether `allowed_at_end` can ever say no: most rule sets judge nothing at the end.
         self.end_limits = bool(self.tables and not self.table_every_move) \
             or opts.get("prime_rule", "none") in ("opp_start_table_max4", "no_prime_without_opponent_ahead")
-        self.mother_every_move = bool(opts.get("mother_rule")) and opts.get("mother_check") == "every_move"
+        self.mother_rule = bool(opts.get("mother_rule"))
+        self.mother_every_move = self.mother_rule and opts.get("mother_check") == "every_move"
+        self.mutual_no_move_draw = bool(opts.get("mutual_no_move_draw"))
         # Whether a play can end the game otherwise than by bearing off, judged on the position it
         # ends in (`result` with end_of_turn); bearing off all is found by the search.
-        self.ends_at_end_of_turn = bool(opts.get("mother_rule") or opts.get("mutual_no_move_draw"))
+        self.ends_at_end_of_turn = self.mother_rule or self.mutual_no_move_draw
         # What the compiled search needs to know of the rules, or None where a move is judged by a
         # Python predicate (the every-move checks of tables, primes and the mother).
         self.search_config: tuple[int, ...] | None = None if (
@@ -983,11 +985,11 @@ class Frame:
         """The game's end, if `node` ends it: all borne off, the mother rule, or a draw."""
         if node.me[OFF] == CHECKERS:
             return self._bear_off_result(node)
-        if self.opts.get("mother_rule") and (end_of_turn or self.mother_every_move):
+        if self.mother_rule and (end_of_turn or self.mother_every_move):
             outcome = self._mother_result(node, turn_start)
             if outcome is not None:
                 return outcome
-        if end_of_turn and self.opts.get("mutual_no_move_draw") and \
+        if end_of_turn and self.mutual_no_move_draw and \
                 blocked_for_good(self.to_position(node, played_turn=True), self.rules):
             return GameResult(None, 0, "tie")
         return None
@@ -1007,12 +1009,10 @@ class Frame:
         opp_mother_pinned = bool(node.opp_pins >> opp_start & 1)
         if my_mother_pinned and opp_mother_pinned:
             return GameResult(None, 0, "tie")
-        points = self.opts["mother_loss_points"]
-        exception = self.opts["mother_exception"] != "none"
-        if opp_mother_pinned and not (exception and node.me[START]):
+        if opp_mother_pinned and not (self.opts["mother_exception"] != "none" and node.me[START]):
             newly = not turn_start.opp_pins >> opp_start & 1
             if newly or self.opts["mother_deferred_win"]:
-                return GameResult(self.mover, points, "mother")
+                return GameResult(self.mover, self.opts["mother_loss_points"], "mother")
         # The mover's own mother, if pinned, was judged when it was pinned: only the pinner's
         # turn can clear the pinner's start.
         return None
