@@ -75,7 +75,10 @@ static int level_push(Level *level, const Entry *entry) {
     if (level->count == level->capacity) {
         Py_ssize_t capacity = level->capacity ? 2 * level->capacity : 16;
         Entry *grown = PyMem_Realloc(level->entries, capacity * sizeof(Entry));
-        if (!grown) return -1;
+        if (!grown) {
+            PyErr_NoMemory();
+            return -1;
+        }
         level->entries = grown, level->capacity = capacity;
     }
     level->entries[level->count++] = *entry;
@@ -88,7 +91,10 @@ static int table_reset(Table *table, size_t wanted) {
     if (size - 1 != table->mask || !table->slots) {
         PyMem_Free(table->slots);
         table->slots = PyMem_Malloc(size * sizeof(int32_t));
-        if (!table->slots) return -1;
+        if (!table->slots) {
+            PyErr_NoMemory();
+            return -1;
+        }
         table->mask = size - 1;
     }
     memset(table->slots, 0xFF, size * sizeof(int32_t));
@@ -101,7 +107,10 @@ static int level_add(Level *level, Table *table, const Entry *entry) {
         /* grow and re-insert what is there */
         size_t size = (table->mask + 1) * 2;
         int32_t *slots = PyMem_Malloc(size * sizeof(int32_t));
-        if (!slots) return -1;
+        if (!slots) {
+            PyErr_NoMemory();
+            return -1;
+        }
         memset(slots, 0xFF, size * sizeof(int32_t));
         for (Py_ssize_t i = 0; i < level->count; i++) {
             size_t at = state_hash(&level->entries[i].state) & (size - 1);
@@ -569,7 +578,8 @@ static PyMethodDef methods[] = {
      "search(visit_type, node_type, start, dice, config) -> (visits, borne_off)\n\n"
      "Turn.search for one roll (sorted dice) without edges: every state reached, level by level,\n"
      "in the order the Python search yields them, as visit_type(node, moves, remaining, None); and\n"
-     "the indices of the visits where all are borne off. config: Frame.search_config."},
+     "the indices of the visits where all are borne off (at most MAX_DICE dice). config:\n"
+     "Frame.search_config."},
     {NULL, NULL, 0, NULL},
 };
 
@@ -582,5 +592,7 @@ static struct PyModuleDef module = {
 PyMODINIT_FUNC PyInit__search(void) {
     for (int value = 0; value < POSITIONS; value++)
         if (!small_ints[value] && !(small_ints[value] = PyLong_FromLong(value))) return NULL;
-    return PyModule_Create(&module);
+    PyObject *created = PyModule_Create(&module);
+    if (created && PyModule_AddIntConstant(created, "MAX_DICE", MAX_DICE) < 0) Py_CLEAR(created);
+    return created;
 }

@@ -27,7 +27,6 @@ except ImportError:
 if os.environ.get("TAVLI_PURE_PYTHON"):  # a switch for measuring and testing the pure path
     _search = None
 COMPILED = _search is not None  # whether `Turn.search` runs compiled where the rules allow
-_COMPILED_MAX_DICE = 8          # the most dice the compiled search takes at once
 _CAPTURE_CODES = {Capture.NONE: 0, Capture.HIT: 1, Capture.PIN: 2, Capture.CHOICE: 3}
 
 BAR, OFF = 0, 25
@@ -446,7 +445,7 @@ class Turn:
         """
         dice = tuple(sorted(dice))
         config = self.frame.search_config
-        if edges is None and config is not None and _search is not None and len(dice) <= _COMPILED_MAX_DICE:
+        if edges is None and config is not None and _search is not None and len(dice) <= _search.MAX_DICE:
             return self._compiled_search(start, dice, config)
         return self._python_search(start, dice, edges)
 

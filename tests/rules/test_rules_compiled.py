@@ -19,7 +19,7 @@ from pathlib import Path
 import pytest
 from hypothesis import HealthCheck, given, settings, strategies as st
 
-from firmware_host.rules import VARIANTS, Position, Rules, Turn, blocked_for_good, plays
+from firmware_host.rules import VARIANTS, Owed, Position, Rules, Turn, blocked_for_good, plays
 from firmware_host.rules.plays import Frame, TooManyPlays
 from rules_kit import pos
 from test_rules_random_positions import OPTIONS as POSITION_OPTIONS, positions
@@ -153,6 +153,14 @@ def test_arbitrary_positions_search_and_list_alike(variant, data, monkeypatch):
     dice = (data.draw(st.integers(1, 6)), data.draw(st.integers(1, 6)))
     options = data.draw(st.sampled_from(POSITION_OPTIONS[variant] + HOUSE_RULES[variant]))
     assert_same(position, dice, Rules.for_variant(variant, options), monkeypatch)
+
+
+@compiled_only
+def test_more_owed_dice_than_the_compiled_search_takes_are_searched_in_python(monkeypatch):
+    from firmware_host.rules import _search
+    turn = assert_same(Position.start("portes"), Owed((2,) * (_search.MAX_DICE + 1)),
+                       Rules.for_variant("portes"), monkeypatch)
+    assert max(len(play.moves) for play in turn.plays()) == _search.MAX_DICE + 1
 
 
 @compiled_only
