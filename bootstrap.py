@@ -3,7 +3,8 @@
 
 Needs nothing but python3: `python3 bootstrap.py demo` runs the main job on the simulated board,
 `python3 bootstrap.py test` runs the test suite, `python3 bootstrap.py tavli-board ARGS` runs any
-command. The environment (.venv) is created on first use and refreshed when pyproject.toml changes.
+command. The environment (.venv) is created on first use and refreshed when what it is built from
+changes: pyproject.toml, setup.py or the C source of the rules' compiled search.
 """
 from __future__ import annotations
 
@@ -19,10 +20,12 @@ VENV = ROOT / ".venv"
 BIN = VENV / ("Scripts" if os.name == "nt" else "bin")
 PYTHON = BIN / ("python.exe" if os.name == "nt" else "python")
 STAMP = VENV / ".installed-from"
+# A change to any of these installs again (the compiled search is rebuilt from its source).
+BUILD_INPUTS = ("pyproject.toml", "setup.py", "firmware_host/rules/_search.c")
 
 
 def ensure_environment() -> None:
-    wanted = hashlib.sha256((ROOT / "pyproject.toml").read_bytes()).hexdigest()
+    wanted = hashlib.sha256(b"".join((ROOT / name).read_bytes() for name in BUILD_INPUTS)).hexdigest()
     if STAMP.exists() and STAMP.read_text() == wanted and PYTHON.exists():
         return
     if not PYTHON.exists():
