@@ -67,7 +67,7 @@ def listing(turn: Turn) -> list[tuple] | str:
 
 
 def assert_same(position: Position, dice, rules: Rules, monkeypatch) -> Turn:
-    """Both searches from the turn's start (and from every stage end of a cascade's first stage),
+    """Both searches from the turn's start (and from up to 20 ends of a cascade's first stage),
     and both listings; returns the compiled turn."""
     turn = Turn(position, dice, rules)
     label = f"{position.to_json_text()} {dice} {rules.options}"
