@@ -132,7 +132,9 @@ def unstacked(steps: tuple[Step, ...], board: Reading, target: Position | None =
             if not counts[step.color][step.origin]:
                 under.pop(step.origin, None)
         if step.destination != HAND:
-            if counts[step.color.opponent].get(step.destination) and not counts[step.color].get(step.destination):
+            # Only points stack: each colour's bar and tray is its own (their counts share a name).
+            if step.destination.isdigit() and counts[step.color.opponent].get(step.destination) \
+                    and not counts[step.color].get(step.destination):
                 under[step.destination] = step.color.opponent
             counts[step.color][step.destination] = counts[step.color].get(step.destination, 0) + 1
     return tuple(ordered)
@@ -147,12 +149,17 @@ def _bottom(board: Reading, seen: Reading | None, index: int) -> Color:
     return WHITE if board.white[index] < board.black[index] else BLACK
 
 
-def _covered(step: Step, counts: dict[Color, dict[str, int]], under: dict[str, Color]) -> bool:
-    """Whether `step`'s checker lies under the other colour where it is taken. On a point holding both
-    colours one checker of the bottom colour lies at the bottom (a pinned checker is a lone one) and any
-    more of it on top of the other colour (laid there off every legal path)."""
+def _covered(step: Step, counts: dict[Color, dict[str, int]], under: dict[str, Color],
+             target: Position | None) -> bool:
+    """Whether `step`'s checker lies under the other colour where it is taken. The bottom colour lies
+    below the other, but where the target pins it the pinned checker is a lone one, and any more of
+    its colour there were laid on top of the pinners (a checker moved onto them off every legal path)."""
     bottom = under.get(step.origin)
-    return bottom is not None and (step.color is bottom) == (counts[bottom][step.origin] == 1)
+    if bottom is None:
+        return False
+    laid_on_top = target is not None and step.origin.isdigit() \
+        and target.pinned[int(step.origin) - 1] is bottom and counts[bottom][step.origin] > 1
+    return (step.color is bottom) != laid_on_top
 
 
 def _observable(step: Step, counts: dict[Color, dict[str, int]], under: dict[str, Color],
@@ -160,7 +167,7 @@ def _observable(step: Step, counts: dict[Color, dict[str, int]], under: dict[str
     """Whether the board after `step` still shows every point as it is: its checker is on top where it
     is taken, lands on no other colour, except on top of the checker the target pins there, and on none
     before it where it is pinned."""
-    if _covered(step, counts, under):
+    if _covered(step, counts, under, target):
         return False
     if not step.destination.isdigit():
         return True
@@ -181,7 +188,7 @@ def _parking(left: list[Step], counts: dict[Color, dict[str, int]], under: dict[
     there (back where it stood, for a covering checker with nowhere else to go) joins `left`. With none
     of these, the first step as it is."""
     wanted = {(s.color, s.destination) for s in left}
-    covered = next((s for s in left if _covered(s, counts, under)), None)
+    covered = next((s for s in left if _covered(s, counts, under, target)), None)
     blocking = next((s for s in left if s.origin.isdigit() and (s.color.opponent, s.origin) in wanted), None)
     if covered is not None:
         color, origin = covered.color.opponent, covered.origin

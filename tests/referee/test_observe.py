@@ -280,6 +280,20 @@ def test_a_checker_pinned_under_one_that_stays_waits_for_it_to_be_parked():
     assert physical.board() == Reading.of(start)
 
 
+def test_a_checker_put_on_its_bar_does_not_cover_the_other_colours_bar():
+    # Each colour's bar is its own: White's checker going to the bar does not lie on Black's, which
+    # then enters as it is (this looped for ever, or failed parking a checker "near" the bar).
+    target = Position.from_json({"variant": "portes", "turn": "white",
+                                 "white": {"points": {"24": 2, "13": 5, "8": 3, "6": 4}, "bar": 1},
+                                 "black": {"points": {"1": 2, "12": 5, "17": 3, "19": 4, "5": 1}}})
+    board = Reading.from_json({"variant": "portes",
+                               "white": {"points": {"24": 2, "13": 5, "8": 3, "6": 4, "10": 1}},
+                               "black": {"points": {"1": 2, "12": 5, "17": 3, "19": 4}, "bar": 1}})
+    steps = (Step(WHITE, "10", "bar"), Step(BLACK, "bar", "5"))
+    assert restore(target, board) == steps
+    assert unstacked(steps, board, target) == steps
+
+
 def test_a_checker_laid_on_the_pinner_of_its_own_pinned_checker_is_seen_and_taken_back_from_the_top():
     # Plakoto, black to move: white pins black's checker on 3, black pins white on 10. Black slides a
     # checker from 10 back onto 3 (no legal play does that): three checkers over black's pinned one. The
