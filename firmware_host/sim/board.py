@@ -10,7 +10,7 @@ colour, so the bottom checker (the one a magnet sensor sees) is known.
 from __future__ import annotations
 
 import threading
-from typing import Mapping, Sequence
+from typing import Iterable, Mapping, Sequence
 
 from firmware_host.sensing.channels import KNOWN_LOCATIONS, UNUSED, ChannelMap
 from firmware_host.sensing.reading import COLOURS, POINTS, BoardReading, SideReading
@@ -35,6 +35,13 @@ class BoardError(ValueError):
     """A handling the physical board does not allow (lifting a checker that is not there)."""
 
 
+def _check_layout(what: str, locations: Iterable[str], colours: Iterable[str]) -> None:
+    unknown = sorted(set(locations) - KNOWN_LOCATIONS) + sorted(set(colours) - set(COLOURS))
+    if unknown:
+        raise BoardError(f"{what} name unknown locations or colours: {unknown} (locations are point:1..point:24 "
+                         f"and bar:, off:, reserve: with white or black; colours are {' and '.join(COLOURS)})")
+
+
 class SimBoard:
     def __init__(self, reading: BoardReading | None = None) -> None:
         self._lock = threading.Lock()
@@ -55,9 +62,7 @@ class SimBoard:
             counts[f"off:{colour}"][colour] = side.off
             counts[f"reserve:{colour}"][colour] = side.reserve or 0
         bottoms = bottoms or {}
-        unknown = sorted(set(bottoms) - KNOWN_LOCATIONS) + sorted(c for c in bottoms.values() if c not in COLOURS)
-        if unknown:
-            raise BoardError(f"bottoms names unknown locations or colours: {unknown}")
+        _check_layout("bottoms", bottoms, bottoms.values())
         stacks = {name: [colour for colour in sorted(COLOURS, key=lambda c: (c != bottoms.get(name), held[c]))
                          for _ in range(held[colour])]
                   for name, held in counts.items()}
@@ -86,9 +91,7 @@ class SimBoard:
 
     def set_stacks(self, stacks: Mapping[str, Sequence[str]]) -> None:
         """Lay the board out as `stacks` (as `stacks()` gives them; other locations empty) and empty the hand."""
-        unknown = sorted(set(stacks) - KNOWN_LOCATIONS) + sorted({c for stack in stacks.values() for c in stack} - set(COLOURS))
-        if unknown:
-            raise BoardError(f"stacks name unknown locations or colours: {unknown}")
+        _check_layout("stacks", stacks, [colour for stack in stacks.values() for colour in stack])
         if not self._has_reserve and any(name.startswith("reserve:") for name in stacks):
             raise BoardError("this board has no reserve trays")
         with self._lock:
