@@ -14,6 +14,7 @@ from typing import Any, TextIO
 import numpy as np
 
 from firmware_host.bot import Bot
+from firmware_host.bot.features import GameShape, input_size
 from firmware_host.bot.network import Network
 from firmware_host.bot.training import Settings, Trainer, settings_json
 from firmware_host.commands import UsageError
@@ -36,15 +37,23 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     train.add_argument("--games", type=int, default=5_000, help="self-play games in all (default: %(default)s)")
     train.add_argument("--seed", type=int, default=1, help="dice and the first weights (default: %(default)s)")
     train.add_argument("--resume", action="store_true", help="go on from the checkpoint in --out")
+    train.add_argument("--from", dest="start_from", type=Path, metavar="NPZ",
+                       help="go on training this network (VARIANT.npz, such as the shipped one, or a "
+                            "checkpoint.npz) with this command's --alpha, --heuristic-share and --seed; "
+                            "its training record beside it (the same name, .json) is carried on")
     train.add_argument("--out", type=Path, help="the folder for checkpoints and results (default: "
                        "$XDG_DATA_HOME/tavli-board/training/VARIANT)")
     train.add_argument("--install", action="store_true", help="also write the results into the package")
-    train.add_argument("--hidden", type=int, default=Settings.hidden, help="hidden units (default: %(default)s)")
+    train.add_argument("--hidden", type=int, help=f"hidden units of a new network (default: {Settings.hidden})")
     train.add_argument("--alpha", type=float, default=Settings.alpha, help="learning rate (default: %(default)s)")
     train.add_argument("--heuristic-share", type=float, default=Settings.heuristic_share, metavar="SHARE",
                        help="the share of games with the heuristic player on one side, both sides' "
                             "boards learnt (default: %(default)s)")
     train.add_argument("--checkpoint-every", type=int, default=250, metavar="GAMES")
+    train.add_argument("--keep-checkpoints", action="store_true",
+                       help="also keep every checkpoint as checkpoint-GAMES.npz and .json, to pick the "
+                            "strongest (a TD network's strength wanders between checkpoints) and go on "
+                            "from it with --from")
     train.add_argument("--eval-every", type=int, default=1_000, metavar="GAMES")
     train.add_argument("--eval-games", type=int, default=100, metavar="GAMES",
                        help="games against each baseline per evaluation (default: %(default)s)")
@@ -134,41 +143,81 @@ class _Progress:
         self.out.flush()
 
 
+def _setting_options(args: argparse.Namespace) -> str:
+    """The learning settings given other than by default, as the command's options."""
+    return ((f" --alpha {args.alpha}" if args.alpha != Settings.alpha else "")
+            + (f" --heuristic-share {args.heuristic_share}"
+               if args.heuristic_share != Settings.heuristic_share else ""))
+
+
+def _resumed(args: argparse.Namespace, rules: Rules, out: Path) -> tuple[Trainer, random.Random, dict]:
+    """The trainer, dice and record of the checkpoint in `out`, its settings kept."""
+    checkpoint = out / "checkpoint.json"
+    if not checkpoint.exists():
+        raise UsageError(f"no checkpoint to resume in {out}")
+    record = json.loads(checkpoint.read_text())
+    if record["variant"] != args.variant:
+        raise UsageError(f"the checkpoint in {out} is for {record['variant']}, not {args.variant}")
+    network = Network.from_bytes((out / "checkpoint.npz").read_bytes())
+    rng = random.Random()
+    version, state, gauss = record["rng_state"]
+    rng.setstate((version, tuple(state), gauss))
+    record["command"] += f"; then --resume --games {args.games}"
+    return Trainer(rules, network, Settings(**record["settings"])), rng, record
+
+
+def _started_from(args: argparse.Namespace, rules: Rules) -> tuple[Trainer, random.Random, dict]:
+    """A trainer of the network in --from with this command's settings, its record carried on."""
+    source: Path = args.start_from
+    try:
+        network = Network.from_bytes(source.read_bytes())
+        record = json.loads(source.with_suffix(".json").read_text())
+        done, command = int(record["games"]), str(record["command"])
+    except (OSError, ValueError, KeyError, TypeError) as error:
+        raise UsageError(f"--from {source}: not a network with its training record beside it ({error})") from None
+    if done >= args.games:
+        raise UsageError(f"--games is the total: {source} has had {done} already")
+    wanted = input_size(GameShape.of(rules))
+    if network.inputs != wanted:
+        raise UsageError(f"--from {source}: a network of {network.inputs} inputs; {args.variant} takes {wanted}")
+    settings = Settings(hidden=len(network.parameters[1]), alpha=args.alpha,
+                        heuristic_share=args.heuristic_share)
+    record = {key: value for key, value in record.items() if key != "rng_state"}
+    record.update(variant=args.variant, settings=settings_json(settings),
+                  command=command + f"; then --from {source.name} --games {args.games} "
+                                              f"--seed {args.seed}" + _setting_options(args))
+    return Trainer(rules, network, settings), random.Random(args.seed), record
+
+
 def run_train(args: argparse.Namespace) -> int:
     limits = (("--games", args.games, args.games >= 1, "at least 1"),
-              ("--hidden", args.hidden, args.hidden >= 1, "at least 1"),
+              ("--hidden", args.hidden, args.hidden is None or args.hidden >= 1, "at least 1"),
               ("--eval-games", args.eval_games, args.eval_games >= 2, "at least 2"),
               ("--alpha", args.alpha, 0 < args.alpha <= 1, "more than 0 and at most 1"),
               ("--heuristic-share", args.heuristic_share, 0 <= args.heuristic_share <= 1, "from 0 to 1"))
     for option, value, allowed, allowed_text in limits:
         if not allowed:
             raise UsageError(f"{option} is {value}; allowed: {allowed_text}")
+    if args.resume and args.start_from:
+        raise UsageError("--resume and --from exclude each other: --resume goes on from --out's checkpoint")
+    if args.hidden is not None and (args.resume or args.start_from):
+        raise UsageError("--hidden is for a new network: a network gone on from keeps its hidden units")
     out = args.out or _default_out(args.variant)
     rules = Rules.for_variant(args.variant)
-    checkpoint = out / "checkpoint.json"
     if args.resume:
-        if not checkpoint.exists():
-            raise UsageError(f"no checkpoint to resume in {out}")
-        record = json.loads(checkpoint.read_text())
-        if record["variant"] != args.variant:
-            raise UsageError(f"the checkpoint in {out} is for {record['variant']}, not {args.variant}")
-        network = Network.from_bytes((out / "checkpoint.npz").read_bytes())
-        trainer = Trainer(rules, network, Settings(**record["settings"]))
-        rng = random.Random()
-        version, state, gauss = record["rng_state"]
-        rng.setstate((version, tuple(state), gauss))
-        record["command"] += f"; then --resume --games {args.games}"
+        trainer, rng, record = _resumed(args, rules, out)
+    elif args.start_from:
+        trainer, rng, record = _started_from(args, rules)
     else:
-        settings = Settings(hidden=args.hidden, alpha=args.alpha, heuristic_share=args.heuristic_share)
+        settings = Settings(hidden=args.hidden or Settings.hidden, alpha=args.alpha,
+                            heuristic_share=args.heuristic_share)
         trainer = Trainer.fresh(rules, np.random.default_rng(args.seed), settings)
         rng = random.Random(args.seed)
         record = {"variant": args.variant, "seed": args.seed, "settings": settings_json(settings),
                   "games": 0, "cpu_seconds": 0.0, "evaluations": [],
                   "command": f"tavli-board train {args.variant} --games {args.games} --seed {args.seed}"
-                             + (f" --alpha {args.alpha}" if args.alpha != Settings.alpha else "")
-                             + (f" --hidden {args.hidden}" if args.hidden != Settings.hidden else "")
-                             + (f" --heuristic-share {args.heuristic_share}"
-                                if args.heuristic_share != Settings.heuristic_share else "")}
+                             + _setting_options(args)
+                             + (f" --hidden {args.hidden}" if args.hidden else "")}
     out.mkdir(parents=True, exist_ok=True)
     progress = _Progress(args.games, record["games"], sys.stderr)
     cpu_start = time.process_time() - record["cpu_seconds"]
@@ -176,8 +225,10 @@ def run_train(args: argparse.Namespace) -> int:
     def save(done: int) -> None:
         record.update(games=done, cpu_seconds=round(time.process_time() - cpu_start, 1),
                       rng_state=list(rng.getstate()))
-        (out / "checkpoint.npz").write_bytes(trainer.network.to_bytes())
-        checkpoint.write_text(json.dumps(record))
+        names = ["checkpoint"] + ([f"checkpoint-{done}"] if args.keep_checkpoints else [])
+        for name in names:
+            (out / f"{name}.npz").write_bytes(trainer.network.to_bytes())
+            (out / f"{name}.json").write_text(json.dumps(record))
 
     def evaluate(done: int) -> None:
         results = trainer.evaluate(args.eval_games, random.Random(f"{args.seed}:eval:{done}"))

@@ -7,6 +7,7 @@ import sys
 import pytest
 
 from firmware_host.cli import main
+from firmware_host.commands.bot import SHIPPED_WEIGHTS
 from firmware_host.rules import Position, Turn
 
 START = Position.start("portes")
@@ -69,9 +70,8 @@ def test_hint_jsonl_answers_every_line(capsys, stdin):
 
 def test_train_writes_weights_and_a_record_and_resumes(capsys, tmp_path):
     out = tmp_path / "fevga"
-    small = ["--eval-games", "2", "--eval-every", "2", "--checkpoint-every", "2", "--hidden", "4",
-             "--out", str(out)]
-    code, text, progress = run(capsys, "train", "fevga", "--games", "2", "--seed", "9", *small)
+    small = ["--eval-games", "2", "--eval-every", "2", "--checkpoint-every", "2", "--out", str(out)]
+    code, text, progress = run(capsys, "train", "fevga", "--games", "2", "--seed", "9", "--hidden", "4", *small)
     assert code == 0 and "2/2 games" in progress
     record = json.loads((out / "fevga.json").read_text())
     assert record["games"] == 2 and record["seed"] == 9 and record["cpu_seconds"] > 0
@@ -99,3 +99,46 @@ def test_train_refuses_a_setting_out_of_range_by_name_in_one_line(capsys, tmp_pa
     code, out, err = run(capsys, "train", "fevga", "--out", str(tmp_path), *option)
     assert code == 2 and out == "" and message in err
     assert len(err.strip().splitlines()) == 1 and not any(tmp_path.iterdir())
+
+
+def test_train_from_a_network_goes_on_with_new_settings_and_carries_its_record(capsys, tmp_path):
+    first, second = tmp_path / "first", tmp_path / "second"
+    small = ["--eval-games", "2", "--eval-every", "2", "--checkpoint-every", "2"]
+    run(capsys, "train", "fevga", "--games", "2", "--seed", "9", "--hidden", "4", "--out", str(first), *small)
+    code, _, err = run(capsys, "train", "fevga", "--from", str(first / "fevga.npz"), "--games", "4",
+                       "--alpha", "0.02", "--heuristic-share", "0.5", "--seed", "3", "--out", str(second), *small)
+    record = json.loads((second / "fevga.json").read_text())
+    assert code == 0 and record["games"] == 4 and [e["games"] for e in record["evaluations"]] == [2, 4]
+    assert record["settings"] == {"hidden": 4, "alpha": 0.02, "heuristic_share": 0.5, "lam": 0.7}
+    assert record["command"].endswith("--seed 9 --hidden 4; then --from fevga.npz --games 4 --seed 3 --alpha 0.02 "
+                                      "--heuristic-share 0.5")
+    assert (second / "fevga.npz").read_bytes() != (first / "fevga.npz").read_bytes()
+
+
+@pytest.mark.parametrize("argv, message", [
+    (["--from", "{missing}"], "not a network with its training record beside it"),
+    (["--from", "{shipped}/fevga.npz", "--games", "9000"], "a network of 210 inputs; tapa takes 262"),
+    (["--from", "{shipped}/tapa.npz", "--games", "10"], "--games is the total: "),
+    (["--from", "{shipped}/tapa.npz", "--resume"], "--resume and --from exclude each other"),
+    (["--from", "{shipped}/tapa.npz", "--hidden", "80"], "--hidden is for a new network"),
+])
+def test_train_from_refuses_what_it_cannot_go_on_from_in_one_line(capsys, tmp_path, argv, message):
+    shipped = SHIPPED_WEIGHTS
+    argv = [a.format(missing=tmp_path / "none.npz", shipped=shipped) for a in argv]
+    code, out, err = run(capsys, "train", "tapa", "--out", str(tmp_path / "out"), *argv)
+    assert code == 2 and out == "" and message in err and len(err.strip().splitlines()) == 1
+    assert not (tmp_path / "out").exists()
+
+
+def test_train_keeps_every_checkpoint_when_asked_and_goes_on_from_one(capsys, tmp_path):
+    out, on = tmp_path / "kept", tmp_path / "on"
+    small = ["--eval-games", "2", "--checkpoint-every", "2", "--hidden", "4"]
+    code, _, _ = run(capsys, "train", "gulbara", "--games", "4", "--keep-checkpoints", "--out", str(out), *small)
+    assert code == 0
+    assert {p.name for p in out.iterdir()} >= {"checkpoint-2.npz", "checkpoint-2.json", "checkpoint-4.npz",
+                                               "checkpoint-4.json", "checkpoint.npz", "gulbara.npz"}
+    assert json.loads((out / "checkpoint-2.json").read_text())["games"] == 2
+    assert (out / "checkpoint-4.npz").read_bytes() == (out / "checkpoint.npz").read_bytes()
+    code, _, _ = run(capsys, "train", "gulbara", "--from", str(out / "checkpoint-2.npz"), "--games", "3",
+                     "--eval-games", "2", "--out", str(on))
+    assert code == 0 and json.loads((on / "gulbara.json").read_text())["games"] == 3
