@@ -97,6 +97,13 @@ for text in sys.stdin:
 '''
 
 
+def gnubg_executable() -> str:
+    executable = shutil.which("gnubg") or shutil.which("gnubg", path="/usr/games")  # Debian's place
+    if executable is None:
+        sys.exit("gnubg is not installed (apt-get install gnubg)")
+    return executable
+
+
 class GnubgPlayer:
     """GNU Backgammon's 0-ply play of Portes (= backgammon without the cube)."""
 
@@ -215,11 +222,8 @@ def main() -> None:
         print(f"{label:36} decision ms p50 {timing['p50']:.2f}  p99 {timing['p99']:.2f}  max {timing['max']:.2f}"
               + cascades, flush=True)
     if args.gnubg_games:
-        executable = shutil.which("gnubg") or shutil.which("gnubg", path="/usr/games")  # Debian's place
-        if executable is None:
-            sys.exit("gnubg is not installed (apt-get install gnubg)")
         rules = Rules.for_variant("portes")
-        gnubg = GnubgPlayer(executable)
+        gnubg = GnubgPlayer(gnubg_executable())
         try:
             tally = series(rules, Bot.trained(rules), gnubg, args.gnubg_games,
                            random.Random(f"{args.seed}:gnubg"))

@@ -1,13 +1,14 @@
 """Screen networks (a training run's kept checkpoints) against the baselines, in parallel, to pick
 the one to ship.
 
-Run: .venv/bin/python bench/screen_checkpoints.py VARIANT NPZ... [--games N] [--opponent random|heuristic ...]
+Run: .venv/bin/python bench/screen_checkpoints.py VARIANT NPZ... [--games N] [--opponent random|heuristic|gnubg ...]
          [--seed S] [--jobs J] [--json FILE]
 
 A TD network's strength wanders from checkpoint to checkpoint (fevga, trained on from the shipped
 net: 58% against the heuristic, then 47%, 56%, 47% at the next three checkpoints of 1,000 games),
 so `tavli-board train --keep-checkpoints` keeps them all and this script plays each against each
-opponent (`--games` games, seats and starts alternated as in bench_bot.py) and ranks them. The
+opponent (`--games` games, seats and starts alternated as in bench_bot.py; gnubg's 0-ply for Portes
+as there) and ranks them. The
 screen's dice (`--seed`, 7 by default) differ from bench_bot.py's (2026), so the pick's bench
 series is not the series it was picked on.
 """
@@ -25,6 +26,7 @@ import zipfile
 from concurrent.futures import ProcessPoolExecutor, as_completed
 from pathlib import Path
 
+from bench_bot import GnubgPlayer, gnubg_executable
 from firmware_host.bot import Bot, HeuristicPlayer, RandomPlayer
 from firmware_host.bot.arena import series
 from firmware_host.bot.network import Network
@@ -37,8 +39,15 @@ def screen(variant: str, path: str, opponent: str, games: int, seed: int) -> dic
         bot = Bot(rules, Network.from_bytes(Path(path).read_bytes()))
     except (OSError, ValueError, KeyError, zipfile.BadZipFile) as error:
         return {"network": path, "opponent": opponent, "error": f"not a network: {error}"}
-    other = HeuristicPlayer(rules) if opponent == "heuristic" else RandomPlayer()
-    tally = series(rules, bot, other, games, random.Random(seed))
+    if opponent == "gnubg":
+        other = GnubgPlayer(gnubg_executable())
+        try:
+            tally = series(rules, bot, other, games, random.Random(seed))
+        finally:
+            other.close()
+    else:
+        other = HeuristicPlayer(rules) if opponent == "heuristic" else RandomPlayer()
+        tally = series(rules, bot, other, games, random.Random(seed))
     return {"network": path, "opponent": opponent, "games": tally.games, "win_rate": tally.win_rate,
             "win_rate_95": list(tally.win_rate_interval()), "points_per_game": tally.points_per_game}
 
@@ -48,12 +57,14 @@ def main() -> None:
     parser.add_argument("variant", choices=list(VARIANTS))
     parser.add_argument("networks", nargs="+", help="the .npz files to screen")
     parser.add_argument("--games", type=int, default=400, help="games per network and opponent (default: %(default)s)")
-    parser.add_argument("--opponent", action="append", choices=("random", "heuristic"))
+    parser.add_argument("--opponent", action="append", choices=("random", "heuristic", "gnubg"))
     parser.add_argument("--seed", type=int, default=7)
     parser.add_argument("--jobs", type=int, default=os.cpu_count())
     parser.add_argument("--json", type=Path, help="also write the results here")
     args = parser.parse_args()
     opponents = args.opponent or ["heuristic"]
+    if "gnubg" in opponents and args.variant != "portes":
+        parser.error("gnubg plays Portes only")
     with ProcessPoolExecutor(args.jobs) as pool:
         futures = [pool.submit(screen, args.variant, path, opponent, args.games, args.seed)
                    for path in args.networks for opponent in opponents]
