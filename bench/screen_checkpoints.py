@@ -22,7 +22,6 @@ import argparse
 import json
 import random
 import sys
-import zipfile
 from concurrent.futures import ProcessPoolExecutor, as_completed
 from pathlib import Path
 
@@ -37,7 +36,7 @@ def screen(variant: str, path: str, opponent: str, games: int, seed: int) -> dic
     rules = Rules.for_variant(variant)
     try:
         bot = Bot(rules, Network.from_bytes(Path(path).read_bytes()))
-    except (OSError, ValueError, KeyError, zipfile.BadZipFile) as error:
+    except (OSError, ValueError) as error:
         return {"network": path, "opponent": opponent, "error": f"not a network: {error}"}
     if opponent == "gnubg":
         other = GnubgPlayer(gnubg_executable())
@@ -73,10 +72,10 @@ def main() -> None:
             results.append(future.result())
             print(json.dumps(results[-1]), file=sys.stderr, flush=True)
     by_network: dict[str, dict[str, dict]] = {}
+    for error in sorted({(r["network"], r["error"]) for r in results if "error" in r}):
+        print(f"{error[0]:60} {error[1]}")
     for result in results:
-        if "error" in result:
-            print(f"{result['network']:60} {result['error']}")
-        else:
+        if "error" not in result:
             by_network.setdefault(result["network"], {})[result["opponent"]] = result
     ranked = sorted(by_network.items(), key=lambda item: -item[1].get(opponents[0], {}).get("win_rate", -1))
     for path, against in ranked:

@@ -7,6 +7,7 @@ losing two or more, or three. A tie counts as half a win.
 from __future__ import annotations
 
 import io
+import zipfile
 from dataclasses import dataclass
 
 import numpy as np
@@ -69,8 +70,17 @@ class Network:
 
     @classmethod
     def from_bytes(cls, data: bytes) -> "Network":
-        with np.load(io.BytesIO(data)) as arrays:
-            return cls(*(arrays[name].astype(np.float32) for name in _NAMES))
+        """The network of `to_bytes`'s .npz; ValueError, saying what is wrong, for anything else."""
+        if not data.startswith(b"PK\x03\x04"):
+            raise ValueError("not an .npz file of the bot's weights")
+        try:
+            with np.load(io.BytesIO(data)) as arrays:
+                missing = [name for name in _NAMES if name not in arrays.files]
+                if missing:
+                    raise ValueError(f"an .npz without the bot's {', '.join(missing)}")
+                return cls(*(arrays[name].astype(np.float32) for name in _NAMES))
+        except (OSError, zipfile.BadZipFile, EOFError) as error:
+            raise ValueError(f"a damaged .npz file ({error})") from None
 
 
 _NAMES = ("hidden_weights", "hidden_bias", "output_weights", "output_bias")

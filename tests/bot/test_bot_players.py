@@ -1,5 +1,6 @@
 """The players: every choice is a legal play; a play that wins is taken; the bot's chances and
 expected points follow each game's scoring; cascades are chosen stage by stage."""
+import io
 import random
 
 import numpy as np
@@ -145,3 +146,17 @@ def test_under_whole_cascade_maximisation_every_players_cascade_is_a_legal_play_
         play = bot.choose(turn)
         assert Referee(turn.position, turn.dice, rules).judge(Reading.of(play.position)).kind == "complete"
     assert cascades >= 10 and listed >= 5
+
+
+def test_weights_round_trip_and_anything_else_is_refused_by_what_is_wrong():
+    network = Network.fresh(7, 3, np.random.default_rng(1))
+    again = Network.from_bytes(network.to_bytes())
+    assert all(np.array_equal(a, b) for a, b in zip(network.parameters, again.parameters))
+    half = Network.from_bytes(network.to_bytes(np.float16))
+    assert all(np.allclose(a, b, atol=1e-3) for a, b in zip(network.parameters, half.parameters))
+    other = io.BytesIO()
+    np.savez_compressed(other, hidden_weights=np.zeros((3, 7)))
+    for data, message in ((b"not weights", "not an .npz file"), (network.to_bytes()[:200], "a damaged .npz file"),
+                          (other.getvalue(), "without the bot's hidden_bias, output_weights, output_bias")):
+        with pytest.raises(ValueError, match=message):
+            Network.from_bytes(data)
