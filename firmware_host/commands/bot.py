@@ -225,10 +225,13 @@ def run_train(args: argparse.Namespace) -> int:
     def save(done: int) -> None:
         record.update(games=done, cpu_seconds=round(time.process_time() - cpu_start, 1),
                       rng_state=list(rng.getstate()))
-        names = ["checkpoint"] + ([f"checkpoint-{done}"] if args.keep_checkpoints else [])
-        for name in names:
-            (out / f"{name}.npz").write_bytes(trainer.network.to_bytes())
-            (out / f"{name}.json").write_text(json.dumps(record))
+        (out / "checkpoint.npz").write_bytes(trainer.network.to_bytes())
+        (out / "checkpoint.json").write_text(json.dumps(record))
+        if args.keep_checkpoints:  # its command made just this network: the last stage stops at `done`
+            head, _, tail = record["command"].rpartition(f"--games {args.games}")
+            (out / f"checkpoint-{done}.npz").write_bytes(trainer.network.to_bytes())
+            (out / f"checkpoint-{done}.json").write_text(
+                json.dumps({**record, "command": f"{head}--games {done}{tail}"}))
 
     def evaluate(done: int) -> None:
         results = trainer.evaluate(args.eval_games, random.Random(f"{args.seed}:eval:{done}"))

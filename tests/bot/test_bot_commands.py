@@ -137,7 +137,8 @@ def test_train_keeps_every_checkpoint_when_asked_and_goes_on_from_one(capsys, tm
     assert code == 0
     assert {p.name for p in out.iterdir()} >= {"checkpoint-2.npz", "checkpoint-2.json", "checkpoint-4.npz",
                                                "checkpoint-4.json", "checkpoint.npz", "gulbara.npz"}
-    assert json.loads((out / "checkpoint-2.json").read_text())["games"] == 2
+    kept = json.loads((out / "checkpoint-2.json").read_text())
+    assert kept["games"] == 2 and kept["command"] == "tavli-board train gulbara --games 2 --seed 1 --hidden 4"
     assert (out / "checkpoint-4.npz").read_bytes() == (out / "checkpoint.npz").read_bytes()
     code, _, _ = run(capsys, "train", "gulbara", "--from", str(out / "checkpoint-2.npz"), "--games", "3",
                      "--eval-games", "2", "--out", str(on))
