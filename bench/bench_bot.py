@@ -108,10 +108,13 @@ class GnubgPlayer:
     """GNU Backgammon's 0-ply play of Portes (= backgammon without the cube)."""
 
     def __init__(self, executable: str):
-        self.script = Path(tempfile.mkdtemp()) / "bestmove.py"
+        folder = Path(tempfile.mkdtemp())
+        self.script = folder / "bestmove.py"
         self.script.write_text(GNUBG_SCRIPT)
+        # gnubg stops at once where $HOME does not exist; its own home also keeps the user's ~/.gnubg out.
         self.process = subprocess.Popen([executable, "-t", "-q", "-p", str(self.script)],
-                                        stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+                                        stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True,
+                                        env={**os.environ, "HOME": str(folder)})
         while self.process.stdout.readline().strip() != "READY":  # past gnubg's greeting and board
             if self.process.poll() is not None:
                 raise RuntimeError("gnubg stopped before it was ready")
