@@ -162,7 +162,8 @@ def _resumed(args: argparse.Namespace, rules: Rules, out: Path) -> tuple[Trainer
     rng = random.Random()
     version, state, gauss = record["rng_state"]
     rng.setstate((version, tuple(state), gauss))
-    record["command"] += f"; then --resume --games {args.games}"
+    if args.games > record["games"]:  # else it only evaluates and writes the checkpoint's network
+        record["command"] += f"; then --resume --games {args.games}"
     return Trainer(rules, network, Settings(**record["settings"])), rng, record
 
 

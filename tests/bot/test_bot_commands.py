@@ -82,6 +82,11 @@ def test_train_writes_weights_and_a_record_and_resumes(capsys, tmp_path):
     record = json.loads((out / "fevga.json").read_text())
     assert code == 0 and record["games"] == 4 and [e["games"] for e in record["evaluations"]] == [2, 4]
     assert "--resume --games 4" in record["command"]
+    (out / "fevga.npz").unlink()
+    code, _, _ = run(capsys, "train", "fevga", "--games", "4", "--resume", *small)  # nothing left to play
+    again = json.loads((out / "fevga.json").read_text())
+    assert code == 0 and again["games"] == 4 and again["command"] == record["command"]
+    assert (out / "fevga.npz").exists()
 
 
 def test_train_resume_needs_a_checkpoint_of_the_same_game(capsys, tmp_path):
