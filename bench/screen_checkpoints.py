@@ -8,9 +8,8 @@ A TD network's strength wanders from checkpoint to checkpoint (fevga, trained on
 net: 58% against the heuristic, then 47%, 56%, 47% at the next three checkpoints of 1,000 games),
 so `tavli-board train --keep-checkpoints` keeps them all and this script plays each against each
 opponent (`--games` games, seats and starts alternated as in bench_bot.py; gnubg's 0-ply for Portes
-as there) and ranks them. The
-screen's dice (`--seed`, 7 by default) differ from bench_bot.py's (2026), so the pick's bench
-series is not the series it was picked on.
+as there) and ranks them. The screen's dice (`--seed`, 7 by default) differ from bench_bot.py's
+(2026), so the pick's bench series is not the series it was picked on.
 """
 from __future__ import annotations
 
