@@ -1,5 +1,5 @@
-"""bench/screen_checkpoints.py, which picks the network to ship: it ranks the networks it is given
-by their series against the baselines and says which files are no networks, without stopping."""
+"""bench/screen_checkpoints.py, which picks the network to ship: it reports each network's series
+against each opponent asked for and names each file that is no network, without stopping."""
 import json
 import subprocess
 import sys
@@ -10,7 +10,7 @@ from firmware_host.commands.bot import SHIPPED_WEIGHTS
 SCRIPT = Path(__file__).resolve().parents[2] / "bench" / "screen_checkpoints.py"
 
 
-def test_screen_ranks_networks_and_names_a_file_that_is_none(tmp_path):
+def test_screen_reports_each_opponent_and_names_a_file_that_is_no_network_once(tmp_path):
     junk = tmp_path / "junk.npz"
     junk.write_bytes(b"not a zip")
     report = tmp_path / "screen.json"
@@ -21,6 +21,7 @@ def test_screen_ranks_networks_and_names_a_file_that_is_none(tmp_path):
     lines = done.stdout.splitlines()
     assert lines[0].startswith(str(junk)) and "not a network" in lines[0]
     assert lines[1].startswith(str(SHIPPED_WEIGHTS / "fevga.npz")) and "random" in lines[1] and "heuristic" in lines[1]
+    assert len(lines) == 2
     results = json.loads(report.read_text())["results"]
     played = [r for r in results if "error" not in r]
     assert sorted(r["opponent"] for r in played) == ["heuristic", "random"]
