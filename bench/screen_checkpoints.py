@@ -37,15 +37,13 @@ def screen(variant: str, path: str, opponent: str, games: int, seed: int) -> dic
         bot = Bot(rules, Network.from_bytes(Path(path).read_bytes()))
     except (OSError, ValueError) as error:
         return {"network": path, "opponent": opponent, "error": f"not a network: {error}"}
-    if opponent == "gnubg":
-        other = GnubgPlayer(gnubg_executable())
-        try:
-            tally = series(rules, bot, other, games, random.Random(seed))
-        finally:
-            other.close()
-    else:
-        other = HeuristicPlayer(rules) if opponent == "heuristic" else RandomPlayer()
+    other = {"gnubg": lambda: GnubgPlayer(gnubg_executable()), "heuristic": lambda: HeuristicPlayer(rules),
+             "random": RandomPlayer}[opponent]()
+    try:
         tally = series(rules, bot, other, games, random.Random(seed))
+    finally:
+        if isinstance(other, GnubgPlayer):
+            other.close()  # its child process
     return {"network": path, "opponent": opponent, "games": tally.games, "win_rate": tally.win_rate,
             "win_rate_95": list(tally.win_rate_interval()), "points_per_game": tally.points_per_game}
 

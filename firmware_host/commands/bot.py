@@ -162,6 +162,9 @@ def _resumed(args: argparse.Namespace, rules: Rules, out: Path) -> tuple[Trainer
     rng = random.Random()
     version, state, gauss = record["rng_state"]
     rng.setstate((version, tuple(state), gauss))
+    if args.games < record["games"]:
+        raise UsageError(f"--games is the total: the checkpoint in {out} has had {record['games']} games; "
+                         f"give --games {record['games']} to write its network, or more to train on")
     if args.games > record["games"]:  # else it only evaluates and writes the checkpoint's network
         record["command"] += f"; then --resume --games {args.games}"
     return Trainer(rules, network, Settings(**record["settings"])), rng, record
@@ -177,7 +180,8 @@ def _started_from(args: argparse.Namespace, rules: Rules) -> tuple[Trainer, rand
     except (OSError, ValueError, KeyError, TypeError) as error:
         raise UsageError(f"--from {source}: not a network with its training record beside it ({error})") from None
     if done >= args.games:
-        raise UsageError(f"--games is the total: {source} has had {done} already")
+        raise UsageError(f"--games is the total: {source} has had {done} games already; give --games "
+                         f"more than {done}")
     wanted = input_size(GameShape.of(rules))
     if network.inputs != wanted:
         raise UsageError(f"--from {source}: a network of {network.inputs} inputs; {args.variant} takes {wanted}")
@@ -226,11 +230,12 @@ def run_train(args: argparse.Namespace) -> int:
     def save(done: int) -> None:
         record.update(games=done, cpu_seconds=round(time.process_time() - cpu_start, 1),
                       rng_state=list(rng.getstate()))
-        (out / "checkpoint.npz").write_bytes(trainer.network.to_bytes())
+        weights = trainer.network.to_bytes()
+        (out / "checkpoint.npz").write_bytes(weights)
         (out / "checkpoint.json").write_text(json.dumps(record))
         if args.keep_checkpoints:  # its command made just this network: the last stage stops at `done`
             head, _, tail = record["command"].rpartition(f"--games {args.games}")
-            (out / f"checkpoint-{done}.npz").write_bytes(trainer.network.to_bytes())
+            (out / f"checkpoint-{done}.npz").write_bytes(weights)
             (out / f"checkpoint-{done}.json").write_text(
                 json.dumps({**record, "command": f"{head}--games {done}{tail}"}))
 

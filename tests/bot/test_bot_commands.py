@@ -94,6 +94,16 @@ def test_train_resume_needs_a_checkpoint_of_the_same_game(capsys, tmp_path):
     assert code == 2 and "no checkpoint to resume" in err
 
 
+def test_train_resume_refuses_fewer_games_than_the_checkpoint_has_had(capsys, tmp_path):
+    small = ["--eval-games", "2", "--checkpoint-every", "2", "--out", str(tmp_path)]
+    run(capsys, "train", "gulbara", "--games", "4", "--hidden", "4", *small)
+    before = (tmp_path / "gulbara.json").read_text()
+    code, out, err = run(capsys, "train", "gulbara", "--games", "2", "--resume", *small)
+    assert code == 2 and out == "" and len(err.strip().splitlines()) == 1
+    assert "has had 4 games; give --games 4 to write its network, or more to train on" in err
+    assert (tmp_path / "gulbara.json").read_text() == before
+
+
 @pytest.mark.parametrize("option, message", [
     (["--heuristic-share", "1.5"], "--heuristic-share is 1.5; allowed: from 0 to 1"),
     (["--heuristic-share", "-0.1"], "--heuristic-share is -0.1; allowed: from 0 to 1"),
@@ -123,7 +133,7 @@ def test_train_from_a_network_goes_on_with_new_settings_and_carries_its_record(c
 @pytest.mark.parametrize("argv, message", [
     (["--from", "{missing}"], "not a network with its training record beside it"),
     (["--from", "{shipped}/fevga.npz", "--games", "9000"], "a network of 210 inputs; tapa takes 262"),
-    (["--from", "{shipped}/tapa.npz", "--games", "10"], "--games is the total: "),
+    (["--from", "{shipped}/tapa.npz", "--games", "10"], "has had 30000 games already; give --games more than 30000"),
     (["--from", "{shipped}/tapa.npz", "--resume"], "--resume and --from exclude each other"),
     (["--from", "{shipped}/tapa.npz", "--hidden", "80"], "--hidden is for a new network"),
 ])
