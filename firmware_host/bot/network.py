@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import io
 import zipfile
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -59,6 +60,17 @@ class Network:
     @property
     def parameters(self) -> tuple[np.ndarray, ...]:
         return self.hidden_weights, self.hidden_bias, self.output_weights, self.output_bias
+
+    @classmethod
+    def mean(cls, networks: Sequence["Network"]) -> "Network":
+        """The parameter-wise mean of networks of one shape. Of networks trained on from one network
+        (checkpoints of a run, or runs side by side), it is steadier than any one of them: stochastic
+        weight averaging, model soups. ValueError for networks of different shapes."""
+        shapes = {tuple(parameter.shape for parameter in network.parameters) for network in networks}
+        if len(shapes) != 1:
+            raise ValueError(f"networks of different shapes: {sorted(shapes)}" if shapes else "no networks")
+        return cls(*(np.mean(group, axis=0, dtype=np.float32)
+                     for group in zip(*(network.parameters for network in networks))))
 
     def to_bytes(self, dtype: type = np.float32) -> bytes:
         """The weights as a compressed .npz (float16 for the shipped files: half the size, and

@@ -1,5 +1,5 @@
-"""Commands of the bot: `train` (TD(lambda) self-play for one game) and `hint` (the bot's ranked
-plays for a position and a roll)."""
+"""Commands of the bot: `train` (TD(lambda) self-play for one game), `average` (the mean of trained
+networks of one game) and `hint` (the bot's ranked plays for a position and a roll)."""
 from __future__ import annotations
 
 import argparse
@@ -58,6 +58,25 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     train.add_argument("--eval-games", type=int, default=100, metavar="GAMES",
                        help="games against each baseline per evaluation (default: %(default)s)")
     train.set_defaults(handler=run_train)
+
+    average = subparsers.add_parser(
+        "average", help="average trained networks of one game into one",
+        description="The mean of the weights of networks of one game that were trained on from one network "
+                    "(the kept checkpoints of a run, or of runs side by side): a TD network's strength "
+                    "wanders from checkpoint to checkpoint, and the mean of several is steadier "
+                    "(stochastic weight averaging, model soups). Each network needs its training record "
+                    "beside it. The mean is evaluated against the baselines as at the end of training "
+                    "and written as VARIANT.npz and VARIANT.json (its record lists each network's) to "
+                    "--out; --install also writes them where the package ships them.")
+    average.add_argument("variant", choices=list(VARIANTS))
+    average.add_argument("networks", nargs="+", type=Path, metavar="NPZ", help="two or more networks")
+    average.add_argument("--out", type=Path, help="the folder for the results (default: "
+                         "$XDG_DATA_HOME/tavli-board/training/VARIANT)")
+    average.add_argument("--install", action="store_true", help="also write the results into the package")
+    average.add_argument("--seed", type=int, default=1, help="the evaluation's dice (default: %(default)s)")
+    average.add_argument("--eval-games", type=int, default=100, metavar="GAMES",
+                         help="games against each baseline (default: %(default)s)")
+    average.set_defaults(handler=run_average)
 
     hint = subparsers.add_parser(
         "hint", help="the bot's ranked plays for a position and a roll",
@@ -170,21 +189,30 @@ def _resumed(args: argparse.Namespace, rules: Rules, out: Path) -> tuple[Trainer
     return Trainer(rules, network, Settings(**record["settings"])), rng, record
 
 
-def _started_from(args: argparse.Namespace, rules: Rules) -> tuple[Trainer, random.Random, dict]:
-    """A trainer of the network in --from with this command's settings, its record carried on."""
-    source: Path = args.start_from
+def _trained_network(source: Path, label: str, rules: Rules) -> tuple[Network, dict]:
+    """The network in `source` and its training record beside it, for this game's inputs; a
+    UsageError starting with `label` otherwise."""
     try:
         network = Network.from_bytes(source.read_bytes())
         record = json.loads(source.with_suffix(".json").read_text())
-        done, command = int(record["games"]), str(record["command"])
-    except (OSError, ValueError, KeyError, TypeError) as error:
-        raise UsageError(f"--from {source}: not a network with its training record beside it ({error})") from None
+        record.update(games=int(record["games"]), command=str(record["command"]),
+                      cpu_seconds=float(record["cpu_seconds"]))
+    except (OSError, ValueError, KeyError, TypeError, AttributeError) as error:
+        raise UsageError(f"{label}: not a network with its training record beside it ({error})") from None
+    wanted = input_size(GameShape.of(rules))
+    if network.inputs != wanted:
+        raise UsageError(f"{label}: a network of {network.inputs} inputs; {rules.variant.name} takes {wanted}")
+    return network, record
+
+
+def _started_from(args: argparse.Namespace, rules: Rules) -> tuple[Trainer, random.Random, dict]:
+    """A trainer of the network in --from with this command's settings, its record carried on."""
+    source: Path = args.start_from
+    network, record = _trained_network(source, f"--from {source}", rules)
+    done, command = record["games"], record["command"]
     if done >= args.games:
         raise UsageError(f"--games is the total: {source} has had {done} games already; give --games "
                          f"more than {done}")
-    wanted = input_size(GameShape.of(rules))
-    if network.inputs != wanted:
-        raise UsageError(f"--from {source}: a network of {network.inputs} inputs; {args.variant} takes {wanted}")
     settings = Settings(hidden=len(network.parameters[1]), alpha=args.alpha,
                         heuristic_share=args.heuristic_share)
     record = {key: value for key, value in record.items() if key != "rng_state"}
@@ -259,10 +287,49 @@ def run_train(args: argparse.Namespace) -> int:
     evaluate(args.games)
     save(args.games)
     final = {key: value for key, value in record.items() if key != "rng_state"}
-    targets = [out] + ([SHIPPED_WEIGHTS] if args.install else [])
-    for folder in targets:
-        (folder / f"{args.variant}.npz").write_bytes(trainer.network.to_bytes(np.float16))
-        (folder / f"{args.variant}.json").write_text(json.dumps(final, indent=1, sort_keys=True) + "\n")
+    targets = _write_results(args, trainer.network, final)
     print(f"\n{args.variant}: {args.games} games in {final['cpu_seconds'] / 60:.1f} CPU minutes; "
+          f"written to {', '.join(map(str, targets))}")
+    return 0
+
+
+def _write_results(args: argparse.Namespace, network: Network, record: dict) -> list[Path]:
+    """VARIANT.npz (float16) and VARIANT.json in --out, and in the package with --install."""
+    targets = [args.out or _default_out(args.variant)] + ([SHIPPED_WEIGHTS] if args.install else [])
+    for folder in targets:
+        folder.mkdir(parents=True, exist_ok=True)
+        (folder / f"{args.variant}.npz").write_bytes(network.to_bytes(np.float16))
+        (folder / f"{args.variant}.json").write_text(json.dumps(record, indent=1, sort_keys=True) + "\n")
+    return targets
+
+
+# -- average ----------------------------------------------------------------------------------------
+
+def run_average(args: argparse.Namespace) -> int:
+    if len(args.networks) < 2:
+        raise UsageError("average takes two networks or more")
+    if args.eval_games < 2:
+        raise UsageError(f"--eval-games is {args.eval_games}; allowed: at least 2")
+    rules = Rules.for_variant(args.variant)
+    loaded = [_trained_network(path, str(path), rules) for path in args.networks]
+    hidden = {len(network.hidden_bias) for network, _ in loaded}
+    if len(hidden) > 1:
+        raise UsageError(f"the networks have different hidden units ({', '.join(map(str, sorted(hidden)))}): "
+                         "only networks trained on from one network average")
+    network = Network.mean([network for network, _ in loaded])
+    sources = [{key: record[key] for key in ("command", "games", "seed", "settings", "cpu_seconds") if key in record}
+               for _, record in loaded]
+    evaluation = Trainer(rules, network).evaluate(args.eval_games, random.Random(f"{args.seed}:eval"))
+    record = {"variant": args.variant, "seed": args.seed, "settings": {"hidden": hidden.pop()},
+              # A network gone on from with --from counts on from the most games of those averaged.
+              "games": max(source["games"] for source in sources),
+              "cpu_seconds": round(sum(source["cpu_seconds"] for source in sources), 1),
+              "command": f"tavli-board average {args.variant} of: "
+                         + " AND ".join(f"({source['command']})" for source in sources),
+              "averaged": sources,
+              "evaluations": [{"games": max(source["games"] for source in sources), **evaluation}]}
+    targets = _write_results(args, network, record)
+    print(f"{args.variant}: the mean of {len(sources)} networks, vs random "
+          f"{evaluation['random']['win_rate']:.0%}, vs heuristic {evaluation['heuristic']['win_rate']:.0%}; "
           f"written to {', '.join(map(str, targets))}")
     return 0

@@ -4,9 +4,11 @@ import io
 import json
 import sys
 
+import numpy as np
 import pytest
 
 from firmware_host.cli import main
+from firmware_host.bot.network import Network
 from firmware_host.commands.bot import SHIPPED_WEIGHTS
 from firmware_host.rules import Position, Turn
 
@@ -158,3 +160,47 @@ def test_train_keeps_every_checkpoint_when_asked_and_goes_on_from_one(capsys, tm
     code, _, _ = run(capsys, "train", "gulbara", "--from", str(out / "checkpoint-2.npz"), "--games", "3",
                      "--eval-games", "2", "--out", str(on))
     assert code == 0 and json.loads((on / "gulbara.json").read_text())["games"] == 3
+
+
+def trained(capsys, out, *options):
+    """A tiny fevga network trained for two games into `out`: its .npz path."""
+    code, _, _ = run(capsys, "train", "fevga", "--games", "2", "--hidden", "4", "--eval-games", "2",
+                     "--out", str(out), *options)
+    assert code == 0
+    return out / "fevga.npz"
+
+
+def test_average_writes_the_mean_of_the_networks_with_every_record_and_can_be_trained_on(capsys, tmp_path):
+    first, second = trained(capsys, tmp_path / "a", "--seed", "1"), trained(capsys, tmp_path / "b", "--seed", "2")
+    code, out, err = run(capsys, "average", "fevga", str(first), str(second), "--eval-games", "2",
+                         "--out", str(tmp_path / "mean"))
+    assert code == 0 and "the mean of 2 networks" in out
+    weights = [Network.from_bytes(path.read_bytes()) for path in (first, second, tmp_path / "mean" / "fevga.npz")]
+    for a, b, mean in zip(*(network.parameters for network in weights)):
+        assert np.allclose(mean, (a + b) / 2, atol=1e-3) and not np.allclose(a, b)  # float16 on disk
+    record = json.loads((tmp_path / "mean" / "fevga.json").read_text())
+    assert [source["command"] for source in record["averaged"]] == [
+        "tavli-board train fevga --games 2 --seed 1 --hidden 4", "tavli-board train fevga --games 2 --seed 2 --hidden 4"]
+    assert record["games"] == 2 and record["settings"] == {"hidden": 4}
+    assert set(record["evaluations"][0]) == {"games", "random", "heuristic"}
+    code, _, _ = run(capsys, "train", "fevga", "--from", str(tmp_path / "mean" / "fevga.npz"), "--games", "3",
+                     "--eval-games", "2", "--out", str(tmp_path / "on"))
+    on = json.loads((tmp_path / "on" / "fevga.json").read_text())
+    assert code == 0 and on["games"] == 3 and on["command"].startswith("tavli-board average fevga of: (")
+
+
+@pytest.mark.parametrize("others, message", [
+    ([], "average takes two networks or more"),
+    (["{wider}"], "different hidden units (4, 5)"),
+    (["{shipped}/tapa.npz"], "a network of 262 inputs; fevga takes 210"),
+    (["{missing}"], "none.npz: not a network with its training record beside it"),
+])
+def test_average_refuses_networks_that_do_not_average_in_one_line(capsys, tmp_path, others, message):
+    network = trained(capsys, tmp_path / "a")
+    wider = tmp_path / "wide" / "fevga.npz"
+    if "{wider}" in others:
+        trained(capsys, tmp_path / "wide", "--hidden", "5")
+    others = [o.format(wider=wider, shipped=SHIPPED_WEIGHTS, missing=tmp_path / "none.npz") for o in others]
+    code, out, err = run(capsys, "average", "fevga", str(network), *others, "--out", str(tmp_path / "mean"))
+    assert code == 2 and out == "" and message in err and len(err.strip().splitlines()) == 1
+    assert not (tmp_path / "mean").exists()

@@ -160,3 +160,15 @@ def test_weights_round_trip_and_anything_else_is_refused_by_what_is_wrong():
                           (other.getvalue(), "without the bot's hidden_bias, output_weights, output_bias")):
         with pytest.raises(ValueError, match=message):
             Network.from_bytes(data)
+
+
+def test_the_mean_of_networks_is_each_parameter_averaged_and_only_of_one_shape():
+    networks = [Network.fresh(7, 3, np.random.default_rng(seed)) for seed in (1, 2, 3)]
+    mean = Network.mean(networks)
+    for averaged, *each in zip(mean.parameters, *(network.parameters for network in networks)):
+        assert averaged.dtype == np.float32 and np.allclose(averaged, sum(each) / 3)
+    assert np.allclose(Network.mean(networks[:1]).hidden_weights, networks[0].hidden_weights)
+    with pytest.raises(ValueError, match="networks of different shapes"):
+        Network.mean([networks[0], Network.fresh(7, 4, np.random.default_rng(1))])
+    with pytest.raises(ValueError, match="no networks"):
+        Network.mean([])
