@@ -321,9 +321,10 @@ def run_average(args: argparse.Namespace) -> int:
                for _, record in loaded]
     evaluation = Trainer(rules, network).evaluate(args.eval_games, random.Random(f"{args.seed}:eval"))
     record = {"variant": args.variant, "seed": args.seed, "settings": {"hidden": hidden.pop()},
-              # A network gone on from with --from counts on from the most games of those averaged.
+              # The most of those averaged: a network gone on from with --from counts on from them.
+              # (A sum would count the stages they share once for each; each one's is in "averaged".)
               "games": max(source["games"] for source in sources),
-              "cpu_seconds": round(sum(source["cpu_seconds"] for source in sources), 1),
+              "cpu_seconds": max(source["cpu_seconds"] for source in sources),
               "command": f"tavli-board average {args.variant} of: "
                          + " AND ".join(f"({source['command']})" for source in sources),
               "averaged": sources,

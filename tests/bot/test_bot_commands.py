@@ -182,6 +182,7 @@ def test_average_writes_the_mean_of_the_networks_with_every_record_and_can_be_tr
     assert [source["command"] for source in record["averaged"]] == [
         "tavli-board train fevga --games 2 --seed 1 --hidden 4", "tavli-board train fevga --games 2 --seed 2 --hidden 4"]
     assert record["games"] == 2 and record["settings"] == {"hidden": 4}
+    assert record["cpu_seconds"] == max(source["cpu_seconds"] for source in record["averaged"]) > 0
     assert set(record["evaluations"][0]) == {"games", "random", "heuristic"}
     code, _, _ = run(capsys, "train", "fevga", "--from", str(tmp_path / "mean" / "fevga.npz"), "--games", "3",
                      "--eval-games", "2", "--out", str(tmp_path / "on"))
