@@ -174,19 +174,24 @@ def _resumed(args: argparse.Namespace, rules: Rules, out: Path) -> tuple[Trainer
     checkpoint = out / "checkpoint.json"
     if not checkpoint.exists():
         raise UsageError(f"no checkpoint to resume in {out}")
-    record = json.loads(checkpoint.read_text())
-    if record["variant"] != args.variant:
-        raise UsageError(f"the checkpoint in {out} is for {record['variant']}, not {args.variant}")
-    network = Network.from_bytes((out / "checkpoint.npz").read_bytes())
-    rng = random.Random()
-    version, state, gauss = record["rng_state"]
-    rng.setstate((version, tuple(state), gauss))
+    try:
+        record = json.loads(checkpoint.read_text())
+        variant, record["games"] = record["variant"], int(record["games"])
+        network = Network.from_bytes((out / "checkpoint.npz").read_bytes())
+        rng = random.Random()
+        version, state, gauss = record["rng_state"]
+        rng.setstate((version, tuple(state), gauss))
+        settings = Settings(**record["settings"])
+    except (OSError, ValueError, KeyError, TypeError) as error:
+        raise UsageError(f"the checkpoint in {out} is damaged ({error})") from None
+    if variant != args.variant:
+        raise UsageError(f"the checkpoint in {out} is for {variant}, not {args.variant}")
     if args.games < record["games"]:
         raise UsageError(f"--games is the total: the checkpoint in {out} has had {record['games']} games; "
                          f"give --games {record['games']} to write its network, or more to train on")
     if args.games > record["games"]:  # else it only evaluates and writes the checkpoint's network
         record["command"] += f"; then --resume --games {args.games}"
-    return Trainer(rules, network, Settings(**record["settings"])), rng, record
+    return Trainer(rules, network, settings), rng, record
 
 
 def _trained_network(source: Path, label: str, rules: Rules) -> tuple[Network, dict]:
@@ -251,7 +256,7 @@ def run_train(args: argparse.Namespace) -> int:
                   "command": f"tavli-board train {args.variant} --games {args.games} --seed {args.seed}"
                              + _setting_options(args)
                              + (f" --hidden {args.hidden}" if args.hidden else "")}
-    out.mkdir(parents=True, exist_ok=True)
+    _make_folder(out)
     progress = _Progress(args.games, record["games"], sys.stderr)
     cpu_start = time.process_time() - record["cpu_seconds"]
 
@@ -259,13 +264,12 @@ def run_train(args: argparse.Namespace) -> int:
         record.update(games=done, cpu_seconds=round(time.process_time() - cpu_start, 1),
                       rng_state=list(rng.getstate()))
         weights = trainer.network.to_bytes()
-        (out / "checkpoint.npz").write_bytes(weights)
-        (out / "checkpoint.json").write_text(json.dumps(record))
+        _write(out / "checkpoint.npz", weights)
+        _write(out / "checkpoint.json", json.dumps(record))
         if args.keep_checkpoints:  # its command made just this network: the last stage stops at `done`
             head, _, tail = record["command"].rpartition(f"--games {args.games}")
-            (out / f"checkpoint-{done}.npz").write_bytes(weights)
-            (out / f"checkpoint-{done}.json").write_text(
-                json.dumps({**record, "command": f"{head}--games {done}{tail}"}))
+            _write(out / f"checkpoint-{done}.npz", weights)
+            _write(out / f"checkpoint-{done}.json", json.dumps({**record, "command": f"{head}--games {done}{tail}"}))
 
     def evaluate(done: int) -> None:
         results = trainer.evaluate(args.eval_games, random.Random(f"{args.seed}:eval:{done}"))
@@ -297,10 +301,32 @@ def _write_results(args: argparse.Namespace, network: Network, record: dict) -> 
     """VARIANT.npz (float16) and VARIANT.json in --out, and in the package with --install."""
     targets = [args.out or _default_out(args.variant)] + ([SHIPPED_WEIGHTS] if args.install else [])
     for folder in targets:
-        folder.mkdir(parents=True, exist_ok=True)
-        (folder / f"{args.variant}.npz").write_bytes(network.to_bytes(np.float16))
-        (folder / f"{args.variant}.json").write_text(json.dumps(record, indent=1, sort_keys=True) + "\n")
+        _make_folder(folder)
+        _write(folder / f"{args.variant}.npz", network.to_bytes(np.float16))
+        _write(folder / f"{args.variant}.json", json.dumps(record, indent=1, sort_keys=True) + "\n")
     return targets
+
+
+def _make_folder(folder: Path) -> None:
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+    except OSError as error:
+        raise UsageError(f"cannot make the folder {folder} ({error.strerror or error})") from None
+
+
+def _write(path: Path, data: bytes | str) -> None:
+    """Replace a result or a checkpoint whole or not at all: a full or failing disk stops the
+    command in one line and leaves the file before it (--resume goes on from the last checkpoint)."""
+    part = path.with_name(path.name + ".part")
+    try:
+        if isinstance(data, bytes):
+            part.write_bytes(data)
+        else:
+            part.write_text(data)
+        os.replace(part, path)
+    except OSError as error:
+        part.unlink(missing_ok=True)
+        raise UsageError(f"cannot write {path} ({error.strerror or error})") from None
 
 
 # -- average ----------------------------------------------------------------------------------------
@@ -316,6 +342,7 @@ def run_average(args: argparse.Namespace) -> int:
     if len(hidden) > 1:
         raise UsageError(f"the networks have different hidden units ({', '.join(map(str, sorted(hidden)))}): "
                          "only networks trained on from one network average")
+    _make_folder(args.out or _default_out(args.variant))   # before the evaluation, not after it
     network = Network.mean([network for network, _ in loaded])
     sources = [{key: record[key] for key in ("command", "games", "seed", "settings", "cpu_seconds") if key in record}
                for _, record in loaded]

@@ -205,3 +205,35 @@ def test_average_refuses_networks_that_do_not_average_in_one_line(capsys, tmp_pa
     code, out, err = run(capsys, "average", "fevga", str(network), *others, "--out", str(tmp_path / "mean"))
     assert code == 2 and out == "" and message in err and len(err.strip().splitlines()) == 1
     assert not (tmp_path / "mean").exists()
+
+
+def test_train_and_average_stop_in_one_line_where_they_cannot_make_their_folder(capsys, tmp_path):
+    network = trained(capsys, tmp_path / "a")
+    (tmp_path / "a-file").write_text("")
+    for argv in (["train", "fevga", "--games", "2"], ["average", "fevga", str(network), str(network)]):
+        code, out, err = run(capsys, *argv, "--eval-games", "2", "--out", str(tmp_path / "a-file" / "out"))
+        assert code == 2 and out == "" and "cannot make the folder" in err and "Not a directory" in err
+        assert len(err.strip().splitlines()) == 1
+
+
+def test_a_failing_write_stops_training_in_one_line_and_leaves_the_last_checkpoint_whole(capsys, tmp_path):
+    trained(capsys, tmp_path / "a")
+    blocked = tmp_path / "a" / "checkpoint-3.npz"
+    blocked.mkdir()   # a write there fails, as on a full or failing card
+    code, _, err = run(capsys, "train", "fevga", "--resume", "--games", "4", "--checkpoint-every", "1",
+                       "--keep-checkpoints", "--eval-games", "2", "--out", str(tmp_path / "a"))
+    assert code == 2 and f"cannot write {blocked}" in err and len(err.strip().splitlines()) == 1
+    assert json.loads((tmp_path / "a" / "checkpoint.json").read_text())["games"] == 3
+    assert not list((tmp_path / "a").glob("*.part"))
+    blocked.rmdir()
+    code, _, _ = run(capsys, "train", "fevga", "--resume", "--games", "4", "--eval-games", "2",
+                     "--out", str(tmp_path / "a"))
+    assert code == 0 and json.loads((tmp_path / "a" / "fevga.json").read_text())["games"] == 4
+
+
+def test_train_resume_says_a_damaged_checkpoint_is_damaged(capsys, tmp_path):
+    trained(capsys, tmp_path / "a")
+    (tmp_path / "a" / "checkpoint.npz").write_bytes(b"PK\x03\x04 cut short")
+    code, out, err = run(capsys, "train", "fevga", "--resume", "--games", "4", "--out", str(tmp_path / "a"))
+    assert code == 2 and out == "" and f"the checkpoint in {tmp_path / 'a'} is damaged" in err
+    assert len(err.strip().splitlines()) == 1
