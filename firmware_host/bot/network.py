@@ -61,6 +61,19 @@ class Network:
     def parameters(self) -> tuple[np.ndarray, ...]:
         return self.hidden_weights, self.hidden_bias, self.output_weights, self.output_bias
 
+    def widened(self, hidden: int, rng: np.random.Generator) -> "Network":
+        """This network with `hidden` hidden units that computes the same: the new units' input
+        weights are drawn as a fresh network's, their output weights are zero, so training grows
+        them from where this network stands (Net2Net's wider network, Chen et al. 2016)."""
+        extra = hidden - len(self.hidden_bias)
+        if extra < 0:
+            raise ValueError(f"{hidden} hidden units are fewer than the network's {len(self.hidden_bias)}")
+        new_inputs = rng.normal(0.0, 1.0 / np.sqrt(self.inputs), (extra, self.inputs)).astype(np.float32)
+        return Network(np.vstack([self.hidden_weights, new_inputs]),
+                       np.concatenate([self.hidden_bias, np.zeros(extra, np.float32)]),
+                       np.hstack([self.output_weights, np.zeros((len(OUTCOMES), extra), np.float32)]),
+                       self.output_bias.copy())
+
     @classmethod
     def mean(cls, networks: Sequence["Network"]) -> "Network":
         """The parameter-wise mean of networks of one shape. Of networks trained on from one network

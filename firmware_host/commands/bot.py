@@ -44,7 +44,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     train.add_argument("--out", type=Path, help="the folder for checkpoints and results (default: "
                        "$XDG_DATA_HOME/tavli-board/training/VARIANT)")
     train.add_argument("--install", action="store_true", help="also write the results into the package")
-    train.add_argument("--hidden", type=int, help=f"hidden units of a new network (default: {Settings.hidden})")
+    train.add_argument("--hidden", type=int, help=f"hidden units of a new network (default: {Settings.hidden}), "
+                       "or with --from more than it has: the network widened, computing the same at first")
     train.add_argument("--alpha", type=float, default=Settings.alpha, help="learning rate (default: %(default)s)")
     train.add_argument("--heuristic-share", type=float, default=Settings.heuristic_share, metavar="SHARE",
                        help="the share of games with the heuristic player on one side, both sides' "
@@ -218,12 +219,18 @@ def _started_from(args: argparse.Namespace, rules: Rules) -> tuple[Trainer, rand
     if done >= args.games:
         raise UsageError(f"--games is the total: {source} has had {done} games already; give --games "
                          f"more than {done}")
-    settings = Settings(hidden=len(network.parameters[1]), alpha=args.alpha,
+    if args.hidden is not None:
+        if args.hidden < len(network.hidden_bias):
+            raise UsageError(f"--from {source}: --hidden {args.hidden} is fewer than its {len(network.hidden_bias)} "
+                             "hidden units (a network can be widened, not narrowed)")
+        network = network.widened(args.hidden, np.random.default_rng(args.seed))
+    settings = Settings(hidden=len(network.hidden_bias), alpha=args.alpha,
                         heuristic_share=args.heuristic_share)
     record = {key: value for key, value in record.items() if key != "rng_state"}
     record.update(variant=args.variant, settings=settings_json(settings),
                   command=command + f"; then --from {source.name} --games {args.games} "
-                                              f"--seed {args.seed}" + _setting_options(args))
+                                              f"--seed {args.seed}" + _setting_options(args)
+                                      + (f" --hidden {args.hidden}" if args.hidden is not None else ""))
     return Trainer(rules, network, settings), random.Random(args.seed), record
 
 
@@ -238,8 +245,9 @@ def run_train(args: argparse.Namespace) -> int:
             raise UsageError(f"{option} is {value}; allowed: {allowed_text}")
     if args.resume and args.start_from:
         raise UsageError("--resume and --from exclude each other: --resume goes on from --out's checkpoint")
-    if args.hidden is not None and (args.resume or args.start_from):
-        raise UsageError("--hidden is for a new network: a network gone on from keeps its hidden units")
+    if args.hidden is not None and args.resume:
+        raise UsageError("--hidden is for a new network or one gone on from with --from: --resume keeps "
+                         "the checkpoint's hidden units")
     out = args.out or _default_out(args.variant)
     rules = Rules.for_variant(args.variant)
     if args.resume:
@@ -347,15 +355,14 @@ def run_average(args: argparse.Namespace) -> int:
     sources = [{key: record[key] for key in ("command", "games", "seed", "settings", "cpu_seconds") if key in record}
                for _, record in loaded]
     evaluation = Trainer(rules, network).evaluate(args.eval_games, random.Random(f"{args.seed}:eval"))
+    # The most of those averaged, so that --from counts on from them (a sum would count the stages
+    # they share once for each); each one's own is in "averaged".
+    games = max(source["games"] for source in sources)
     record = {"variant": args.variant, "seed": args.seed, "settings": {"hidden": hidden.pop()},
-              # The most of those averaged: a network gone on from with --from counts on from them.
-              # (A sum would count the stages they share once for each; each one's is in "averaged".)
-              "games": max(source["games"] for source in sources),
-              "cpu_seconds": max(source["cpu_seconds"] for source in sources),
+              "games": games, "cpu_seconds": max(source["cpu_seconds"] for source in sources),
               "command": f"tavli-board average {args.variant} of: "
                          + " AND ".join(f"({source['command']})" for source in sources),
-              "averaged": sources,
-              "evaluations": [{"games": max(source["games"] for source in sources), **evaluation}]}
+              "averaged": sources, "evaluations": [{"games": games, **evaluation}]}
     targets = _write_results(args, network, record)
     print(f"{args.variant}: the mean of {len(sources)} networks, vs random "
           f"{evaluation['random']['win_rate']:.0%}, vs heuristic {evaluation['heuristic']['win_rate']:.0%}; "

@@ -137,7 +137,8 @@ def test_train_from_a_network_goes_on_with_new_settings_and_carries_its_record(c
     (["--from", "{shipped}/fevga.npz", "--games", "9000"], "a network of 210 inputs; tapa takes 262"),
     (["--from", "{shipped}/tapa.npz", "--games", "10"], "has had 30000 games already; give --games more than 30000"),
     (["--from", "{shipped}/tapa.npz", "--resume"], "--resume and --from exclude each other"),
-    (["--from", "{shipped}/tapa.npz", "--hidden", "80"], "--hidden is for a new network"),
+    (["--from", "{shipped}/tapa.npz", "--hidden", "20", "--games", "40000"], "--hidden 20 is fewer than its 40 hidden units"),
+    (["--resume", "--hidden", "80"], "--resume keeps the checkpoint's hidden units"),
 ])
 def test_train_from_refuses_what_it_cannot_go_on_from_in_one_line(capsys, tmp_path, argv, message):
     shipped = SHIPPED_WEIGHTS
@@ -237,3 +238,13 @@ def test_train_resume_says_a_damaged_checkpoint_is_damaged(capsys, tmp_path):
     code, out, err = run(capsys, "train", "fevga", "--resume", "--games", "4", "--out", str(tmp_path / "a"))
     assert code == 2 and out == "" and f"the checkpoint in {tmp_path / 'a'} is damaged" in err
     assert len(err.strip().splitlines()) == 1
+
+
+def test_train_from_with_more_hidden_units_widens_the_network_and_goes_on_from_what_it_computes(capsys, tmp_path):
+    narrow = trained(capsys, tmp_path / "narrow", "--seed", "5")
+    code, _, _ = run(capsys, "train", "fevga", "--from", str(narrow), "--hidden", "6", "--games", "3", "--seed", "8",
+                     "--eval-games", "2", "--out", str(tmp_path / "wide"))
+    record = json.loads((tmp_path / "wide" / "fevga.json").read_text())
+    wide = Network.from_bytes((tmp_path / "wide" / "fevga.npz").read_bytes())
+    assert code == 0 and wide.hidden_weights.shape[0] == 6 and record["settings"]["hidden"] == 6
+    assert record["command"].endswith("; then --from fevga.npz --games 3 --seed 8 --hidden 6")

@@ -172,3 +172,14 @@ def test_the_mean_of_networks_is_each_parameter_averaged_and_only_of_one_shape()
         Network.mean([networks[0], Network.fresh(7, 4, np.random.default_rng(1))])
     with pytest.raises(ValueError, match="no networks"):
         Network.mean([])
+
+
+def test_a_widened_network_computes_what_it_did_and_has_the_units_asked_for():
+    network = Network.fresh(7, 3, np.random.default_rng(1))
+    wide = network.widened(5, np.random.default_rng(2))
+    boards = np.random.default_rng(3).random((9, 7)).astype(np.float32)
+    assert wide.hidden_weights.shape == (5, 7) and wide.output_weights.shape == (5, 5)
+    assert np.allclose(wide.forward(boards), network.forward(boards))
+    assert np.abs(wide.hidden_weights[3:]).sum() > 0   # the new units see the board: training can grow them
+    with pytest.raises(ValueError, match="2 hidden units are fewer than the network's 3"):
+        network.widened(2, np.random.default_rng(2))
