@@ -77,8 +77,8 @@ class Network:
     @classmethod
     def mean(cls, networks: Sequence["Network"]) -> "Network":
         """The parameter-wise mean of networks of one shape. Of networks trained on from one network
-        (checkpoints of a run, or runs side by side), it is steadier than any one of them: stochastic
-        weight averaging, model soups. ValueError for networks of different shapes."""
+        (checkpoints of a run, or runs side by side), it is often stronger than each of them:
+        stochastic weight averaging, model soups. ValueError for networks of different shapes."""
         shapes = {tuple(parameter.shape for parameter in network.parameters) for network in networks}
         if len(shapes) != 1:
             raise ValueError(f"networks of different shapes: {sorted(shapes)}" if shapes else "no networks")

@@ -64,8 +64,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "average", help="average trained networks of one game into one",
         description="The mean of the weights of networks of one game that were trained on from one network "
                     "(the kept checkpoints of a run, or of runs side by side): a TD network's strength "
-                    "wanders from checkpoint to checkpoint, and the mean of several is steadier "
-                    "(stochastic weight averaging, model soups). Each network needs its training record "
+                    "wanders from checkpoint to checkpoint, and the mean of several is often stronger "
+                    "than each (stochastic weight averaging, model soups). Each network needs its training record "
                     "beside it. The mean is evaluated against the baselines as at the end of training "
                     "and written as VARIANT.npz and VARIANT.json (its record lists each network's) to "
                     "--out; --install also writes them where the package ships them.")
