@@ -240,7 +240,7 @@ def test_train_resume_says_a_damaged_checkpoint_is_damaged(capsys, tmp_path):
     assert len(err.strip().splitlines()) == 1
 
 
-def test_train_from_with_more_hidden_units_widens_the_network_and_goes_on_from_what_it_computes(capsys, tmp_path):
+def test_train_from_with_more_hidden_units_trains_the_network_widened_and_records_it(capsys, tmp_path):
     narrow = trained(capsys, tmp_path / "narrow", "--seed", "5")
     code, _, _ = run(capsys, "train", "fevga", "--from", str(narrow), "--hidden", "6", "--games", "3", "--seed", "8",
                      "--eval-games", "2", "--out", str(tmp_path / "wide"))
