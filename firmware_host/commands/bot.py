@@ -234,15 +234,23 @@ def _started_from(args: argparse.Namespace, rules: Rules) -> tuple[Trainer, rand
     return Trainer(rules, network, settings), random.Random(args.seed), record
 
 
-def run_train(args: argparse.Namespace) -> int:
-    limits = (("--games", args.games, args.games >= 1, "at least 1"),
-              ("--hidden", args.hidden, args.hidden is None or args.hidden >= 1, "at least 1"),
-              ("--eval-games", args.eval_games, args.eval_games >= 2, "at least 2"),
-              ("--alpha", args.alpha, 0 < args.alpha <= 1, "more than 0 and at most 1"),
-              ("--heuristic-share", args.heuristic_share, 0 <= args.heuristic_share <= 1, "from 0 to 1"))
+def _check_limits(*limits: tuple[str, object, bool, str]) -> None:
+    """Each (option, value, whether it is allowed, what is allowed): the first one not allowed, in one line."""
     for option, value, allowed, allowed_text in limits:
         if not allowed:
             raise UsageError(f"{option} is {value}; allowed: {allowed_text}")
+
+
+def _eval_games_limit(args: argparse.Namespace) -> tuple[str, object, bool, str]:
+    return "--eval-games", args.eval_games, args.eval_games >= 2, "at least 2"
+
+
+def run_train(args: argparse.Namespace) -> int:
+    _check_limits(("--games", args.games, args.games >= 1, "at least 1"),
+                  ("--hidden", args.hidden, args.hidden is None or args.hidden >= 1, "at least 1"),
+                  _eval_games_limit(args),
+                  ("--alpha", args.alpha, 0 < args.alpha <= 1, "more than 0 and at most 1"),
+                  ("--heuristic-share", args.heuristic_share, 0 <= args.heuristic_share <= 1, "from 0 to 1"))
     if args.resume and args.start_from:
         raise UsageError("--resume and --from exclude each other: --resume goes on from --out's checkpoint")
     if args.hidden is not None and args.resume:
@@ -342,8 +350,7 @@ def _write(path: Path, data: bytes | str) -> None:
 def run_average(args: argparse.Namespace) -> int:
     if len(args.networks) < 2:
         raise UsageError("average takes two networks or more")
-    if args.eval_games < 2:
-        raise UsageError(f"--eval-games is {args.eval_games}; allowed: at least 2")
+    _check_limits(_eval_games_limit(args))
     rules = Rules.for_variant(args.variant)
     loaded = [_trained_network(path, str(path), rules) for path in args.networks]
     hidden = {len(network.hidden_bias) for network, _ in loaded}

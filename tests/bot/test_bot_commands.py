@@ -196,13 +196,15 @@ def test_average_writes_the_mean_of_the_networks_with_every_record_and_can_be_tr
     (["{wider}"], "different hidden units (4, 5)"),
     (["{shipped}/tapa.npz"], "a network of 262 inputs; fevga takes 210"),
     (["{missing}"], "none.npz: not a network with its training record beside it"),
+    (["{network}", "--eval-games", "1"], "--eval-games is 1; allowed: at least 2"),
 ])
 def test_average_refuses_networks_that_do_not_average_in_one_line(capsys, tmp_path, others, message):
     network = trained(capsys, tmp_path / "a")
     wider = tmp_path / "wide" / "fevga.npz"
     if "{wider}" in others:
         trained(capsys, tmp_path / "wide", "--hidden", "5")
-    others = [o.format(wider=wider, shipped=SHIPPED_WEIGHTS, missing=tmp_path / "none.npz") for o in others]
+    others = [o.format(wider=wider, shipped=SHIPPED_WEIGHTS, missing=tmp_path / "none.npz", network=network)
+              for o in others]
     code, out, err = run(capsys, "average", "fevga", str(network), *others, "--out", str(tmp_path / "mean"))
     assert code == 2 and out == "" and message in err and len(err.strip().splitlines()) == 1
     assert not (tmp_path / "mean").exists()
