@@ -104,24 +104,37 @@ def gnubg_executable() -> str:
     return executable
 
 
-class GnubgPlayer:
-    """GNU Backgammon's 0-ply play of Portes (= backgammon without the cube)."""
+class GnubgChild:
+    """gnubg running `script` (its Python scripting), which prints READY and then answers each line
+    sent with one line."""
 
-    def __init__(self, executable: str):
+    def __init__(self, executable: str, script: str):
         folder = Path(tempfile.mkdtemp())
-        self.script = folder / "bestmove.py"
-        self.script.write_text(GNUBG_SCRIPT)
+        path = folder / "script.py"
+        path.write_text(script)
         # gnubg stops at once where $HOME does not exist; its own home also keeps the user's ~/.gnubg out.
-        self.process = subprocess.Popen([executable, "-t", "-q", "-p", str(self.script)],
+        self.process = subprocess.Popen([executable, "-t", "-q", "-p", str(path)],
                                         stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True,
                                         env={**os.environ, "HOME": str(folder)})
         while self.process.stdout.readline().strip() != "READY":  # past gnubg's greeting and board
             if self.process.poll() is not None:
                 raise RuntimeError("gnubg stopped before it was ready")
 
+    def ask(self, numbers: list[int]) -> list[str]:
+        self.process.stdin.write(" ".join(map(str, numbers)) + "\n")
+        self.process.stdin.flush()
+        return self.process.stdout.readline().split()
+
     def close(self) -> None:
         self.process.stdin.close()
         self.process.wait(timeout=30)
+
+
+class GnubgPlayer(GnubgChild):
+    """GNU Backgammon's 0-ply play of Portes (= backgammon without the cube)."""
+
+    def __init__(self, executable: str):
+        super().__init__(executable, GNUBG_SCRIPT)
 
     @staticmethod
     def board(position: Position) -> tuple[list[int], list[int]]:
@@ -141,9 +154,7 @@ class GnubgPlayer:
         if len(plays) == 1:
             return plays[0]
         theirs, mine = self.board(turn.position)
-        self.process.stdin.write(" ".join(map(str, theirs + mine + list(turn.dice))) + "\n")
-        self.process.stdin.flush()
-        answer = [int(n) for n in self.process.stdout.readline().split()]
+        answer = [int(n) for n in self.ask(theirs + mine + list(turn.dice))]
         # Pairs (from, to) of the mover's own points 1..24, 25 the bar, 0 off; a pair from 0 is unused.
         mover = turn.mover
 

@@ -15,7 +15,10 @@ time what `moves --jsonl` adds: every play's JSON text (`Play.to_json_text`, pos
 Hand-picked edge positions (--edges) are timed too, each as the best of many runs, in
 microseconds: the library's listing ("plays") and the listing with its JSON text ("+json"), to set
 beside GNU Backgammon's 0-ply (10-72 us per Portes position, issue 16): goals within 2x for the
-library and 5x with the JSON.
+library and 5x with the JSON. With --gnubg GAMES, Debian's `gnubg` times its 0-ply best move (every
+play listed and evaluated, its evaluation cache off) on the same Portes edge positions and on every
+position of GAMES random Portes games, beside the library's times: the ratios are the goals'
+measure, position by position.
 
 The first line says which search was timed: the compiled one where the extension is built
 (setup.py), the pure-Python one otherwise or with TAVLI_PURE_PYTHON=1 in the environment.
@@ -195,22 +198,105 @@ EDGE_POSITIONS = [
 ]
 
 
-def time_edges(repeats: int) -> None:
-    """Each edge position's best time of `repeats` runs, in microseconds."""
+def best_times(position: Position, dice: tuple[int, int], repeats: int) -> tuple[int, float, float]:
+    """The number of plays, and the best of `repeats` runs of the listing and of the listing with
+    its JSON text, in seconds."""
+    rules = Rules.for_variant(position.variant)
+    listing, with_json, count = [], [], 0
+    for _ in range(repeats):
+        start = time.thread_time()
+        plays = Turn(position, dice, rules).plays()
+        listed = time.thread_time()
+        ", ".join(play.to_json_text() for play in plays)
+        listing.append(listed - start)
+        with_json.append(time.thread_time() - start)
+        count = len(plays)
+    return count, min(listing), min(with_json)
+
+
+def time_edges(repeats: int) -> dict[str, tuple[int, float, float]]:
+    """Each edge position's best time of `repeats` runs, in microseconds; returned by name."""
     print(f"\nedge positions, best of {repeats} runs, thread CPU microseconds")
     print(f"{'position':22} {'plays':>6} {'plays us':>9} {'+json us':>9}")
+    timed = {}
     for name, position, dice in EDGE_POSITIONS:
-        rules = Rules.for_variant(position.variant)
-        listing, with_json, count = [], [], 0
-        for _ in range(repeats):
-            start = time.thread_time()
-            plays = Turn(position, dice, rules).plays()
-            listed = time.thread_time()
-            ", ".join(play.to_json_text() for play in plays)
-            listing.append(listed - start)
-            with_json.append(time.thread_time() - start)
-            count = len(plays)
-        print(f"{name:22} {count:6d} {1e6 * min(listing):9.0f} {1e6 * min(with_json):9.0f}", flush=True)
+        count, listing, with_json = timed[name] = best_times(position, dice, repeats)
+        print(f"{name:22} {count:6d} {1e6 * listing:9.0f} {1e6 * with_json:9.0f}", flush=True)
+    return timed
+
+
+# Runs inside gnubg: reads "board0 board1 die1 die2 runs" lines (bench_bot's board arrays) and
+# answers the best of `runs` calls of its 0-ply best move, in CPU seconds of its process. Its
+# evaluation cache is off, so that every play of every call is evaluated as in a position met for
+# the first time (with it, repeated calls only look their plays up), and it runs one thread.
+GNUBG_TIMING_SCRIPT = r'''
+import sys
+import time
+import gnubg
+for setting in ("set threads 1", "set cache 0", "set jacoby off", "set cube use off", "new game",
+                "set evaluation chequerplay evaluation plies 0",
+                "set evaluation chequerplay evaluation cubeful off"):
+    gnubg.command(setting)
+context, cube = gnubg.evalcontext(), gnubg.cubeinfo()
+sys.stdout.write("READY\n")
+sys.stdout.flush()
+for text in sys.stdin:
+    numbers = [int(n) for n in text.split()]
+    board, dice = (tuple(numbers[0:25]), tuple(numbers[25:50])), (numbers[50], numbers[51])
+    times = []
+    for _ in range(numbers[52]):
+        start = time.process_time()
+        gnubg.findbestmove(board, cube, context, dice)
+        times.append(time.process_time() - start)
+    sys.stdout.write(f"{min(times)}\n")
+    sys.stdout.flush()
+'''
+
+
+def time_beside_gnubg(edges: dict[str, tuple[int, float, float]], repeats: int, games: int, seed: int
+                      ) -> None:
+    """GNU Backgammon's 0-ply best move (every play listed and evaluated) beside the library's
+    listing, on the Portes edge positions (best of `repeats`) and on every position of `games`
+    random Portes games (best of 3 each): the goals are the listing within 2x of it and the listing
+    with its JSON within 5x."""
+    from bench_bot import GnubgChild, GnubgPlayer, gnubg_executable  # a script beside this one
+
+    gnubg = GnubgChild(gnubg_executable(), GNUBG_TIMING_SCRIPT)
+
+    def gnubg_seconds(position: Position, dice: tuple[int, int], runs: int) -> float:
+        theirs, mine = GnubgPlayer.board(position)
+        return float(gnubg.ask(theirs + mine + list(dice) + [runs])[0])
+
+    try:
+        print(f"\nbeside gnubg 0-ply (its evaluation cache off, one thread; process CPU), best of "
+              f"{repeats} runs, microseconds; ratios: ours / gnubg's (goals <= 2 and <= 5 with JSON)")
+        print(f"{'position':22} {'plays':>6} {'gnubg us':>9} {'plays us':>9} {'ratio':>6} "
+              f"{'+json us':>9} {'ratio':>6}")
+        for name, position, dice in EDGE_POSITIONS:
+            if position.variant != "portes":
+                continue
+            count, listing, with_json = edges.get(name) or best_times(position, dice, repeats)
+            theirs = gnubg_seconds(position, dice, repeats)
+            print(f"{name:22} {count:6d} {1e6 * theirs:9.0f} {1e6 * listing:9.0f} {listing / theirs:6.2f} "
+                  f"{1e6 * with_json:9.0f} {with_json / theirs:6.2f}", flush=True)
+        ratios, json_ratios, ours, gnubg_times = [], [], [], []
+        for position, dice in corpus("portes", games, seed):
+            _, listing, with_json = best_times(position, dice, 3)
+            theirs = gnubg_seconds(position, dice, 3)
+            ours.append(listing)
+            gnubg_times.append(theirs)
+            ratios.append(listing / theirs)
+            json_ratios.append(with_json / theirs)
+    finally:
+        gnubg.close()
+    ratios.sort(), json_ratios.sort(), ours.sort(), gnubg_times.sort()
+    print(f"{len(ratios)} positions of {games} random Portes games: gnubg p50 / p99 "
+          f"{1e6 * percentile(gnubg_times, 0.5):.0f} / {1e6 * percentile(gnubg_times, 0.99):.0f} us, "
+          f"ours {1e6 * percentile(ours, 0.5):.0f} / {1e6 * percentile(ours, 0.99):.0f} us; ratio p50 / "
+          f"p99 / max {percentile(ratios, 0.5):.2f} / {percentile(ratios, 0.99):.2f} / {ratios[-1]:.2f} "
+          f"(within 2x: {sum(r <= 2 for r in ratios) / len(ratios):.1%}), with JSON "
+          f"{percentile(json_ratios, 0.5):.2f} / {percentile(json_ratios, 0.99):.2f} / {json_ratios[-1]:.2f} "
+          f"(within 5x: {sum(r <= 5 for r in json_ratios) / len(json_ratios):.1%})", flush=True)
 
 
 def main() -> None:
@@ -222,6 +308,10 @@ def main() -> None:
                         help="stop listing a cascade past this many distinct plays")
     parser.add_argument("--edges", type=int, default=200, metavar="RUNS",
                         help="runs per hand-picked edge position (0: none; default %(default)s)")
+    parser.add_argument("--gnubg", type=int, default=0, metavar="GAMES",
+                        help="also time GNU Backgammon's 0-ply beside the listing on the Portes edge "
+                             "positions and on every position of GAMES random Portes games "
+                             "(default: not)")
     args = parser.parse_args()
     print("search: " + ("compiled (firmware_host/rules/_search.c)" if COMPILED else
                         "pure Python (the extension is not built, or TAVLI_PURE_PYTHON is set)"))
@@ -232,8 +322,9 @@ def main() -> None:
     for variant in args.variant or VARIANTS:
         for row in measure(variant, args.games, args.seed, args.max_plays):
             print(row.line(), flush=True)
-    if args.edges:
-        time_edges(args.edges)
+    edges = time_edges(args.edges) if args.edges else {}
+    if args.gnubg:
+        time_beside_gnubg(edges, args.edges or 200, args.gnubg, args.seed)
 
 
 if __name__ == "__main__":
