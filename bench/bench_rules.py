@@ -257,7 +257,7 @@ def time_beside_gnubg(edges: dict[str, tuple[int, float, float]], repeats: int, 
                       ) -> None:
     """GNU Backgammon's 0-ply best move (every play listed and evaluated) beside the library's
     listing, on the Portes edge positions (best of `repeats`) and on every position of `games`
-    random Portes games (best of 3 each): the goals are the listing within 2x of it and the listing
+    random Portes games (best of 20 each): the goals are the listing within 2x of it and the listing
     with its JSON within 5x."""
     from bench_bot import GnubgChild, GnubgPlayer, gnubg_executable  # a script beside this one
 
@@ -281,8 +281,8 @@ def time_beside_gnubg(edges: dict[str, tuple[int, float, float]], repeats: int, 
                   f"{1e6 * with_json:9.0f} {with_json / theirs:6.2f}", flush=True)
         ratios, json_ratios, ours, gnubg_times = [], [], [], []
         for position, dice in corpus("portes", games, seed):
-            _, listing, with_json = best_times(position, dice, 3)
-            theirs = gnubg_seconds(position, dice, 3)
+            _, listing, with_json = best_times(position, dice, 20)
+            theirs = gnubg_seconds(position, dice, 20)
             ours.append(listing)
             gnubg_times.append(theirs)
             ratios.append(listing / theirs)
