@@ -289,7 +289,8 @@ def time_beside_gnubg(edges: dict[str, tuple[int, float, float]], repeats: int, 
             json_ratios.append(with_json / theirs)
     finally:
         gnubg.close()
-    ratios.sort(), json_ratios.sort(), ours.sort(), gnubg_times.sort()
+    for values in (ratios, json_ratios, ours, gnubg_times):
+        values.sort()
     print(f"{len(ratios)} positions of {games} random Portes games: gnubg p50 / p99 "
           f"{1e6 * percentile(gnubg_times, 0.5):.0f} / {1e6 * percentile(gnubg_times, 0.99):.0f} us, "
           f"ours {1e6 * percentile(ours, 0.5):.0f} / {1e6 * percentile(ours, 0.99):.0f} us; ratio p50 / "
