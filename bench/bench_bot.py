@@ -76,24 +76,29 @@ def line(name: str, tally: Tally) -> str:
 
 # -- GNU Backgammon ---------------------------------------------------------------------------------
 
-# Runs inside gnubg: reads "board0 board1 die1 die2" lines (gnubg's two 25-point arrays, the side to
-# move second) and answers gnubg's best move as "from to from to ...", 0-ply cubeless.
-GNUBG_SCRIPT = r'''
-import sys
-import gnubg
-for setting in ("set jacoby off", "set cube use off", "new game",
-                "set evaluation chequerplay evaluation plies 0",
-                "set evaluation chequerplay evaluation cubeful off"):
+# Every script run inside gnubg (its Python scripting) ends with this: gnubg set to cubeless 0-ply
+# play (after the script's own SETTINGS), READY, then for each line read, "board0 board1 die1 die2
+# [more numbers]" (gnubg's two 25-point arrays, the side to move second), the one line that the
+# script's answer(board, dice, more) returns.
+GNUBG_LOOP = r'''
+for setting in SETTINGS + ("set jacoby off", "set cube use off", "new game",
+                           "set evaluation chequerplay evaluation plies 0",
+                           "set evaluation chequerplay evaluation cubeful off"):
     gnubg.command(setting)
 context, cube = gnubg.evalcontext(), gnubg.cubeinfo()
 sys.stdout.write("READY\n")
 sys.stdout.flush()
 for text in sys.stdin:
     numbers = [int(n) for n in text.split()]
-    board = (tuple(numbers[0:25]), tuple(numbers[25:50]))
-    move = gnubg.findbestmove(board, cube, context, (numbers[50], numbers[51]))
-    sys.stdout.write(" ".join(str(n) for n in move) + "\n")
+    board, dice = (tuple(numbers[0:25]), tuple(numbers[25:50])), (numbers[50], numbers[51])
+    sys.stdout.write(answer(board, dice, numbers[52:]) + "\n")
     sys.stdout.flush()
+'''
+
+# gnubg's best move as "from to from to ...".
+BEST_MOVE_ANSWER = r'''
+def answer(board, dice, more):
+    return " ".join(str(n) for n in gnubg.findbestmove(board, cube, context, dice))
 '''
 
 
@@ -105,13 +110,13 @@ def gnubg_executable() -> str:
 
 
 class GnubgChild:
-    """gnubg running `script` (its Python scripting), which prints READY and then answers each line
-    sent with one line."""
+    """gnubg running a script of its Python scripting that defines `answer` (see GNUBG_LOOP), after
+    the gnubg commands `settings`: each line of numbers sent gets one line back."""
 
-    def __init__(self, executable: str, script: str):
+    def __init__(self, executable: str, answer: str, settings: tuple[str, ...] = ()):
         folder = Path(tempfile.mkdtemp())
         path = folder / "script.py"
-        path.write_text(script)
+        path.write_text(f"import sys\nimport time\nimport gnubg\nSETTINGS = {settings!r}\n{answer}{GNUBG_LOOP}")
         # gnubg stops at once where $HOME does not exist; its own home also keeps the user's ~/.gnubg out.
         self.process = subprocess.Popen([executable, "-t", "-q", "-p", str(path)],
                                         stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True,
@@ -134,7 +139,7 @@ class GnubgPlayer(GnubgChild):
     """GNU Backgammon's 0-ply play of Portes (= backgammon without the cube)."""
 
     def __init__(self, executable: str):
-        super().__init__(executable, GNUBG_SCRIPT)
+        super().__init__(executable, BEST_MOVE_ANSWER)
 
     @staticmethod
     def board(position: Position) -> tuple[list[int], list[int]]:

@@ -225,31 +225,19 @@ def time_edges(repeats: int) -> dict[str, tuple[int, float, float]]:
     return timed
 
 
-# Runs inside gnubg: reads "board0 board1 die1 die2 runs" lines (bench_bot's board arrays) and
-# answers the best of `runs` calls of its 0-ply best move, in CPU seconds of its process. Its
-# evaluation cache is off, so that every play of every call is evaluated as in a position met for
-# the first time (with it, repeated calls only look their plays up), and it runs one thread.
-GNUBG_TIMING_SCRIPT = r'''
-import sys
-import time
-import gnubg
-for setting in ("set threads 1", "set cache 0", "set jacoby off", "set cube use off", "new game",
-                "set evaluation chequerplay evaluation plies 0",
-                "set evaluation chequerplay evaluation cubeful off"):
-    gnubg.command(setting)
-context, cube = gnubg.evalcontext(), gnubg.cubeinfo()
-sys.stdout.write("READY\n")
-sys.stdout.flush()
-for text in sys.stdin:
-    numbers = [int(n) for n in text.split()]
-    board, dice = (tuple(numbers[0:25]), tuple(numbers[25:50])), (numbers[50], numbers[51])
+# gnubg's answer (bench_bot.GNUBG_LOOP) to "board0 board1 die1 die2 runs": the best of `runs` calls
+# of its 0-ply best move, in CPU seconds of its process. Its evaluation cache is off, so that every
+# play of every call is evaluated as in a position met for the first time (with it, repeated calls
+# only look their plays up), and it runs one thread.
+GNUBG_TIMING_SETTINGS = ("set threads 1", "set cache 0")
+GNUBG_TIMING_ANSWER = r'''
+def answer(board, dice, more):
     times = []
-    for _ in range(numbers[52]):
+    for _ in range(more[0]):
         start = time.process_time()
         gnubg.findbestmove(board, cube, context, dice)
         times.append(time.process_time() - start)
-    sys.stdout.write(f"{min(times)}\n")
-    sys.stdout.flush()
+    return str(min(times))
 '''
 
 
@@ -261,7 +249,7 @@ def time_beside_gnubg(edges: dict[str, tuple[int, float, float]], repeats: int, 
     with its JSON within 5x."""
     from bench_bot import GnubgChild, GnubgPlayer, gnubg_executable  # a script beside this one
 
-    gnubg = GnubgChild(gnubg_executable(), GNUBG_TIMING_SCRIPT)
+    gnubg = GnubgChild(gnubg_executable(), GNUBG_TIMING_ANSWER, GNUBG_TIMING_SETTINGS)
 
     def gnubg_seconds(position: Position, dice: tuple[int, int], runs: int) -> float:
         theirs, mine = GnubgPlayer.board(position)

@@ -13,7 +13,7 @@ from firmware_host.rules import Rules, Turn
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "bench"))
 from bench_bot import GnubgChild, GnubgPlayer, gnubg_executable  # noqa: E402
-from bench_rules import EDGE_POSITIONS, GNUBG_TIMING_SCRIPT, random_turns  # noqa: E402
+from bench_rules import EDGE_POSITIONS, GNUBG_TIMING_ANSWER, GNUBG_TIMING_SETTINGS, random_turns  # noqa: E402
 
 pytestmark = pytest.mark.skipif(shutil.which("gnubg") is None and shutil.which("gnubg", path="/usr/games") is None,
                                 reason="GNU Backgammon is not installed (Debian package gnubg)")
@@ -40,7 +40,7 @@ def test_gnubg_answers_a_legal_play_in_every_turn_of_random_games():
 
 
 def test_the_timing_child_answers_every_portes_edge_position_in_cpu_seconds():
-    child = GnubgChild(gnubg_executable(), GNUBG_TIMING_SCRIPT)
+    child = GnubgChild(gnubg_executable(), GNUBG_TIMING_ANSWER, GNUBG_TIMING_SETTINGS)
     try:
         for name, position, dice in EDGE_POSITIONS:
             if position.variant == "portes":
