@@ -712,6 +712,56 @@ class _Duty:
     opponent_moves: bool = False
 
 
+# Per rule set (by identity: `Rules` holds a mapping and is not hashable): the `Frame` fields that
+# the rules and the mover's side alone decide. A few dozen rule sets at most are in play at once.
+_FACTS_KEPT = 64
+_facts_by_rules: dict[int, tuple[Rules, dict[Color, dict[str, Any]]]] = {}
+
+
+def _frame_facts(rules: Rules, mover: Color) -> dict[str, Any]:
+    kept = _facts_by_rules.get(id(rules))
+    if kept is None or kept[0] is not rules:
+        if len(_facts_by_rules) >= _FACTS_KEPT:
+            _facts_by_rules.clear()
+        kept = _facts_by_rules[id(rules)] = (rules, {color: _facts_of(rules, color) for color in (WHITE, BLACK)})
+    return kept[1][mover]
+
+
+def _facts_of(rules: Rules, mover: Color) -> dict[str, Any]:
+    variant, opts = rules.variant, rules.options
+    key = (variant.family, mover)
+    start_rule = opts.get("start_rule", "none")
+    table_every_move = opts.get("start_table_check") == "every_move"
+    prime_rule = opts.get("prime_rule", "none")
+    prime_every_move = prime_rule == "no_prime_without_opponent_ahead" and opts.get("prime_check") == "every_move"
+    tables = {"none": (), "own": (OWN_START_TABLE,),
+              "both": (OWN_START_TABLE, OPP_START_TABLE)}[opts.get("start_table_scope", "none")]
+    mother_rule = bool(opts.get("mother_rule"))
+    mother_every_move = mother_rule and opts.get("mother_check") == "every_move"
+    mutual_no_move_draw = bool(opts.get("mutual_no_move_draw"))
+    return {
+        "capture": variant.capture, "family": variant.family, "opts": opts,
+        "route": ROUTES[key], "_board_of": _FRAME_OF_POINT[key], "_points_of_route": _POINT_OF_FRAME[key],
+        "names": _NAMES[key],
+        "first_checker": start_rule == "first_checker", "head_rule": start_rule == "head_rule",
+        "release_from": 13 if opts.get("first_checker_release_at") == "start_quarter" else 14,
+        "release_mid_turn": opts.get("first_checker_release_timing") == "immediate",
+        "hit_and_run_frozen": bool(opts.get("no_hit_and_run_in_home")),
+        "pinned_blocks_bearoff": bool(opts.get("pinned_blocks_bearoff")),
+        "table_every_move": table_every_move, "prime_every_move": prime_every_move, "tables": tables,
+        # Whether `allowed_at_end` can ever say no: most rule sets judge nothing at the end.
+        "end_limits": bool(tables and not table_every_move)
+        or prime_rule in ("opp_start_table_max4", "no_prime_without_opponent_ahead"),
+        "mother_rule": mother_rule, "mother_every_move": mother_every_move,
+        "mutual_no_move_draw": mutual_no_move_draw,
+        # Whether a play can end the game otherwise than by bearing off, judged on the position it
+        # ends in (`result` with end_of_turn); bearing off all is found by the search.
+        "ends_at_end_of_turn": mother_rule or mutual_no_move_draw,
+        "python_search_only": table_every_move or prime_every_move or mother_every_move,
+        "capture_code": _CAPTURE_CODES[variant.capture], "entry_may_trap": bool(opts.get("entry_may_trap")),
+    }
+
+
 class Frame:
     """The mover's view of a position and the per-move rules, used by the search."""
 
@@ -720,53 +770,28 @@ class Frame:
         self.position = position
         self.mover = mover
         self.rules = rules
-        variant = rules.variant
-        self.capture = variant.capture
-        self.family = variant.family
-        self.route = ROUTES[(variant.family, mover)]
-        self._board_of = _FRAME_OF_POINT[(variant.family, mover)]
-        self._points_of_route = _POINT_OF_FRAME[(variant.family, mover)]
-        self.names = _NAMES[(variant.family, mover)]
-        opts = rules.options
-        self.opts = opts
+        # What the rules and the mover's side fix, read once per rule set (`_frame_facts`): a
+        # turn of one or two plays is otherwise mostly this set-up.
+        self.__dict__.update(_frame_facts(rules, mover))
         self.node = self._node_of(position)
         rolls = position.rolls
         self._after_turn = (mover.opponent, (rolls[0] + 1, rolls[1]) if mover is WHITE else (rolls[0], rolls[1] + 1))
         self._last_opp, self._last_opp_board = None, ()
         self._moves_known: dict[FrameMove, Move] = {}
-        start_rule = opts.get("start_rule", "none")
-        self.first_checker = start_rule == "first_checker"
         self.head_limit = 0
-        if start_rule == "head_rule":
-            first_roll = position.rolls[mover.index] == 0
+        if self.head_rule:
+            opts = self.opts
+            first_roll = rolls[mover.index] == 0
             doubles = dice is not None and len(dice) == 2 and dice[0] == dice[1]
             two_off = first_roll and doubles and dice[0] in opts["head_rule_first_roll_doubles"]
             self.head_limit = 2 if two_off else 1
-        self.release_from = 13 if opts.get("first_checker_release_at") == "start_quarter" else 14
         self.released_at_start = self._released(self.node)
-        self.release_mid_turn = opts.get("first_checker_release_timing") == "immediate"
-        self.hit_and_run_frozen = bool(opts.get("no_hit_and_run_in_home"))
-        self.pinned_blocks_bearoff = bool(opts.get("pinned_blocks_bearoff"))
-        self.table_every_move = opts.get("start_table_check") == "every_move"
-        self.prime_every_move = opts.get("prime_rule") == "no_prime_without_opponent_ahead" \
-            and opts.get("prime_check") == "every_move"
-        self.tables = self._tables(opts.get("start_table_scope", "none"))
-        # Whether `allowed_at_end` can ever say no: most rule sets judge nothing at the end.
-        self.end_limits = bool(self.tables and not self.table_every_move) \
-            or opts.get("prime_rule", "none") in ("opp_start_table_max4", "no_prime_without_opponent_ahead")
-        self.mother_rule = bool(opts.get("mother_rule"))
-        self.mother_every_move = self.mother_rule and opts.get("mother_check") == "every_move"
-        self.mutual_no_move_draw = bool(opts.get("mutual_no_move_draw"))
-        # Whether a play can end the game otherwise than by bearing off, judged on the position it
-        # ends in (`result` with end_of_turn); bearing off all is found by the search.
-        self.ends_at_end_of_turn = self.mother_rule or self.mutual_no_move_draw
         # What the compiled search needs to know of the rules, or None where a move is judged by a
         # Python predicate (the every-move checks of tables, primes and the mother).
-        self.search_config: tuple[int, ...] | None = None if (
-            self.table_every_move or self.prime_every_move or self.mother_every_move) else (
-            _CAPTURE_CODES[self.capture], bool(opts.get("entry_may_trap")), self.pinned_blocks_bearoff,
-            self.first_checker, self.released_at_start, self.release_mid_turn, self.release_from,
-            self.head_limit, self.hit_and_run_frozen)
+        self.search_config: tuple[int, ...] | None = None if self.python_search_only else (
+            self.capture_code, self.entry_may_trap, self.pinned_blocks_bearoff, self.first_checker,
+            self.released_at_start, self.release_mid_turn, self.release_from, self.head_limit,
+            self.hit_and_run_frozen)
 
     # -- conversion ----------------------------------------------------------------------------
 
@@ -907,10 +932,6 @@ class Frame:
     def _released(self, node: Node) -> bool:
         me = node.me
         return bool(me[OFF]) or any(me[self.release_from:OFF])
-
-    def _tables(self, scope: str) -> tuple[range, ...]:
-        return {"none": (), "own": (OWN_START_TABLE,),
-                "both": (OWN_START_TABLE, OPP_START_TABLE)}[scope]
 
     def _holds_table(self, node: Node) -> bool:
         return any(all(node.me[p] for p in table) for table in self.tables)

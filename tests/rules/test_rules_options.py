@@ -141,6 +141,18 @@ def test_starting_table_scope_own_ignores_the_opponents_table():
     assert outcomes(p, (2, 1)) == outcomes(p, (2, 1), {"start_table_scope": "none"})
 
 
+def test_each_rule_set_keeps_its_own_options_turn_after_turn():
+    # The search reads a rule set's options once and keeps what they say (`plays._frame_facts`):
+    # rule sets of one variant taken in turn, more of them than are kept at once, each still
+    # play by their own options.
+    p = pos(*BOTH)
+    expected = {"both": outcomes(p, (2, 1)) - finals(p, "13/12 24/22"), "own": outcomes(p, (2, 1))}
+    rule_sets = [(scope, Rules.for_variant("fevga", {"start_table_scope": scope}))
+                 for _ in range(50) for scope in ("both", "own")]
+    for scope, rules in rule_sets + rule_sets[::-1]:
+        assert {describe(x) for x in legal_plays(p, (2, 1), rules)} == expected[scope], scope
+
+
 # -- fevga: unblock precedence ------------------------------------------------------------------------
 # W{13:1, 6:1, 5:1, 4:1, 3:1, 2:1, 1:2}; Black's 5 checkers left on the board all on 7, just behind
 # White's 6-1 (Black goes 7 -> 6 -> ... -> 1). White 6-5: the only two-dice play is 13/8/2 (13/7 is
