@@ -202,7 +202,9 @@ def _trained_network(source: Path, label: str, rules: Rules) -> tuple[Network, d
         network = Network.from_bytes(source.read_bytes())
         record = json.loads(source.with_suffix(".json").read_text())
         record.update(games=int(record["games"]), command=str(record["command"]),
-                      cpu_seconds=float(record["cpu_seconds"]))
+                      cpu_seconds=float(record["cpu_seconds"]), evaluations=record.get("evaluations", []))
+        if not isinstance(record["evaluations"], list):
+            raise TypeError("its evaluations are not a list")
     except (OSError, ValueError, KeyError, TypeError, AttributeError) as error:
         raise UsageError(f"{label}: not a network with its training record beside it ({error})") from None
     wanted = input_size(GameShape.of(rules))

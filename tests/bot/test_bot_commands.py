@@ -250,3 +250,25 @@ def test_train_from_with_more_hidden_units_trains_the_network_widened_and_record
     wide = Network.from_bytes((tmp_path / "wide" / "fevga.npz").read_bytes())
     assert code == 0 and wide.hidden_weights.shape[0] == 6 and record["settings"]["hidden"] == 6
     assert record["command"].endswith("; then --from fevga.npz --games 3 --seed 8 --hidden 6")
+
+
+def test_train_from_refuses_a_record_whose_evaluations_are_not_a_list_in_one_line(capsys, tmp_path):
+    source = tmp_path / "tapa.npz"
+    source.write_bytes((SHIPPED_WEIGHTS / "tapa.npz").read_bytes())
+    record = json.loads((SHIPPED_WEIGHTS / "tapa.json").read_text())
+    source.with_suffix(".json").write_text(json.dumps({**record, "evaluations": "none"}))
+    code, out, err = run(capsys, "train", "tapa", "--from", str(source), "--games", "40000",
+                         "--out", str(tmp_path / "out"))
+    assert code == 2 and out == "" and "its evaluations are not a list" in err and len(err.strip().splitlines()) == 1
+
+
+def test_train_from_a_record_without_evaluations_trains_on_and_starts_them(capsys, tmp_path):
+    source = trained(capsys, tmp_path / "first", "--seed", "5")
+    record = json.loads(source.with_suffix(".json").read_text())
+    del record["evaluations"]
+    source.with_suffix(".json").write_text(json.dumps(record))
+    code, _, err = run(capsys, "train", "fevga", "--from", str(source), "--games", "3", "--eval-games", "2",
+                       "--out", str(tmp_path / "second"))
+    assert code == 0, err
+    evaluations = json.loads((tmp_path / "second" / "fevga.json").read_text())["evaluations"]
+    assert [evaluation["games"] for evaluation in evaluations] == [3]
