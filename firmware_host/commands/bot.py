@@ -170,20 +170,30 @@ def _setting_options(args: argparse.Namespace) -> str:
                if args.heuristic_share != Settings.heuristic_share else ""))
 
 
+def _checked_record(record: Any) -> dict:
+    """A training record with the fields training goes on from in their types (a record without
+    evaluations starts them); KeyError, TypeError or ValueError saying which is wrong."""
+    record.update(games=int(record["games"]), command=str(record["command"]),
+                  cpu_seconds=float(record["cpu_seconds"]), evaluations=record.get("evaluations", []))
+    if not isinstance(record["evaluations"], list):
+        raise TypeError("its evaluations are not a list")
+    return record
+
+
 def _resumed(args: argparse.Namespace, rules: Rules, out: Path) -> tuple[Trainer, random.Random, dict]:
     """The trainer, dice and record of the checkpoint in `out`, its settings kept."""
     checkpoint = out / "checkpoint.json"
     if not checkpoint.exists():
         raise UsageError(f"no checkpoint to resume in {out}")
     try:
-        record = json.loads(checkpoint.read_text())
-        variant, record["games"] = record["variant"], int(record["games"])
+        record = _checked_record(json.loads(checkpoint.read_text()))
+        variant = record["variant"]
         network = Network.from_bytes((out / "checkpoint.npz").read_bytes())
         rng = random.Random()
         version, state, gauss = record["rng_state"]
         rng.setstate((version, tuple(state), gauss))
         settings = Settings(**record["settings"])
-    except (OSError, ValueError, KeyError, TypeError) as error:
+    except (OSError, ValueError, KeyError, TypeError, AttributeError) as error:
         raise UsageError(f"the checkpoint in {out} is damaged ({error})") from None
     if variant != args.variant:
         raise UsageError(f"the checkpoint in {out} is for {variant}, not {args.variant}")
@@ -200,11 +210,7 @@ def _trained_network(source: Path, label: str, rules: Rules) -> tuple[Network, d
     UsageError starting with `label` otherwise."""
     try:
         network = Network.from_bytes(source.read_bytes())
-        record = json.loads(source.with_suffix(".json").read_text())
-        record.update(games=int(record["games"]), command=str(record["command"]),
-                      cpu_seconds=float(record["cpu_seconds"]), evaluations=record.get("evaluations", []))
-        if not isinstance(record["evaluations"], list):
-            raise TypeError("its evaluations are not a list")
+        record = _checked_record(json.loads(source.with_suffix(".json").read_text()))
     except (OSError, ValueError, KeyError, TypeError, AttributeError) as error:
         raise UsageError(f"{label}: not a network with its training record beside it ({error})") from None
     wanted = input_size(GameShape.of(rules))
