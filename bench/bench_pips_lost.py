@@ -1,7 +1,8 @@
 """Where a parallel game's pips go: the pips each side loses (dice rolled less pips moved) per game,
-the bot against the heuristic player.
+the bot against the heuristic or the random player.
 
-Run: .venv/bin/python bench/bench_pips_lost.py VARIANT [--games N] [--seed S] [--json FILE]
+Run: .venv/bin/python bench/bench_pips_lost.py VARIANT [--opponent heuristic|random] [--games N] [--seed S]
+         [--json FILE]
 
 Why: in the parallel games nobody is hit, so the better player wins by the pips the other loses:
 to blocks, to passes and, in Gul Bara, to cascades cut short (a stage that cannot be played in full
@@ -23,7 +24,7 @@ import math
 import random
 from pathlib import Path
 
-from firmware_host.bot import Bot, HeuristicPlayer
+from firmware_host.bot import Bot, HeuristicPlayer, RandomPlayer
 from firmware_host.bot.arena import MAX_TURNS
 from firmware_host.bot.players import Player
 from firmware_host.rules import BLACK, VARIANTS, WHITE, Color, Play, Position, Rules, Turn
@@ -73,25 +74,27 @@ def _mean_and_half_width(values: list[int]) -> tuple[float, float]:
     return mean, 1.96 * math.sqrt(variance / len(values))
 
 
-def measure(variant: str, games: int, seed: int) -> dict:
+def measure(variant: str, opponent_name: str, games: int, seed: int) -> dict:
     rules = Rules.for_variant(variant)
-    bot, heuristic = Bot.trained(rules), HeuristicPlayer(rules)
+    bot = Bot.trained(rules)
+    opponent = HeuristicPlayer(rules) if opponent_name == "heuristic" else RandomPlayer()
     rng = random.Random(seed)
     per_game: dict[str, list[int]] = {key: [] for key in
-                                      ("bot", "heuristic", "bot_cascades", "heuristic_cascades", "lead")}
+                                      ("bot", "opponent", "bot_cascades", "opponent_cascades", "lead")}
     won = 0
     for number in range(games):
         bot_side = WHITE if number % 2 == 0 else BLACK
         starter = WHITE if number // 2 % 2 == 0 else BLACK
-        lost, winner = game(rules, {bot_side: bot, bot_side.opponent: heuristic}, starter, rng)
+        lost, winner = game(rules, {bot_side: bot, bot_side.opponent: opponent}, starter, rng)
         won += winner == bot_side
         mine, theirs = lost[bot_side], lost[bot_side.opponent]
-        for key, value in (("bot", mine["all"]), ("heuristic", theirs["all"]),
+        for key, value in (("bot", mine["all"]), ("opponent", theirs["all"]),
                            ("bot_cascades", mine["cascades_before_home"]),
-                           ("heuristic_cascades", theirs["cascades_before_home"]),
+                           ("opponent_cascades", theirs["cascades_before_home"]),
                            ("lead", theirs["all"] - mine["all"])):
             per_game[key].append(value)
-    return {"variant": variant, "games": games, "seed": seed, "bot_won": round(won / games, 4),
+    return {"variant": variant, "opponent": opponent_name, "games": games, "seed": seed,
+            "bot_won": round(won / games, 4),
             "pips_lost_per_game": {key: dict(zip(("mean", "plus_minus_95"),
                                                  (round(number, 1) for number in _mean_and_half_width(values))))
                                    for key, values in per_game.items()}}
@@ -101,15 +104,17 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("variant", choices=[name for name in VARIANTS
                                             if Rules.for_variant(name).variant.family is Family.PARALLEL])
+    parser.add_argument("--opponent", choices=("heuristic", "random"), default="heuristic")
     parser.add_argument("--games", type=int, default=1_000, help="games (default: %(default)s)")
     parser.add_argument("--seed", type=int, default=2026)
     parser.add_argument("--json", type=Path, help="also write the results here")
     args = parser.parse_args()
     if args.games < 1:
         parser.error("--games must be at least 1")
-    result = measure(args.variant, args.games, args.seed)
+    result = measure(args.variant, args.opponent, args.games, args.seed)
     lost = result["pips_lost_per_game"]
-    print(f"{args.variant}: the bot won {result['bot_won']:.1%} of {args.games}; pips lost per game "
+    print(f"{args.variant}: the bot won {result['bot_won']:.1%} of {args.games} against the {args.opponent} "
+          "player; pips lost per game "
           + ", ".join(f"{key} {value['mean']:.1f} +- {value['plus_minus_95']:.1f}" for key, value in lost.items()))
     if args.json:
         args.json.write_text(json.dumps(result, indent=1) + "\n")
