@@ -25,7 +25,7 @@ import random
 from pathlib import Path
 
 from firmware_host.bot import Bot, HeuristicPlayer, RandomPlayer
-from firmware_host.bot.arena import MAX_TURNS
+from firmware_host.bot.arena import play_game
 from firmware_host.bot.players import Player
 from firmware_host.rules import BLACK, VARIANTS, WHITE, Color, Play, Position, Rules, Turn
 from firmware_host.rules.plays import Frame
@@ -54,18 +54,15 @@ def cascade_before_home(turn: Turn) -> bool:
 def game(rules: Rules, players: dict[Color, Player], starter: Color, rng: random.Random) -> tuple[dict, Color | None]:
     """One game: each side's pips lost, in all and in cascades before home, and the winner."""
     lost = {side: {"all": 0, "cascades_before_home": 0} for side in (WHITE, BLACK)}
-    position = Position.start(rules.variant.name, starter)
-    for _ in range(MAX_TURNS):
-        turn = Turn(position, (rng.randint(1, 6), rng.randint(1, 6)), rules)
-        play = players[turn.mover].choose(turn, rng)
-        if play.result is not None:
-            return lost, play.result.winner
+
+    def count(turn: Turn, play: Play) -> None:
         loss = pips_lost(turn, play)
         lost[turn.mover]["all"] += loss
         if cascade_before_home(turn):
             lost[turn.mover]["cascades_before_home"] += loss
-        position = play.position
-    return lost, None
+
+    result = play_game(rules, players, starter, rng, on_play=count)
+    return lost, result.winner if result else None
 
 
 def _mean_and_half_width(values: list[int]) -> tuple[float, float]:

@@ -5,23 +5,26 @@ from __future__ import annotations
 import math
 import random
 from dataclasses import dataclass, field
+from typing import Callable
 
-from firmware_host.rules import BLACK, WHITE, Color, GameResult, Position, Rules, Turn, blocked_for_good
+from firmware_host.rules import BLACK, WHITE, Color, GameResult, Play, Position, Rules, Turn, blocked_for_good
 from firmware_host.bot.players import Player
 
 MAX_TURNS = 2_000  # a game of two players that never bear off (a bot that learnt to stall) stops
 
 
-def play_game(rules: Rules, players: dict[Color, Player], starter: Color, rng: random.Random
-              ) -> GameResult | None:
+def play_game(rules: Rules, players: dict[Color, Player], starter: Color, rng: random.Random,
+              on_play: Callable[[Turn, Play], None] | None = None) -> GameResult | None:
     """One game from the start; None when it can never end (no side can ever move again and no
-    draw rule applies) or runs past MAX_TURNS."""
+    draw rule applies) or runs past MAX_TURNS. `on_play` sees every turn and its play but the last."""
     position = Position.start(rules.variant.name, starter)
     for _ in range(MAX_TURNS):
         turn = Turn(position, (rng.randint(1, 6), rng.randint(1, 6)), rules)
         play = players[position.turn].choose(turn, rng)
         if play.result is not None:
             return play.result
+        if on_play:
+            on_play(turn, play)
         position = play.position
         if not play.moves and blocked_for_good(position, rules):
             return None

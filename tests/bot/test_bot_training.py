@@ -4,7 +4,7 @@ import random
 
 import numpy as np
 
-from firmware_host.bot.arena import Tally, series
+from firmware_host.bot.arena import Tally, play_game, series
 from firmware_host.bot.features import Boards, encode
 from firmware_host.bot.players import HeuristicPlayer, RandomPlayer
 from firmware_host.bot.training import Settings, Trainer, _Side
@@ -77,3 +77,14 @@ def test_a_series_alternates_seats_and_starters():
     # (White starts games 1 and 2, Black games 3 and 4).
     first_moves = [mover for mover, opening in seats if opening]
     assert first_moves == [WHITE, BLACK]
+
+
+def test_a_game_shows_each_turn_and_its_play_in_order_but_the_last():
+    rules = Rules.for_variant("portes")
+    seen = []
+    result = play_game(rules, {WHITE: RandomPlayer(), BLACK: RandomPlayer()}, WHITE, random.Random(4),
+                       on_play=lambda turn, play: seen.append((turn, play)))
+    assert result is not None and seen[0][0].position == Position.start("portes", WHITE)
+    for (_, play), (turn, _) in zip(seen, seen[1:]):
+        assert turn.position == play.position   # each turn starts where the previous play left
+    assert seen[-1][1].result is None            # the play that ends the game is not shown
