@@ -173,11 +173,18 @@ def _setting_options(args: argparse.Namespace) -> str:
 def _checked_record(record: Any) -> dict:
     """A training record with the fields training goes on from in their types (a record without
     evaluations starts them); KeyError, TypeError or ValueError saying which is wrong."""
+    if not isinstance(record, dict):
+        raise TypeError("not a JSON object")
     record.update(games=int(record["games"]), command=str(record["command"]),
                   cpu_seconds=float(record["cpu_seconds"]), evaluations=record.get("evaluations", []))
     if not isinstance(record["evaluations"], list):
         raise TypeError("its evaluations are not a list")
     return record
+
+
+def _why(error: Exception) -> str:
+    """What is wrong with a record, in words: a KeyError's text is the bare key."""
+    return f"no {error} in it" if isinstance(error, KeyError) else str(error)
 
 
 def _resumed(args: argparse.Namespace, rules: Rules, out: Path) -> tuple[Trainer, random.Random, dict]:
@@ -193,8 +200,8 @@ def _resumed(args: argparse.Namespace, rules: Rules, out: Path) -> tuple[Trainer
         version, state, gauss = record["rng_state"]
         rng.setstate((version, tuple(state), gauss))
         settings = Settings(**record["settings"])
-    except (OSError, ValueError, KeyError, TypeError, AttributeError) as error:
-        raise UsageError(f"the checkpoint in {out} is damaged ({error})") from None
+    except (OSError, ValueError, KeyError, TypeError) as error:
+        raise UsageError(f"the checkpoint in {out} is damaged ({_why(error)})") from None
     if variant != args.variant:
         raise UsageError(f"the checkpoint in {out} is for {variant}, not {args.variant}")
     if args.games < record["games"]:
@@ -212,7 +219,7 @@ def _trained_network(source: Path, label: str, rules: Rules) -> tuple[Network, d
         network = Network.from_bytes(source.read_bytes())
         record = _checked_record(json.loads(source.with_suffix(".json").read_text()))
     except (OSError, ValueError, KeyError, TypeError, AttributeError) as error:
-        raise UsageError(f"{label}: not a network with its training record beside it ({error})") from None
+        raise UsageError(f"{label}: not a network with its training record beside it ({_why(error)})") from None
     wanted = input_size(GameShape.of(rules))
     if network.inputs != wanted:
         raise UsageError(f"{label}: a network of {network.inputs} inputs; {rules.variant.name} takes {wanted}")

@@ -234,18 +234,21 @@ def test_a_failing_write_stops_training_in_one_line_and_leaves_the_last_checkpoi
     assert code == 0 and json.loads((tmp_path / "a" / "fevga.json").read_text())["games"] == 4
 
 
-@pytest.mark.parametrize("damage", [
-    lambda folder: (folder / "checkpoint.npz").write_bytes(b"PK\x03\x04 cut short"),
-    lambda folder: _edit_record(folder / "checkpoint.json", lambda record: record.pop("command")),
-    lambda folder: _edit_record(folder / "checkpoint.json", lambda record: record.update(cpu_seconds="a while")),
-    lambda folder: _edit_record(folder / "checkpoint.json", lambda record: record.update(evaluations={})),
-    lambda folder: (folder / "checkpoint.json").write_text("[]"),
+@pytest.mark.parametrize("damage, says", [
+    (lambda folder: (folder / "checkpoint.npz").write_bytes(b"PK\x03\x04 cut short"), "a damaged .npz file"),
+    (lambda folder: _edit_record(folder / "checkpoint.json", lambda record: record.pop("command")),
+     "no 'command' in it"),
+    (lambda folder: _edit_record(folder / "checkpoint.json", lambda record: record.update(cpu_seconds="a while")),
+     "could not convert string to float"),
+    (lambda folder: _edit_record(folder / "checkpoint.json", lambda record: record.update(evaluations={})),
+     "its evaluations are not a list"),
+    (lambda folder: (folder / "checkpoint.json").write_text("[]"), "not a JSON object"),
 ], ids=["weights cut short", "no command", "cpu seconds not a number", "evaluations not a list", "not an object"])
-def test_train_resume_says_a_damaged_checkpoint_is_damaged(capsys, tmp_path, damage):
+def test_train_resume_says_a_damaged_checkpoint_is_damaged(capsys, tmp_path, damage, says):
     trained(capsys, tmp_path / "a")
     damage(tmp_path / "a")
     code, out, err = run(capsys, "train", "fevga", "--resume", "--games", "4", "--out", str(tmp_path / "a"))
-    assert code == 2 and out == "" and f"the checkpoint in {tmp_path / 'a'} is damaged" in err
+    assert code == 2 and out == "" and f"the checkpoint in {tmp_path / 'a'} is damaged" in err and says in err
     assert len(err.strip().splitlines()) == 1
 
 
