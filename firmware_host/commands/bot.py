@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import argparse
 import json
+import multiprocessing
 import os
 import random
+import signal
 import sys
 import time
 from pathlib import Path
@@ -56,6 +58,12 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                             "strongest (a TD network's strength wanders between checkpoints) and go on "
                             "from it with --from")
     train.add_argument("--eval-every", type=int, default=1_000, metavar="GAMES")
+    train.add_argument("--workers", type=int, default=1, metavar="N",
+                       help="train on N processor cores: in each round every worker plays --sync-every "
+                            "games from the same network, and the round's network is the mean of theirs "
+                            "(the result depends on both; default: %(default)s, one process)")
+    train.add_argument("--sync-every", type=int, default=50, metavar="GAMES",
+                       help="each worker's games in a round of --workers (default: %(default)s)")
     train.add_argument("--eval-games", type=int, default=100, metavar="GAMES",
                        help="games against each baseline per evaluation (default: %(default)s)")
     train.set_defaults(handler=run_train)
@@ -167,7 +175,29 @@ def _setting_options(args: argparse.Namespace) -> str:
     """The learning settings given other than by default, as the command's options."""
     return ((f" --alpha {args.alpha}" if args.alpha != Settings.alpha else "")
             + (f" --heuristic-share {args.heuristic_share}"
-               if args.heuristic_share != Settings.heuristic_share else ""))
+               if args.heuristic_share != Settings.heuristic_share else "")
+            + _worker_options(args))
+
+
+def _worker_options(args: argparse.Namespace) -> str:
+    """--workers and --sync-every as given, where they shape the result (more than one worker)."""
+    return f" --workers {args.workers} --sync-every {args.sync_every}" if args.workers > 1 else ""
+
+
+def _leave_interrupts_to_the_parent() -> None:
+    """A worker ignores Ctrl-C (sent to the whole foreground group): the parent stops the pool and
+    says where --resume goes on, instead of every worker printing a traceback."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+
+def _train_share(task: tuple[str, bytes, dict, int, int, int]) -> tuple[bytes, float]:
+    """A worker's games `first + 1` .. `last` of a round, from the round's network (run in a worker
+    process): the network it ends with, and the CPU seconds it took."""
+    variant, weights, settings, first, last, seed = task
+    started = time.process_time()
+    trainer = Trainer(Rules.for_variant(variant), Network.from_bytes(weights), Settings(**settings))
+    trainer.train(last, random.Random(seed), first)
+    return trainer.network.to_bytes(), time.process_time() - started
 
 
 def _checked_record(record: Any) -> dict:
@@ -208,7 +238,7 @@ def _resumed(args: argparse.Namespace, rules: Rules, out: Path) -> tuple[Trainer
         raise UsageError(f"--games is the total: the checkpoint in {out} has had {record['games']} games; "
                          f"give --games {record['games']} to write its network, or more to train on")
     if args.games > record["games"]:  # else it only evaluates and writes the checkpoint's network
-        record["command"] += f"; then --resume --games {args.games}"
+        record["command"] += f"; then --resume --games {args.games}" + _worker_options(args)
     return Trainer(rules, network, settings), rng, record
 
 
@@ -265,7 +295,9 @@ def run_train(args: argparse.Namespace) -> int:
                   ("--hidden", args.hidden, args.hidden is None or args.hidden >= 1, "at least 1"),
                   _eval_games_limit(args),
                   ("--alpha", args.alpha, 0 < args.alpha <= 1, "more than 0 and at most 1"),
-                  ("--heuristic-share", args.heuristic_share, 0 <= args.heuristic_share <= 1, "from 0 to 1"))
+                  ("--heuristic-share", args.heuristic_share, 0 <= args.heuristic_share <= 1, "from 0 to 1"),
+                  ("--workers", args.workers, args.workers >= 1, "at least 1"),
+                  ("--sync-every", args.sync_every, args.sync_every >= 1, "at least 1"))
     if args.resume and args.start_from:
         raise UsageError("--resume and --from exclude each other: --resume goes on from --out's checkpoint")
     if args.hidden is not None and args.resume:
@@ -290,9 +322,12 @@ def run_train(args: argparse.Namespace) -> int:
     _make_folder(out)
     progress = _Progress(args.games, record["games"], sys.stderr)
     cpu_start = time.process_time() - record["cpu_seconds"]
+    worker_cpu = 0.0
+    saved: list[int] = []
 
     def save(done: int) -> None:
-        record.update(games=done, cpu_seconds=round(time.process_time() - cpu_start, 1),
+        saved.append(done)
+        record.update(games=done, cpu_seconds=round(time.process_time() - cpu_start + worker_cpu, 1),
                       rng_state=list(rng.getstate()))
         weights = trainer.network.to_bytes()
         _write(out / "checkpoint.npz", weights)
@@ -310,15 +345,45 @@ def run_train(args: argparse.Namespace) -> int:
         if progress.tty:
             sys.stderr.write("\n")
 
-    def on_game(done: int, result: Any) -> None:
-        if done % 10 == 0 or done == args.games:
-            progress.show(done)
-        if done % args.eval_every == 0 and done != args.games:
+    def played(before: int, done: int) -> None:
+        """Games `before + 1` .. `done` played: an evaluation and a checkpoint where they passed one's turn."""
+        if done // args.eval_every > before // args.eval_every and done != args.games:
             evaluate(done)
-        if done % args.checkpoint_every == 0:
+        if done // args.checkpoint_every > before // args.checkpoint_every:
             save(done)
 
-    trainer.train(args.games, rng, record["games"], on_game)
+    try:
+        if args.workers == 1:
+            def on_game(done: int, result: Any) -> None:
+                if done % 10 == 0 or done == args.games:
+                    progress.show(done)
+                played(done - 1, done)
+
+            trainer.train(args.games, rng, record["games"], on_game)
+        else:
+            # Spawned, not forked: a fork would copy whatever threads and state the parent holds.
+            with multiprocessing.get_context("spawn").Pool(
+                    args.workers, initializer=_leave_interrupts_to_the_parent) as pool:
+                done = record["games"]
+                while done < args.games:
+                    games = min(args.workers * args.sync_every, args.games - done)
+                    bounds = [done + games * worker // args.workers for worker in range(args.workers + 1)]
+                    weights = trainer.network.to_bytes()
+                    shares = pool.map(_train_share, [
+                        (args.variant, weights, settings_json(trainer.settings), first, last,
+                         rng.getrandbits(64))   # from the run's dice, so that --resume goes on alike
+                        for first, last in zip(bounds, bounds[1:]) if last > first])
+                    trainer = Trainer(rules, Network.mean([Network.from_bytes(net) for net, _ in shares]),
+                                      trainer.settings)
+                    worker_cpu += sum(cpu for _, cpu in shares)
+                    progress.show(done + games)
+                    played(done, done + games)
+                    done += games
+    except KeyboardInterrupt:
+        print(f"\n{args.variant}: stopped" + (
+            f"; its last checkpoint ({saved[-1]} games) is in {out}: --resume goes on from it" if saved
+            else " before its first checkpoint; nothing was written"), file=sys.stderr)
+        return 130
     evaluate(args.games)
     save(args.games)
     final = {key: value for key, value in record.items() if key != "rng_state"}

@@ -2,15 +2,21 @@
 train` (self-play with checkpoints, a training record, and --resume)."""
 import io
 import json
+import os
+import random
+import signal
+import subprocess
 import sys
+import time
 
 import numpy as np
 import pytest
 
 from firmware_host.cli import main
 from firmware_host.bot.network import Network
+from firmware_host.bot.training import Settings, Trainer
 from firmware_host.commands.bot import SHIPPED_WEIGHTS
-from firmware_host.rules import Position, Turn
+from firmware_host.rules import Position, Rules, Turn
 
 START = Position.start("portes")
 
@@ -111,7 +117,9 @@ def test_train_resume_refuses_fewer_games_than_the_checkpoint_has_had(capsys, tm
     (["--heuristic-share", "-0.1"], "--heuristic-share is -0.1; allowed: from 0 to 1"),
     (["--alpha", "0"], "--alpha is 0.0; allowed: more than 0 and at most 1"),
     (["--games", "0"], "--games is 0; allowed: at least 1"),
-    (["--eval-games", "1"], "--eval-games is 1; allowed: at least 2")])
+    (["--eval-games", "1"], "--eval-games is 1; allowed: at least 2"),
+    (["--workers", "0"], "--workers is 0; allowed: at least 1"),
+    (["--workers", "2", "--sync-every", "0"], "--sync-every is 0; allowed: at least 1")])
 def test_train_refuses_a_setting_out_of_range_by_name_in_one_line(capsys, tmp_path, option, message):
     code, out, err = run(capsys, "train", "fevga", "--out", str(tmp_path), *option)
     assert code == 2 and out == "" and message in err
@@ -161,6 +169,87 @@ def test_train_keeps_every_checkpoint_when_asked_and_goes_on_from_one(capsys, tm
     code, _, _ = run(capsys, "train", "gulbara", "--from", str(out / "checkpoint-2.npz"), "--games", "3",
                      "--eval-games", "2", "--out", str(on))
     assert code == 0 and json.loads((on / "gulbara.json").read_text())["games"] == 3
+
+
+def test_train_on_workers_makes_each_round_the_mean_of_the_workers_networks(capsys, tmp_path):
+    out = tmp_path / "workers"
+    code, _, progress = run(capsys, "train", "fevga", "--games", "7", "--seed", "4", "--hidden", "4",
+                            "--workers", "2", "--sync-every", "2", "--eval-games", "2", "--out", str(out))
+    record = json.loads((out / "fevga.json").read_text())
+    assert code == 0 and "7/7 games" in progress and record["games"] == 7
+    assert record["command"] == "tavli-board train fevga --games 7 --seed 4 --workers 2 --sync-every 2 --hidden 4"
+    # Round one: games 1-2 and 3-4 side by side; round two, the last three games split 1 and 2.
+    rules = Rules.for_variant("fevga")
+    network = Trainer.fresh(rules, np.random.default_rng(4), Settings(hidden=4)).network
+    dice = random.Random(4)   # each worker's dice seeded from the run's, worker by worker
+    for shares in ([(0, 2), (2, 4)], [(4, 5), (5, 7)]):
+        ends = []
+        for first, last in shares:
+            worker = Trainer(rules, Network.from_bytes(network.to_bytes()), Settings(hidden=4))
+            worker.train(last, random.Random(dice.getrandbits(64)), first)
+            ends.append(worker.network)
+        network = Network.mean(ends)
+    written = Network.from_bytes((out / "checkpoint.npz").read_bytes())
+    assert all(np.array_equal(a, b) for a, b in zip(written.parameters, network.parameters))
+
+
+def test_train_on_workers_resumed_at_a_checkpoint_ends_where_it_would_have_without_a_stop(capsys, tmp_path):
+    options = ["--seed", "6", "--hidden", "4", "--workers", "2", "--sync-every", "1", "--eval-games", "2",
+               "--checkpoint-every", "2"]
+    run(capsys, "train", "gulbara", "--games", "6", "--out", str(tmp_path / "whole"), *options)
+    run(capsys, "train", "gulbara", "--games", "4", "--out", str(tmp_path / "stopped"), *options)
+    code, _, _ = run(capsys, "train", "gulbara", "--games", "6", "--resume", "--out", str(tmp_path / "stopped"),
+                     *options[4:])
+    resumed = json.loads((tmp_path / "stopped" / "gulbara.json").read_text())
+    assert code == 0 and resumed["command"].endswith("; then --resume --games 6 --workers 2 --sync-every 1")
+    assert (tmp_path / "stopped" / "checkpoint.npz").read_bytes() == (tmp_path / "whole" / "checkpoint.npz").read_bytes()
+
+
+def test_ctrl_c_stops_training_in_one_line_that_says_where_resume_goes_on(capsys, tmp_path, monkeypatch):
+    real_self_play = Trainer.self_play
+    games = []
+
+    def interrupted_on_the_fifth(self, *args, **kwargs):
+        games.append(1)
+        if len(games) == 5:
+            raise KeyboardInterrupt
+        return real_self_play(self, *args, **kwargs)
+
+    monkeypatch.setattr(Trainer, "self_play", interrupted_on_the_fifth)
+    small = ["--eval-games", "2", "--checkpoint-every", "2", "--out", str(tmp_path)]
+    code, out, err = run(capsys, "train", "fevga", "--games", "9", "--hidden", "4", *small)
+    assert code == 130 and out == "" and err.strip().splitlines()[-1] == (
+        f"fevga: stopped; its last checkpoint (4 games) is in {tmp_path}: --resume goes on from it")
+    assert "Traceback" not in err and not (tmp_path / "fevga.npz").exists()
+    monkeypatch.setattr(Trainer, "self_play", real_self_play)
+    code, _, _ = run(capsys, "train", "fevga", "--games", "9", "--resume", *small)
+    assert code == 0 and json.loads((tmp_path / "fevga.json").read_text())["games"] == 9
+
+
+def test_ctrl_c_before_the_first_checkpoint_says_nothing_was_written(capsys, tmp_path, monkeypatch):
+    def interrupted(self, *args, **kwargs):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(Trainer, "self_play", interrupted)
+    code, _, err = run(capsys, "train", "fevga", "--games", "9", "--hidden", "4", "--out", str(tmp_path / "out"))
+    assert code == 130 and err.strip() == "fevga: stopped before its first checkpoint; nothing was written"
+    assert not any((tmp_path / "out").iterdir())
+
+
+def test_ctrl_c_at_a_terminal_stops_the_workers_without_a_traceback(tmp_path):
+    """Ctrl-C reaches the whole foreground process group: the workers as well as the parent."""
+    command = [sys.executable, "-m", "firmware_host", "train", "gulbara", "--games", "100000", "--hidden", "4",
+               "--workers", "2", "--sync-every", "1", "--checkpoint-every", "2", "--out", str(tmp_path)]
+    child = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                             start_new_session=True)
+    deadline = time.monotonic() + 60
+    while not (tmp_path / "checkpoint.json").exists() and time.monotonic() < deadline:
+        time.sleep(0.1)
+    os.killpg(child.pid, signal.SIGINT)
+    out, err = child.communicate(timeout=60)
+    assert child.returncode == 130 and out == "" and "Traceback" not in err, err
+    assert err.strip().splitlines()[-1].startswith("gulbara: stopped; its last checkpoint (")
+    assert err.strip().endswith(f"is in {tmp_path}: --resume goes on from it")
 
 
 def trained(capsys, out, *options):
