@@ -329,13 +329,15 @@ def run_train(args: argparse.Namespace) -> int:
         saved.append(done)
         record.update(games=done, cpu_seconds=round(time.process_time() - cpu_start + worker_cpu, 1),
                       rng_state=list(rng.getstate()))
-        weights = trainer.network.to_bytes()
+        # Its command made just this network: the last stage stops at `done` (so that a run stopped
+        # here and resumed reads as the stages it had).
+        head, _, tail = record["command"].rpartition(f"--games {args.games}")
+        weights, checkpoint = trainer.network.to_bytes(), json.dumps({**record, "command": f"{head}--games {done}{tail}"})
         _write(out / "checkpoint.npz", weights)
-        _write(out / "checkpoint.json", json.dumps(record))
-        if args.keep_checkpoints:  # its command made just this network: the last stage stops at `done`
-            head, _, tail = record["command"].rpartition(f"--games {args.games}")
+        _write(out / "checkpoint.json", checkpoint)
+        if args.keep_checkpoints:
             _write(out / f"checkpoint-{done}.npz", weights)
-            _write(out / f"checkpoint-{done}.json", json.dumps({**record, "command": f"{head}--games {done}{tail}"}))
+            _write(out / f"checkpoint-{done}.json", checkpoint)
 
     def evaluate(done: int) -> None:
         results = trainer.evaluate(args.eval_games, random.Random(f"{args.seed}:eval:{done}"))

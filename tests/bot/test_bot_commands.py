@@ -223,7 +223,9 @@ def test_ctrl_c_stops_training_in_one_line_that_says_where_resume_goes_on(capsys
     assert "Traceback" not in err and not (tmp_path / "fevga.npz").exists()
     monkeypatch.setattr(Trainer, "self_play", real_self_play)
     code, _, _ = run(capsys, "train", "fevga", "--games", "9", "--resume", *small)
-    assert code == 0 and json.loads((tmp_path / "fevga.json").read_text())["games"] == 9
+    record = json.loads((tmp_path / "fevga.json").read_text())
+    assert code == 0 and record["games"] == 9
+    assert record["command"] == "tavli-board train fevga --games 4 --seed 1 --hidden 4; then --resume --games 9"
 
 
 def test_ctrl_c_before_the_first_checkpoint_says_nothing_was_written(capsys, tmp_path, monkeypatch):
