@@ -6,7 +6,8 @@ same counts).
 """
 import pytest
 
-from firmware_host.rules import BLACK, Position, legal_plays
+from firmware_host.rules import BLACK, Position, Turn, legal_plays
+from firmware_host.rules.plays import TooManyPlays
 from rules_kit import ALL_VARIANTS, model_outcomes, outcomes
 
 ROLLS = [(a, b) for a in range(1, 7) for b in range(a, 7)]
@@ -75,3 +76,20 @@ def test_perft_black_to_move_mirrors_white(variant):
 def test_perft_portes_start_matches_the_model(variant, dice):
     p = Position.start(variant)
     assert outcomes(p, dice) == model_outcomes(p, dice)
+
+
+def _later_turn(variant):
+    """The starting position as if each side had rolled three times (gulbara's cascades are on)."""
+    text = Position.start(variant).to_json()
+    return Position.from_json({**text, "rolls": {"white": 3, "black": 3}})
+
+
+@pytest.mark.parametrize("variant, dice", [("portes", (6, 5)), ("portes", (1, 1)), ("gulbara", (5, 5))])
+def test_a_play_limit_refuses_one_play_more_than_it_allows(variant, dice):
+    """`Turn.plays(limit)` (moves --max-plays, hint --max-plays): refused past the limit, not at it;
+    gulbara's 5-5 is a cascade of two stages (fives, then sixes), the others one stage."""
+    position = _later_turn(variant)
+    count = len(Turn(position, dice).plays())
+    assert len(Turn(position, dice).plays(limit=count)) == count
+    with pytest.raises(TooManyPlays):
+        Turn(position, dice).plays(limit=count - 1)
