@@ -323,7 +323,7 @@ def run_train(args: argparse.Namespace) -> int:
     progress = _Progress(args.games, record["games"], sys.stderr)
     cpu_start = time.process_time() - record["cpu_seconds"]
     worker_cpu = 0.0
-    saved: list[int] = []
+    saved: list[int] = [record["games"]] if args.resume else []   # the checkpoints in `out` of this run
 
     def save(done: int) -> None:
         saved.append(done)
@@ -332,7 +332,8 @@ def run_train(args: argparse.Namespace) -> int:
         # Its command made just this network: the last stage stops at `done` (so that a run stopped
         # here and resumed reads as the stages it had).
         head, _, tail = record["command"].rpartition(f"--games {args.games}")
-        weights, checkpoint = trainer.network.to_bytes(), json.dumps({**record, "command": f"{head}--games {done}{tail}"})
+        weights = trainer.network.to_bytes()
+        checkpoint = json.dumps({**record, "command": f"{head}--games {done}{tail}"})
         _write(out / "checkpoint.npz", weights)
         _write(out / "checkpoint.json", checkpoint)
         if args.keep_checkpoints:

@@ -221,6 +221,11 @@ def test_ctrl_c_stops_training_in_one_line_that_says_where_resume_goes_on(capsys
     assert code == 130 and out == "" and err.strip().splitlines()[-1] == (
         f"fevga: stopped; its last checkpoint (4 games) is in {tmp_path}: --resume goes on from it")
     assert "Traceback" not in err and not (tmp_path / "fevga.npz").exists()
+    games.clear()
+    games.extend([1] * 4)   # resumed, and stopped again in its first game
+    code, _, err = run(capsys, "train", "fevga", "--games", "9", "--resume", *small)
+    assert code == 130 and err.strip().splitlines()[-1] == (
+        f"fevga: stopped; its last checkpoint (4 games) is in {tmp_path}: --resume goes on from it")
     monkeypatch.setattr(Trainer, "self_play", real_self_play)
     code, _, _ = run(capsys, "train", "fevga", "--games", "9", "--resume", *small)
     record = json.loads((tmp_path / "fevga.json").read_text())
