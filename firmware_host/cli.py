@@ -37,3 +37,6 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     except BrokenPipeError:
         return 0
+    except KeyboardInterrupt:   # Ctrl-C where a command has nothing of its own to say about it
+        print(f"\ntavli-board {args.command}: stopped", file=sys.stderr)
+        return 130

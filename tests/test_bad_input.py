@@ -221,3 +221,25 @@ def test_a_json_lines_stream_of_raw_bytes_answers_a_line_not_utf8_and_one_too_lo
     assert main(command) == 0
     answers = [json.loads(line)["error"] for line in capsys.readouterr().out.splitlines()]
     assert len(answers) == 3 and "not UTF-8" in answers[0] and "longer than" in answers[1]
+
+
+class _InterruptedStdin(io.StringIO):
+    """Standard input on which the person presses Ctrl-C after the first line."""
+
+    def __init__(self):
+        super().__init__(json.dumps({"position": Position.start("portes").to_json(), "dice": [3, 1]}) + "\n")
+
+    def readline(self, size=-1):
+        line = super().readline(size)
+        if not line:
+            raise KeyboardInterrupt
+        return line
+
+
+@pytest.mark.parametrize("command", [["moves", "--jsonl"], ["hint", "--jsonl"]])
+def test_ctrl_c_stops_a_command_in_one_line_after_the_answers_it_gave(command, monkeypatch, capsys):
+    monkeypatch.setattr(sys, "stdin", _InterruptedStdin())
+    code = main(command)
+    out, err = capsys.readouterr()
+    assert code == 130 and err.strip() == f"tavli-board {command[0]}: stopped"
+    assert len(out.splitlines()) == 1 and "error" not in json.loads(out)

@@ -10,8 +10,9 @@ import random
 import signal
 import sys
 import time
+from contextlib import contextmanager
 from pathlib import Path
-from typing import Any, TextIO
+from typing import Any, Iterator, TextIO
 
 import numpy as np
 
@@ -190,6 +191,20 @@ def _leave_interrupts_to_the_parent() -> None:
     signal.signal(signal.SIGINT, signal.SIG_IGN)
 
 
+@contextmanager
+def _interrupts_held() -> Iterator[None]:
+    """A Ctrl-C while a checkpoint's files are written waits until all are: a network without its
+    record (or beside an older one) would be resumed as if it had had other games."""
+    caught: list[int] = []
+    previous = signal.signal(signal.SIGINT, lambda number, frame: caught.append(number))
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, previous)
+    if caught:
+        raise KeyboardInterrupt
+
+
 def _train_share(task: tuple[str, bytes, dict, int, int, int]) -> tuple[bytes, float]:
     """A worker's games `first + 1` .. `last` of a round, from the round's network (run in a worker
     process): the network it ends with, and the CPU seconds it took."""
@@ -326,7 +341,6 @@ def run_train(args: argparse.Namespace) -> int:
     saved: list[int] = [record["games"]] if args.resume else []   # the checkpoints in `out` of this run
 
     def save(done: int) -> None:
-        saved.append(done)
         record.update(games=done, cpu_seconds=round(time.process_time() - cpu_start + worker_cpu, 1),
                       rng_state=list(rng.getstate()))
         # Its command made just this network: the last stage stops at `done` (so that a run stopped
@@ -334,11 +348,13 @@ def run_train(args: argparse.Namespace) -> int:
         head, _, tail = record["command"].rpartition(f"--games {args.games}")
         weights = trainer.network.to_bytes()
         checkpoint = json.dumps({**record, "command": f"{head}--games {done}{tail}"})
-        _write(out / "checkpoint.npz", weights)
-        _write(out / "checkpoint.json", checkpoint)
-        if args.keep_checkpoints:
-            _write(out / f"checkpoint-{done}.npz", weights)
-            _write(out / f"checkpoint-{done}.json", checkpoint)
+        with _interrupts_held():
+            _write(out / "checkpoint.npz", weights)
+            _write(out / "checkpoint.json", checkpoint)
+            if args.keep_checkpoints:
+                _write(out / f"checkpoint-{done}.npz", weights)
+                _write(out / f"checkpoint-{done}.json", checkpoint)
+            saved.append(done)
 
     def evaluate(done: int) -> None:
         results = trainer.evaluate(args.eval_games, random.Random(f"{args.seed}:eval:{done}"))
@@ -382,15 +398,15 @@ def run_train(args: argparse.Namespace) -> int:
                     progress.show(done + games)
                     played(done, done + games)
                     done += games
+        evaluate(args.games)
+        save(args.games)
+        final = {key: value for key, value in record.items() if key != "rng_state"}
+        targets = _write_results(args, trainer.network, final)
     except KeyboardInterrupt:
         print(f"\n{args.variant}: stopped" + (
             f"; its last checkpoint ({saved[-1]} games) is in {out}: --resume goes on from it" if saved
             else " before its first checkpoint; nothing was written"), file=sys.stderr)
         return 130
-    evaluate(args.games)
-    save(args.games)
-    final = {key: value for key, value in record.items() if key != "rng_state"}
-    targets = _write_results(args, trainer.network, final)
     print(f"\n{args.variant}: {args.games} games in {final['cpu_seconds'] / 60:.1f} CPU minutes; "
           f"written to {', '.join(map(str, targets))}")
     return 0
@@ -399,10 +415,11 @@ def run_train(args: argparse.Namespace) -> int:
 def _write_results(args: argparse.Namespace, network: Network, record: dict) -> list[Path]:
     """VARIANT.npz (float16) and VARIANT.json in --out, and in the package with --install."""
     targets = [args.out or _default_out(args.variant)] + ([SHIPPED_WEIGHTS] if args.install else [])
-    for folder in targets:
-        _make_folder(folder)
-        _write(folder / f"{args.variant}.npz", network.to_bytes(np.float16))
-        _write(folder / f"{args.variant}.json", json.dumps(record, indent=1, sort_keys=True) + "\n")
+    with _interrupts_held():
+        for folder in targets:
+            _make_folder(folder)
+            _write(folder / f"{args.variant}.npz", network.to_bytes(np.float16))
+            _write(folder / f"{args.variant}.json", json.dumps(record, indent=1, sort_keys=True) + "\n")
     return targets
 
 

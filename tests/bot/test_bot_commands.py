@@ -15,6 +15,7 @@ import pytest
 from firmware_host.cli import main
 from firmware_host.bot.network import Network
 from firmware_host.bot.training import Settings, Trainer
+from firmware_host.commands import bot as bot_commands
 from firmware_host.commands.bot import SHIPPED_WEIGHTS
 from firmware_host.rules import Position, Rules, Turn
 
@@ -231,6 +232,24 @@ def test_ctrl_c_stops_training_in_one_line_that_says_where_resume_goes_on(capsys
     record = json.loads((tmp_path / "fevga.json").read_text())
     assert code == 0 and record["games"] == 9
     assert record["command"] == "tavli-board train fevga --games 4 --seed 1 --hidden 4; then --resume --games 9"
+
+
+def test_ctrl_c_while_a_checkpoint_is_written_waits_until_its_network_and_record_are_both_written(
+        capsys, tmp_path, monkeypatch):
+    real_write = bot_commands._write
+
+    def interrupted_after_the_second_network(path, data):
+        real_write(path, data)
+        if path.name == "checkpoint.npz" and json.loads((tmp_path / "checkpoint.json").read_text())["games"] == 2:
+            os.kill(os.getpid(), signal.SIGINT)   # Ctrl-C between the network and its record
+
+    run(capsys, "train", "fevga", "--games", "2", "--hidden", "4", "--eval-games", "2", "--checkpoint-every", "2",
+        "--out", str(tmp_path))
+    monkeypatch.setattr(bot_commands, "_write", interrupted_after_the_second_network)
+    code, _, err = run(capsys, "train", "fevga", "--games", "9", "--resume", "--eval-games", "2",
+                       "--checkpoint-every", "2", "--out", str(tmp_path))
+    assert code == 130 and err.strip().endswith(f"its last checkpoint (4 games) is in {tmp_path}: --resume goes on from it")
+    assert json.loads((tmp_path / "checkpoint.json").read_text())["games"] == 4
 
 
 def test_ctrl_c_before_the_first_checkpoint_says_nothing_was_written(capsys, tmp_path, monkeypatch):
