@@ -268,11 +268,16 @@ def test_ctrl_c_at_a_terminal_stops_the_workers_without_a_traceback(tmp_path):
                "--workers", "2", "--sync-every", "1", "--checkpoint-every", "2", "--out", str(tmp_path)]
     child = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                              start_new_session=True)
-    deadline = time.monotonic() + 60
-    while not (tmp_path / "checkpoint.json").exists() and time.monotonic() < deadline:
-        time.sleep(0.1)
-    os.killpg(child.pid, signal.SIGINT)
-    out, err = child.communicate(timeout=60)
+    try:
+        deadline = time.monotonic() + 60
+        while not (tmp_path / "checkpoint.json").exists() and time.monotonic() < deadline:
+            time.sleep(0.1)
+        os.killpg(child.pid, signal.SIGINT)
+        out, err = child.communicate(timeout=60)
+    finally:   # a run that did not stop leaves nothing behind
+        if child.poll() is None:
+            os.killpg(child.pid, signal.SIGKILL)
+            child.communicate()
     assert child.returncode == 130 and out == "" and "Traceback" not in err, err
     assert err.strip().splitlines()[-1].startswith("gulbara: stopped; its last checkpoint (")
     assert err.strip().endswith(f"is in {tmp_path}: --resume goes on from it")
