@@ -20,12 +20,11 @@ os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")  # small matrices: BLAS threa
 
 import argparse
 import json
-import math
 import random
 from pathlib import Path
 
 from firmware_host.bot import Bot, HeuristicPlayer, RandomPlayer
-from firmware_host.bot.arena import play_game
+from firmware_host.bot.arena import mean_and_half_width, play_game, seats
 from firmware_host.bot.players import Player
 from firmware_host.rules import BLACK, VARIANTS, WHITE, Color, Play, Position, Rules, Turn
 from firmware_host.rules.plays import Frame
@@ -65,12 +64,6 @@ def game(rules: Rules, players: dict[Color, Player], starter: Color, rng: random
     return lost, result.winner if result else None
 
 
-def _mean_and_half_width(values: list[int]) -> tuple[float, float]:
-    mean = sum(values) / len(values)
-    variance = sum((value - mean) ** 2 for value in values) / max(1, len(values) - 1)
-    return mean, 1.96 * math.sqrt(variance / len(values))
-
-
 def measure(variant: str, opponent_name: str, games: int, seed: int) -> dict:
     rules = Rules.for_variant(variant)
     bot = Bot.trained(rules)
@@ -80,8 +73,7 @@ def measure(variant: str, opponent_name: str, games: int, seed: int) -> dict:
                                       ("bot", "opponent", "bot_cascades", "opponent_cascades", "lead")}
     won = 0
     for number in range(games):
-        bot_side = WHITE if number % 2 == 0 else BLACK
-        starter = WHITE if number // 2 % 2 == 0 else BLACK
+        bot_side, starter = seats(number)
         lost, winner = game(rules, {bot_side: bot, bot_side.opponent: opponent}, starter, rng)
         won += winner == bot_side
         mine, theirs = lost[bot_side], lost[bot_side.opponent]
@@ -93,7 +85,7 @@ def measure(variant: str, opponent_name: str, games: int, seed: int) -> dict:
     return {"variant": variant, "opponent": opponent_name, "games": games, "seed": seed,
             "bot_won": round(won / games, 4),
             "pips_lost_per_game": {key: dict(zip(("mean", "plus_minus_95"),
-                                                 (round(number, 1) for number in _mean_and_half_width(values))))
+                                                 (round(number, 1) for number in mean_and_half_width(values))))
                                    for key, values in per_game.items()}}
 
 
@@ -106,8 +98,8 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=2026)
     parser.add_argument("--json", type=Path, help="also write the results here")
     args = parser.parse_args()
-    if args.games < 1:
-        parser.error("--games must be at least 1")
+    if args.games < 2:
+        parser.error("--games must be at least 2 (a spread needs two games)")
     result = measure(args.variant, args.opponent, args.games, args.seed)
     lost = result["pips_lost_per_game"]
     print(f"{args.variant}: the bot won {result['bot_won']:.1%} of {args.games} against the {args.opponent} "

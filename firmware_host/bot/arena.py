@@ -5,7 +5,7 @@ from __future__ import annotations
 import math
 import random
 from dataclasses import dataclass, field
-from typing import Callable
+from typing import Callable, Sequence
 
 from firmware_host.rules import BLACK, WHITE, Color, GameResult, Play, Position, Rules, Turn, blocked_for_good
 from firmware_host.bot.players import Player
@@ -29,6 +29,20 @@ def play_game(rules: Rules, players: dict[Color, Player], starter: Color, rng: r
         if not play.moves and blocked_for_good(position, rules):
             return None
     return None
+
+
+def mean_and_half_width(values: Sequence[float]) -> tuple[float, float]:
+    """The mean of two values or more and the half-width of its normal 95% interval."""
+    n = len(values)
+    mean = sum(values) / n
+    spread = math.sqrt(sum((value - mean) ** 2 for value in values) / (n - 1))
+    return mean, 1.96 * spread / math.sqrt(n)
+
+
+def seats(index: int) -> tuple[Color, Color]:
+    """Game `index` of a series: the player's colour, alternating every game, and the starter,
+    every two, so that each of the four seat-and-start pairings is played equally often."""
+    return WHITE if index % 2 == 0 else BLACK, WHITE if index // 2 % 2 == 0 else BLACK
 
 
 @dataclass
@@ -68,12 +82,9 @@ class Tally:
 
     def points_interval(self) -> tuple[float, float]:
         """The normal 95% interval of the mean points per game."""
-        n = self.games
-        if n < 2:
+        if self.games < 2:
             return -3.0, 3.0
-        mean = self.points_per_game
-        spread = math.sqrt(sum((p - mean) ** 2 for p in self.points) / (n - 1))
-        half = 1.96 * spread / math.sqrt(n)
+        mean, half = mean_and_half_width(self.points)
         return mean - half, mean + half
 
     def to_json(self) -> dict:
@@ -86,12 +97,10 @@ class Tally:
 
 
 def series(rules: Rules, player: Player, opponent: Player, games: int, rng: random.Random) -> Tally:
-    """`games` games, `player`'s colour alternating every game and the starter every two, so
-    each of the four seat-and-start pairings is played equally often."""
+    """`games` games, seated and started in turn (`seats`)."""
     tally = Tally()
     for index in range(games):
-        color = WHITE if index % 2 == 0 else BLACK
-        starter = WHITE if index // 2 % 2 == 0 else BLACK
+        color, starter = seats(index)
         result = play_game(rules, {color: player, color.opponent: opponent}, starter, rng)
         tally.add(result, color)
     return tally

@@ -3,6 +3,7 @@ learns from every play, and the same seeds train the same weights."""
 import random
 
 import numpy as np
+import pytest
 
 from firmware_host.bot.arena import Tally, play_game, series
 from firmware_host.bot.features import Boards, encode
@@ -62,6 +63,8 @@ def test_a_tally_counts_points_and_intervals():
     assert tally.points_per_game == 0.5
     low, high = tally.win_rate_interval()
     assert low < 0.5 < high and 0 <= low and high <= 1
+    # Points 2, -1, 0, 1: mean 0.5, sample spread sqrt(5/3), half-width 1.96 * sqrt(5/3) / 2.
+    assert tally.points_interval() == pytest.approx((0.5 - 1.2652, 0.5 + 1.2652), abs=1e-4)
 
 
 def test_a_series_alternates_seats_and_starters():
