@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import json
 import multiprocessing
+import multiprocessing.pool
 import os
 import random
 import signal
@@ -185,10 +186,16 @@ def _worker_options(args: argparse.Namespace) -> str:
     return f" --workers {args.workers} --sync-every {args.sync_every}" if args.workers > 1 else ""
 
 
-def _leave_interrupts_to_the_parent() -> None:
-    """A worker ignores Ctrl-C (sent to the whole foreground group): the parent stops the pool and
-    says where --resume goes on, instead of every worker printing a traceback."""
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
+def _pool_leaving_interrupts_to_the_parent(workers: int) -> multiprocessing.pool.Pool:
+    """Worker processes that ignore Ctrl-C (a terminal sends it to the whole foreground group) from
+    their first instruction, while they still import too: the parent alone stops the run and says
+    where --resume goes on. An ignored signal stays ignored across exec, so the workers are started
+    with it ignored here. Spawned, not forked: a fork would copy the parent's threads and state."""
+    previous = signal.signal(signal.SIGINT, signal.SIG_IGN)
+    try:
+        return multiprocessing.get_context("spawn").Pool(workers)
+    finally:
+        signal.signal(signal.SIGINT, previous)
 
 
 @contextmanager
@@ -380,9 +387,7 @@ def run_train(args: argparse.Namespace) -> int:
 
             trainer.train(args.games, rng, record["games"], on_game)
         else:
-            # Spawned, not forked: a fork would copy whatever threads and state the parent holds.
-            with multiprocessing.get_context("spawn").Pool(
-                    args.workers, initializer=_leave_interrupts_to_the_parent) as pool:
+            with _pool_leaving_interrupts_to_the_parent(args.workers) as pool:
                 done = record["games"]
                 while done < args.games:
                     games = min(args.workers * args.sync_every, args.games - done)

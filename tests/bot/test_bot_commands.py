@@ -8,6 +8,7 @@ import signal
 import subprocess
 import sys
 import time
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -262,25 +263,46 @@ def test_ctrl_c_before_the_first_checkpoint_says_nothing_was_written(capsys, tmp
     assert not any((tmp_path / "out").iterdir())
 
 
-def test_ctrl_c_at_a_terminal_stops_the_workers_without_a_traceback(tmp_path):
-    """Ctrl-C reaches the whole foreground process group: the workers as well as the parent."""
+def _interrupted_training(tmp_path, ready) -> tuple[int, str]:
+    """A 2-worker `train` run in a process group of its own, sent SIGINT (as a terminal sends Ctrl-C
+    to the whole group) once `ready(pid)`: its exit status and stderr."""
     command = [sys.executable, "-m", "firmware_host", "train", "gulbara", "--games", "100000", "--hidden", "4",
                "--workers", "2", "--sync-every", "1", "--checkpoint-every", "2", "--out", str(tmp_path)]
     child = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                              start_new_session=True)
     try:
         deadline = time.monotonic() + 60
-        while not (tmp_path / "checkpoint.json").exists() and time.monotonic() < deadline:
-            time.sleep(0.1)
+        while not ready(child.pid) and time.monotonic() < deadline:
+            time.sleep(0.01)
         os.killpg(child.pid, signal.SIGINT)
         out, err = child.communicate(timeout=60)
     finally:   # a run that did not stop leaves nothing behind
         if child.poll() is None:
             os.killpg(child.pid, signal.SIGKILL)
             child.communicate()
-    assert child.returncode == 130 and out == "" and "Traceback" not in err, err
-    assert err.strip().splitlines()[-1].startswith("gulbara: stopped; its last checkpoint (")
-    assert err.strip().endswith(f"is in {tmp_path}: --resume goes on from it")
+    assert out == "" and "Traceback" not in err, err
+    return child.returncode, err.strip().splitlines()[-1]
+
+
+def test_ctrl_c_at_a_terminal_stops_the_workers_without_a_traceback(tmp_path):
+    code, last = _interrupted_training(tmp_path, lambda pid: (tmp_path / "checkpoint.json").exists())
+    assert code == 130 and last.startswith("gulbara: stopped; its last checkpoint (")
+    assert last.endswith(f"is in {tmp_path}: --resume goes on from it")
+
+
+def test_ctrl_c_while_the_workers_start_stops_them_without_a_traceback(tmp_path):
+    """Sent while the workers still import (they take about a second to start): they ignore it
+    from their start, not only once the pool's code runs in them."""
+    seen = []
+
+    def workers_importing(pid):
+        children = Path(f"/proc/{pid}/task/{pid}/children")
+        if not seen and children.exists() and len(children.read_text().split()) >= 2:
+            seen.append(time.monotonic())
+        return bool(seen) and time.monotonic() > seen[0] + 0.2
+
+    code, last = _interrupted_training(tmp_path, workers_importing)
+    assert code == 130 and last.startswith("gulbara: stopped")
 
 
 def trained(capsys, out, *options):
