@@ -5,7 +5,7 @@
 Runs a campaign (`firmware_host.hil.soak`) in this process and reports what it played and how fast:
 games a minute, turns a second, virtual seconds played per wall second, and the campaign's own
 figures (false verdicts, crashes, plays lost). The long campaigns of `tavli-board hil soak --json`
-are kept in bench/ (bench/soak-campaign-2026-11-22.json: the 10,000-game campaign).
+are kept in bench/ (bench/records/soak-campaign-2026-11-22.json: the 10,000-game campaign).
 """
 from __future__ import annotations
 
