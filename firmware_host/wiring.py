@@ -201,8 +201,8 @@ class Svg:
     def wire(self, points: list[tuple[int, int]], label: str = "", colour: str = "#1f5fbf") -> None:
         path = " ".join(f"{x},{y}" for x, y in points)
         self.items.append(f'<polyline points="{path}" fill="none" stroke="{colour}" stroke-width="2"/>')
-        if label:
-            (x1, y1), (x2, y2) = points[0], points[1]
+        if label:   # over the last segment, the one that reaches the part
+            (x1, y1), (x2, y2) = points[-2], points[-1]
             self.text((x1 + x2) // 2, (y1 + y2) // 2 - 5, label, size=10, anchor="middle")
 
     def rect(self, x: float, y: float, w: float, h: float, fill: str = "none", stroke: str = "#333") -> None:
@@ -228,13 +228,14 @@ def diagram(facts: BoardFacts) -> str:
     svg.text(530, 28, "tavli-board reference wiring (generated from the board file)", size=16, bold=True,
              anchor="middle")
     pi_lines = [f"{row[0]}: {row[1]}" for row in pi_rows(facts)]
-    svg.box(30, 60, 300, 40 + 15 * len(pi_lines), "Raspberry Pi", pi_lines, "#e8f5e9")
+    pi_bottom = 60 + 40 + 15 * len(pi_lines)
+    svg.box(30, 60, 300, pi_bottom - 60, "Raspberry Pi", pi_lines, "#e8f5e9")
     svg.box(30, 470, 300, 110, "Sensor MCU: Raspberry Pi Pico", [f"{row[0]}: {row[1]}" for row in mcu_rows(facts)],
             "#e3f2fd")
     # the link
     link = "USB cable (powers the Pico)" if mcu.link == "usb" else \
         f"UART: Pi TXD → {_pico(mcu.uart_rx_pin)}, Pi RXD ← {_pico(mcu.uart_tx_pin)}, GND"
-    svg.wire([(180, 60 + 40 + 15 * len(pi_lines)), (180, 470)], colour="#555")
+    svg.wire([(180, pi_bottom), (180, 470)], colour="#555")
     svg.text(190, 440, link, size=11)
     # multiplexers and sensors
     channels = facts.sensing.sensors.channels.locations
@@ -261,7 +262,8 @@ def diagram(facts: BoardFacts) -> str:
     shifter_y = 230
     svg.box(420, shifter_y, 170, 95, "74AHCT125", ["1A pin 2 ← Pi data", f"1Y pin 3 → {SERIES_RESISTOR} → DIN",
                                                    "1OE pin 1, GND pin 7: GND", "VCC pin 14: +5 V"], "#ede7f6")
-    svg.wire([(330, shifter_y + 40), (420, shifter_y + 40)], _pi(pins.led_data.bcm))
+    # down from the Pi's edge, below the button and buzzer wires, then across to the shifter's input
+    svg.wire([(280, pi_bottom), (280, shifter_y + 40), (420, shifter_y + 40)], _pi(pins.led_data.bcm))
     svg.box(760, shifter_y, 270, 80, "LED strip (WS2812)", [f"{leds.layout.count} LEDs, {leds.pixel_order}",
                                                              f"capped at {leds.max_current_ma:g} mA",
                                                              f"full white: {_amps(facts.full_white_a)}"], "#ede7f6")
@@ -275,7 +277,7 @@ def diagram(facts: BoardFacts) -> str:
     svg.text(1000, 215, "GND", size=11, anchor="end")
     svg.wire([(760, 115), (700, 115), (700, 210), (505, 210), (505, shifter_y)], colour="#c62828")
     svg.text(600, 205, "+5 V to the level shifter", size=10, anchor="middle")
-    svg.wire([(1010, shifter_y + 80), (1010, 380), (180, 380), (180, 60 + 40 + 15 * len(pi_lines))], colour="#212121")
+    svg.wire([(1010, shifter_y + 80), (1010, 380), (180, 380), (180, pi_bottom)], colour="#212121")
     svg.text(570, 375, "common GND: strip, level shifter, Pi pin 6", size=10, anchor="middle")
     return svg.render()
 

@@ -70,6 +70,7 @@ def run_legend(args: argparse.Namespace) -> int:
         if not LEGEND_SVG.is_file() or LEGEND_SVG.read_text() != legend_svg(PALETTES.values()):
             print(f"{LEGEND_SVG} is out of date: run tavli-board legend --svg {LEGEND_SVG}", file=sys.stderr)
             return 1
+        print(f"{LEGEND_SVG} is the legend of the code")
         return 0
     if args.svg is not None:
         try:

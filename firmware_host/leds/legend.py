@@ -6,6 +6,7 @@ code stands for the colour where a terminal shows none).
 """
 from __future__ import annotations
 
+import textwrap
 from types import MappingProxyType
 from typing import Iterable, Mapping
 from xml.sax.saxutils import escape
@@ -67,8 +68,11 @@ def swatch(colour: tuple[int, int, int], code: str, in_colour: bool) -> str:
 
 def legend_lines(palette: Palette, in_colour: bool, elements: Iterable[str] | None = None) -> list[str]:
     """The legend, group by group: swatch (or code), name, how it blinks, what it means. With
-    `elements`, only those (what a frame shows), without the group headings."""
+    `elements`, only those (what a frame shows), without the group headings. The columns are as wide
+    as their longest entry over every light, so no two ever run together."""
     wanted = None if elements is None else set(elements)
+    name_width = max(len(element) for element in MEANINGS) + 2
+    blink_width = max(len(how_it_looks(element)) for element in MEANINGS) + 2
     lines = []
     for heading, group in zip(GROUP_NAMES, ELEMENT_GROUPS):
         shown = [element for element in group if wanted is None or element in wanted]
@@ -78,33 +82,49 @@ def legend_lines(palette: Palette, in_colour: bool, elements: Iterable[str] | No
             lines.append(f"{heading}:")
         for element in shown:
             code, meaning = MEANINGS[element]
-            lines.append(f"  {swatch(palette.colours[element], code, in_colour)} {element:<22} "
-                         f"{how_it_looks(element):<28} {meaning}")
+            lines.append(f"  {swatch(palette.colours[element], code, in_colour)} {element:<{name_width}}"
+                         f"{how_it_looks(element):<{blink_width}}{meaning}")
     return lines
 
 
+SVG_WIDTH = 1100
+# Upper bounds of a character's advance at 14 px (DejaVu Sans, the widest of the usual fallbacks, and
+# its bold): the picture's columns and line breaks are set from them, so no text overruns its place.
+TEXT_ADVANCE, BOLD_ADVANCE = 8.5, 9.5
+SWATCH_WIDTH, ROW = 40, 22
+
+
 def legend_svg(palettes: Iterable[Palette]) -> str:
-    """The legend as a picture: one swatch per palette, then name, blink and meaning."""
+    """The legend as a picture: one swatch per palette under its name, then name, blink and meaning,
+    broken into lines that fit the picture's width."""
     palettes = list(palettes)
-    row, swatch_x, text_x = 22, 20, 20 + 60 * len(palettes)
+    column = max(SWATCH_WIDTH, *(round(len(palette.name) * BOLD_ADVANCE) for palette in palettes)) + 16
+    swatch_x, text_x = 20, 20 + column * len(palettes)
+    fits = int((SVG_WIDTH - text_x - 20) / TEXT_ADVANCE)
     rows: list[str] = []
     y = 30
     for index, palette in enumerate(palettes):
-        rows.append(f'<text x="{swatch_x + 60 * index}" y="{y}" class="head">{escape(palette.name)}</text>')
+        rows.append(f'<text x="{swatch_x + column * index}" y="{y}" class="head">{escape(palette.name)}</text>')
     for heading, group in zip(GROUP_NAMES, ELEMENT_GROUPS):
-        y += row + 6
+        y += ROW + 6
         rows.append(f'<text x="{swatch_x}" y="{y}" class="head">{escape(heading)}</text>')
         for element in group:
-            y += row
+            y += ROW
             for index, palette in enumerate(palettes):
                 red, green, blue = palette.colours[element]
-                rows.append(f'<rect x="{swatch_x + 60 * index}" y="{y - 14}" width="40" height="16" rx="3" '
-                            f'fill="rgb({red},{green},{blue})" stroke="#444"/>')
+                rows.append(f'<rect x="{swatch_x + column * index}" y="{y - 14}" width="{SWATCH_WIDTH}" height="16" '
+                            f'rx="3" fill="rgb({red},{green},{blue})" stroke="#444"/>')
             code, meaning = MEANINGS[element]
-            rows.append(f'<text x="{text_x}" y="{y}"><tspan class="name">{escape(element)}</tspan> ({code}), '
-                        f'{escape(how_it_looks(element))}: {escape(meaning)}</text>')
+            first, *more = textwrap.wrap(f"({code}), {how_it_looks(element)}: {meaning}", fits,
+                                         initial_indent=" " * (len(element) + 1))
+            rows.append(f'<text x="{text_x}" y="{y}"><tspan class="name">{escape(element)}</tspan> '
+                        f'{escape(first.strip())}</text>')
+            for line in more:
+                y += ROW - 4
+                rows.append(f'<text x="{text_x}" y="{y}">{escape(line)}</text>')
     height = y + 20
-    return (f'<svg xmlns="http://www.w3.org/2000/svg" width="1100" height="{height}" viewBox="0 0 1100 {height}">\n'
+    return (f'<svg xmlns="http://www.w3.org/2000/svg" width="{SVG_WIDTH}" height="{height}" '
+            f'viewBox="0 0 {SVG_WIDTH} {height}">\n'
             '<style>text { font: 14px sans-serif; fill: #222 } .head { font-weight: bold } '
             '.name { font-family: monospace }</style>\n'
-            f'<rect width="1100" height="{height}" fill="#fafafa"/>\n' + "\n".join(rows) + "\n</svg>\n")
+            f'<rect width="{SVG_WIDTH}" height="{height}" fill="#fafafa"/>\n' + "\n".join(rows) + "\n</svg>\n")

@@ -44,3 +44,20 @@ def test_the_command_prints_the_legend(capsys):
     assert main(["legend", "--palette", "colour-blind"]) == 0
     out = capsys.readouterr().out
     assert "the dice:" in out and "storage-fault" in out and "\x1b[" not in out   # captured: not a terminal
+
+
+def test_the_terminal_columns_never_run_together():
+    """Name, blink and meaning stand apart by at least two spaces on every line, the longest blink
+    ("two quick flashes, a pause, dim") included."""
+    import re
+    from firmware_host.leds.legend import how_it_looks
+    for line in legend_lines(STANDARD, in_colour=False):
+        if line.endswith(":"):
+            continue
+        code, element, blink, meaning = re.fullmatch(r"  (\S\S) (\S+)\s{2,}(.+?)\s{2,}(\S.*)", line).groups()
+        assert blink == how_it_looks(element) and MEANINGS[element] == (code, meaning)
+
+
+def test_the_check_says_the_picture_is_current(capsys):
+    assert main(["legend", "--check"]) == 0
+    assert "is the legend of the code" in capsys.readouterr().out
