@@ -49,6 +49,9 @@ def _text(data: bytes, source: str) -> str:
 def read_text(path: Path | str, *, limit: int = DEFAULT_LIMIT) -> str:
     """The text of the file at `path` ("-": standard input), at most `limit` bytes of UTF-8."""
     if str(path) == STDIN:
+        if sys.stdin.isatty():   # a person at a terminal would otherwise wait on a silent command
+            print("reading standard input: paste the text, then press Ctrl-D (or give a file instead of -)",
+                  file=sys.stderr)
         stream = getattr(sys.stdin, "buffer", None)
         if stream is None:   # a text stream put in place of stdin (tests): already decoded
             text = sys.stdin.read(limit + 1)
@@ -68,6 +71,8 @@ def read_text(path: Path | str, *, limit: int = DEFAULT_LIMIT) -> str:
 
 def parse_json(text: str, source: str) -> Any:
     """JSON text -> its value; any way it cannot be one is a `MalformedInput`."""
+    if not text.strip():
+        raise MalformedInput(source, "is empty: JSON was expected")
     return _parse(json.loads, json.JSONDecodeError, "JSON", text, source)
 
 
