@@ -361,7 +361,7 @@ async def save(request: Request) -> Response:
     try:
         applied = await companion.link.command({"command": "apply_settings"})
     except ServiceUnavailable as error:
-        return JSONResponse({"saved": True, "applied": False, "message": f"saved; {error}: the service reads them "
+        return JSONResponse({"saved": True, "applied": False, "message": f"{error}: the service reads the settings "
                                                                          "when it starts"})
     if not applied.get("ok"):
         return JSONResponse({"saved": True, "applied": False, "message": applied.get("error")})

@@ -200,6 +200,7 @@ def test_without_the_service_the_pages_say_so_and_settings_are_saved_for_its_nex
         saved = lonely.post("/api/settings", headers=csrf_headers(lonely),
                             json={"pin": PIN, "settings": {"match": {"target": 11}}})
         assert saved.status_code == 200 and saved.json()["saved"] is True and saved.json()["applied"] is False
-        assert "the service reads them when it starts" in saved.json()["message"]
+        message = saved.json()["message"]   # the page puts "Saved." before it
+        assert "the service reads the settings when it starts" in message and "saved" not in message.lower()
         assert load_config(config_path).match_rules.target == 11
         assert lonely.get("/api/history").json() == {"matches": [], "message": f"no journal yet at {tmp_path / 'journal.sqlite3'}"}
