@@ -40,7 +40,7 @@ BODIES = {
     "history": """
 <section>
   <h2>Past matches</h2>
-  <table id="history"><thead><tr><th>Match</th><th>Started (UTC)</th><th>Games</th><th>Score</th>
+  <table id="history" class="cards"><thead><tr><th>Match</th><th>Started</th><th>Games</th><th>Score</th>
   <th>Status</th><th>Download</th></tr></thead><tbody></tbody></table>
   <p id="history-message" class="muted"></p>
 </section>""",
@@ -59,8 +59,8 @@ BODIES = {
   </form>
   <h2>New match</h2>
   <form id="new-match-form">
-    <label>Games <input id="new-match-sequence" value="tavli"></label>
-    <label>Target <input id="new-match-target" type="number" min="1" max="99" value="5"></label>
+    <label>Games <input id="new-match-sequence"></label>
+    <label>Points to win <input id="new-match-target" type="number" min="1" max="99"></label>
     <label class="pin">PIN <input type="password" id="new-match-pin" autocomplete="current-password"></label>
     <button type="submit">Start a new match</button>
     <p id="new-match-message" class="message" role="status"></p>
@@ -76,7 +76,7 @@ BODIES = {
     <p id="self-test-message" class="message" role="status"></p>
   </form>
   <h3>Faults</h3>
-  <table id="faults"><thead><tr><th>When (UTC)</th><th>What</th></tr></thead><tbody></tbody></table>
+  <table id="faults" class="cards"><thead><tr><th>When</th><th>What</th></tr></thead><tbody></tbody></table>
   <p><a href="/bug-report" id="bug-report" download>Download a bug report</a> (configuration, log, journal tail,
   the sensor link's last minute)</p>
 </section>""",

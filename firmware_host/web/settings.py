@@ -33,18 +33,23 @@ EDITABLE: Mapping[str, tuple[str, ...]] = {
     "sensors": ("quiet_ms", "grace_ms"),
     "button": ("hold_ms",),
 }
-EXPLAINED = {
-    "match.sequence": "The games of a match, in turn: a preset (" + ", ".join(PRESETS) + "), one game, or games "
-                      "separated by commas.",
-    "match.target": "Points that win the match.",
-    "match.white": "Who plays White: a person, or the bot (the lights show its play one checker move at a time for "
-                   "a person to make, and the referee holds the board to it). From White's next roll.",
-    "match.black": "Who plays Black: a person, or the bot. From Black's next roll.",
-    "leds.brightness": "How bright the LEDs are, from 0.01 to 1 (the supply's current cap still applies).",
-    "leds.palette": "The LED colours: standard, or colour-blind (told apart with any common colour-vision deficiency).",
-    "sensors.quiet_ms": "How long the board must stand still before it is judged (ms).",
-    "sensors.grace_ms": "How long a wrong board may stand before it is called illegal (ms).",
-    "button.hold_ms": "How long a press must last to be a hold (referee mode) (ms).",
+# key -> (the label a person reads, the help under it)
+EXPLAINED: Mapping[str, tuple[str, str]] = {
+    "match.sequence": ("Games", "The games of a match, in turn: a preset (" + ", ".join(PRESETS) + "), one game, "
+                       "or games separated by commas."),
+    "match.target": ("Points to win", "Points that win the match."),
+    "match.white": ("White is played by", "A person, or the bot (the lights show its play one checker move at a "
+                    "time for a person to make, and the referee holds the board to it). From White's next roll."),
+    "match.black": ("Black is played by", "A person, or the bot. From Black's next roll."),
+    "leds.brightness": ("LED brightness", "From 0.01 to 1 (the supply's current cap still applies)."),
+    "leds.palette": ("LED colours", "Standard, or colour-blind (told apart with any common colour-vision "
+                     "deficiency)."),
+    "sensors.quiet_ms": ("Still time before judging (ms)", "How long the board must stand still before it is "
+                         "judged."),
+    "sensors.grace_ms": ("Time before a wrong board is illegal (ms)", "How long a wrong board may stand before it "
+                         "is called illegal."),
+    "button.hold_ms": ("Hold for referee mode (ms)", "How long a press must last to be a hold, which opens "
+                       "referee mode."),
 }
 
 
@@ -75,13 +80,14 @@ def settings_form(config: Config) -> dict[str, Any]:
         "button.hold_ms": round(config.pins.button.hold_s * 1000),
     }
     choices = {"leds.palette": list(PALETTES), "match.white": list(SEATS), "match.black": list(SEATS)}
-    general = [{"key": key, "value": value, "explanation": EXPLAINED[key],
+    general = [{"key": key, "value": value, "label": EXPLAINED[key][0], "explanation": EXPLAINED[key][1],
                 **({"choices": choices[key]} if key in choices else {})} for key, value in values.items()]
     games = []
     for variant in VARIANTS:
         rules, defaults = config.rules_for(variant).to_json(), Rules.for_variant(variant).to_json()
         games.append({"game": variant, "rules": [
-            {"name": name, "value": rules[name], "default": defaults[name], "explanation": option.doc,
+            {"name": name, "label": name.replace("_", " ").capitalize(), "value": rules[name],
+             "default": defaults[name], "explanation": option.doc,
              **_kind(option)}
             for name, option in GAME_OPTIONS.items() if option.applies_to(variant)]})
     return {"file": config.source, "settings": general, "house_rules": games, "presets": list(PRESETS),

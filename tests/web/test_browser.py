@@ -5,6 +5,7 @@ shows the parser's message and changes nothing, a good one is applied.
 
 Screenshots go to a temporary folder; with TAVLI_SCREENSHOTS=docs they are the ones in docs/.
 """
+import json
 import os
 import shutil
 import socket
@@ -132,7 +133,9 @@ def test_an_illegal_board_is_explained_in_words(demo, browser, shots):
     marks = {location: mark for location, (_, _, mark) in svg_groups(browser).items() if mark}
     assert set(marks.values()) & {"take-from", "put-on"}, "the LED marks of the correction are drawn"
     browser.save_screenshot(str(shots / "companion-live.png"))
-    browser.set_window_size(412, 915)     # a phone held at the table
+    browser.set_window_size(390, 844)     # a phone held at the table: the verdict and its steps without scrolling
+    steps_bottom = browser.execute_script("return document.getElementById('steps').getBoundingClientRect().bottom")
+    assert 0 < steps_bottom <= browser.execute_script("return window.innerHeight"), "the steps are below the fold"
     browser.save_screenshot(str(shots / "companion-live-phone.png"))
     browser.set_window_size(1100, 900)
     demo.board.slide(empty, start, other.value)
@@ -240,3 +243,42 @@ def test_a_person_gives_a_seat_to_the_bot_in_the_settings_and_the_bot_plays_its_
         == [[bot_side.value]]
     assert choose_seat(browser, demo, bot_side.value, "person") == f"Saved and applied: match.{bot_side.value}."
     assert demo.loop.controller.bots == frozenset()
+
+
+PHONES = [(360, 740), (390, 844)]
+
+
+@pytest.mark.parametrize("page", ["", "match", "history", "settings", "status"])
+def test_every_page_fits_a_phone(demo, browser, shots, page):
+    browser.get(demo.web_url + page)
+    wait(browser, lambda: browser.find_element(By.ID, "link-state").text == "live", "the page connected")
+    for width, height in PHONES:
+        browser.set_window_size(width, height)
+        inner, scroll = browser.execute_script(
+            "return [window.innerWidth, document.documentElement.scrollWidth]")
+        assert scroll <= inner, f"/{page} is {scroll} px wide on a {width} px phone"
+    if page in ("history", "settings"):
+        browser.save_screenshot(str(shots / f"companion-{page}-phone.png"))
+    browser.set_window_size(1100, 900)
+
+
+def test_history_shows_times_as_the_phone_writes_them(demo, browser):
+    browser.get(demo.web_url + "history")
+    wait(browser, lambda: browser.find_elements(By.CSS_SELECTOR, "#history tbody tr"), "the history filled")
+    started = browser.find_element(By.CSS_SELECTOR, '#history tbody td[data-label="Started"]').text
+    iso = json.loads(urllib.request.urlopen(demo.web_url + "api/history", timeout=5).read())["matches"][0]["started_at"]
+    expected = browser.execute_script(
+        "return new Date(arguments[0]).toLocaleString(undefined, {dateStyle: 'medium', timeStyle: 'short'})", iso)
+    assert started == expected and iso not in started and ":" in started
+
+
+def test_settings_read_in_words_and_a_new_match_starts_as_the_one_played(demo, browser):
+    browser.get(demo.web_url + "settings")
+    wait(browser, lambda: browser.find_elements(By.CSS_SELECTOR, "#general .label"), "the form")
+    labels = [label.text for label in browser.find_elements(By.CSS_SELECTOR, "#general .label")]
+    assert "Points to win" in labels and "White is played by" in labels
+    assert not any("." in label or "_" in label for label in labels), labels
+    playing = json.loads(urllib.request.urlopen(demo.web_url + "api/snapshot", timeout=5).read())["match"]
+    wait(browser, lambda: browser.find_element(By.ID, "new-match-target").get_attribute("value") ==
+         str(playing["target"]), "the new match offered to the match's target")
+    assert browser.find_element(By.ID, "new-match-sequence").get_attribute("value") == "portes"

@@ -138,7 +138,7 @@ def test_a_bad_setting_is_refused_with_the_parsers_message_and_a_good_one_writte
     form = web.get("/api/settings").json()
     [plakoto] = [game for game in form["house_rules"] if game["game"] == "plakoto"]
     [mother] = [rule for rule in plakoto["rules"] if rule["name"] == "mother_rule"]
-    assert mother == {"name": "mother_rule", "value": False, "default": True, "kind": "bool",
+    assert mother == {"name": "mother_rule", "label": "Mother rule", "value": False, "default": True, "kind": "bool",
                       "explanation": "Pinning the last checker on the opponent's start point ends the game."}
 
 

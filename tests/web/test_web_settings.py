@@ -57,7 +57,7 @@ def test_a_seat_is_chosen_person_or_bot_checked_by_the_parser_and_written_to_mat
     path.write_text('hardware = "simulated"\n[match]\nsequence = "portes"\n')
     form = {setting["key"]: setting for setting in settings_form(load_config(path))["settings"]}
     assert form["match.white"]["value"] == "person" and form["match.white"]["choices"] == ["person", "bot"]
-    assert "Who plays Black" in form["match.black"]["explanation"]
+    assert form["match.black"]["label"] == "Black is played by" and "the bot" in form["match.black"]["explanation"]
     before = path.read_bytes()
     for seat in ("robot", True, 1):
         with pytest.raises(ConfigError, match=r"match.black: .* is not valid; allowed: .*person.*bot"):

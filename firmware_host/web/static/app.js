@@ -33,6 +33,23 @@ async function getJSON(path) {
   return response.json();
 }
 
+// A time as the person's own clock and language write it ("27 Nov 2026, 22:35").
+function localTime(date) {
+  return date.toLocaleString(undefined, {dateStyle: "medium", timeStyle: "short"});
+}
+
+// A table row whose cells carry their column's name (shown beside each value on a phone).
+function cardRow(table, cells) {
+  const names = [...table.querySelectorAll("thead th")].map((th) => th.textContent);
+  const row = element("tr");
+  cells.forEach((cell, index) => {
+    const td = cell instanceof Node ? cell : element("td", cell);
+    td.dataset.label = names[index];
+    row.append(td);
+  });
+  return row;
+}
+
 function say(target, text, good) {
   target.textContent = text;
   target.className = "message " + (good ? "good" : "bad");
@@ -143,15 +160,13 @@ async function setUpHistory() {
   const body = $("#history tbody");
   if (data.message) $("#history-message").textContent = data.message;
   for (const match of data.matches) {
-    const row = element("tr");
-    const links = element("td");
-    links.append(element("a", "JSON", {href: `/history/${match.match}.json`, download: ""}), " ",
-                 element("a", "gnubg .mat", {href: `/history/${match.match}.mat`, download: ""}));
+    const links = element("td"), both = element("span");   // one cell's content, kept on one line of a card
+    both.append(element("a", "JSON", {href: `/history/${match.match}.json`, download: ""}), " \u00b7 ",
+                element("a", "gnubg .mat", {href: `/history/${match.match}.mat`, download: ""}));
+    links.append(both);
     const status = match.winner ? `${match.status} by ${match.winner}` : match.status;
-    row.append(element("td", match.match), element("td", match.started_at), element("td", match.sequence.join(", ")),
-               element("td", `${match.score.white}\u2013${match.score.black} (to ${match.target})`),
-               element("td", status), links);
-    body.append(row);
+    body.append(cardRow($("#history"), [match.match, localTime(new Date(match.started_at)), match.sequence.join(", "),
+      `${match.score.white}\u2013${match.score.black} (to ${match.target})`, status, links]));
   }
 }
 
@@ -191,8 +206,8 @@ async function setUpSettings() {
   const general = $("#general");
   for (const setting of form.settings) {
     const label = element("label", null, {class: "setting"});
-    label.append(element("span", setting.key, {class: "key"}), input(setting.key, setting.value, setting),
-                 element("small", setting.explanation));
+    label.append(element("span", setting.label, {class: "label", title: setting.key}),
+                 input(setting.key, setting.value, setting), element("small", setting.explanation));
     general.append(label);
   }
   const rules = $("#house-rules");
@@ -202,11 +217,26 @@ async function setUpSettings() {
     for (const rule of game.rules) {
       const label = element("label", null, {class: "setting"});
       const shown = Array.isArray(rule.default) ? rule.default.join(",") : rule.default;
-      label.append(element("span", rule.name, {class: "key"}), input(`house_rules.${game.game}.${rule.name}`, rule.value, rule),
+      label.append(element("span", rule.label, {class: "label", title: rule.name}),
+                   input(`house_rules.${game.game}.${rule.name}`, rule.value, rule),
                    element("small", `${rule.explanation} (default: ${shown})`));
       box.append(label);
     }
     rules.append(box);
+  }
+  // A new match is offered as the configured one, then as the match being played, until the person
+  // changes it.
+  const configured = Object.fromEntries(form.settings.map((setting) => [setting.key, setting.value]));
+  $("#new-match-sequence").value = configured["match.sequence"];
+  $("#new-match-target").value = configured["match.target"];
+  listen((snapshot) => {
+    for (const [id, value] of [["#new-match-sequence", snapshot.match.sequence.join(",")],
+                               ["#new-match-target", snapshot.match.target]]) {
+      if (!$(id).dataset.touched) $(id).value = value;
+    }
+  });
+  for (const id of ["#new-match-sequence", "#new-match-target"]) {
+    $(id).addEventListener("input", () => { $(id).dataset.touched = "yes"; });
   }
   if (!form.pin_set) say($("#settings-message"), "No PIN is set in the configuration: settings are read-only here.", false);
   $("#settings-form").addEventListener("submit", async (event) => {
@@ -262,10 +292,8 @@ async function showStatus() {
   const body = $("#faults tbody");
   const log = data.faults ? data.faults.log : [];
   body.replaceChildren(...log.slice().reverse().map((fault) => {
-    const row = element("tr");
     const what = Object.entries(fault).filter(([key]) => key !== "at" && key !== "event").map(([key, value]) => `${key}: ${JSON.stringify(value)}`);
-    row.append(element("td", new Date(fault.at * 1000).toISOString().slice(0, 19)), element("td", `${fault.event} ${what.join(", ")}`));
-    return row;
+    return cardRow($("#faults"), [localTime(new Date(fault.at * 1000)), `${fault.event} ${what.join(", ")}`]);
   }));
 }
 
