@@ -15,7 +15,7 @@ import pytest
 
 PACKAGE = Path(__file__).resolve().parents[1] / "firmware_host"
 
-CORE = {"rules", "referee", "bot"}
+CORE = {"rules", "referee", "bot", "club"}
 DRIVERS = {"hw", "sensing", "leds", "sim"}
 BELOW_APP = CORE | DRIVERS | {"journal", "controller", "config", "wiring", "maker"}
 APPLICATIONS = {"service", "demo", "web", "hil"}
@@ -29,6 +29,7 @@ ALLOWED: dict[str, set[str]] = {
     "rules": set(),
     "referee": {"rules"},
     "bot": {"rules"},
+    "club": {"rules"},                        # ratings, pairings and fair dice of a club of boards
     # drivers: they post events; they never know the controller
     "hw": set(),
     "sensing": set(),
