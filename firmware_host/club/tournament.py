@@ -5,7 +5,8 @@ the top seeds drawing the byes, seeded so that 1 and 2 can meet only in the fina
 3-6 for eight). Each round pairs the winners of the round before, in bracket order.
 
 Swiss: every player plays every round (an odd field gives one bye a round, a win, to the lowest-placed
-player who has had none), never the same opponent twice, against an opponent with the same score
+player who has had none and whose bye leaves the rest pairable), never the same opponent twice, for at
+most half as many rounds as players (rounded up: more could strand a player whatever the pairing), against an opponent with the same score
 where it can be: the players are taken in standings order (score, then seed) and each is paired with
 the opponent nearest in the standings that it has not met and that leaves the rest pairable (the
 Monrad way of Swiss pairing, searched with backtracking so a late round never strands a player).
@@ -114,9 +115,13 @@ class Knockout(_Tournament):
 class Swiss(_Tournament):
     def __init__(self, seeds: Sequence[str], rounds: int):
         super().__init__(seeds)
-        most = len(self.seeds) - 1 if len(self.seeds) % 2 == 0 else len(self.seeds)
+        # With a bye counted as a player, k rounds leave every player at least n - k possible
+        # opponents among n (n even); while that is at least n / 2 a pairing without a rematch always
+        # exists (Dirac's theorem: such a graph has a Hamiltonian cycle, so a perfect matching). So
+        # n / 2 rounds can always be paired, whatever the results; more could strand a player.
+        most = (len(self.seeds) + 1) // 2
         if not 1 <= rounds <= most:
-            raise TournamentError(f"{rounds} rounds cannot be paired without a rematch: 1 to {most} "
+            raise TournamentError(f"{rounds} rounds cannot always be paired without a rematch: 1 to {most} "
                                   f"for {len(self.seeds)} players")
         self.planned = rounds
 
@@ -142,18 +147,19 @@ class Swiss(_Tournament):
         if len(self.rounds) == self.planned:
             raise TournamentError(f"all {self.planned} rounds are played")
         order = sorted(self.seeds, key=lambda player: (-self.score(player), self.seeds.index(player)))
-        if len(order) % 2:
+        met = {player: set(self.opponents(player)) for player in order}
+        if len(order) % 2 == 0:
+            candidates: list[str | None] = [None]
+        else:   # the bye to the lowest-placed player without one that leaves the rest pairable
             had_bye = {pairing.first for round_ in self.rounds for pairing in round_.pairings if pairing.second is BYE}
-            bye = next(player for player in reversed(order) if player not in had_bye)
-            order.remove(bye)
-            byes = [Pairing(bye, BYE)]
-        else:
-            byes = []
-        paired = self._pair(order, {player: set(self.opponents(player)) for player in order})
-        if paired is None:
-            raise TournamentError("no pairing without a rematch is left")
-        self.rounds.append(Round([*(Pairing(first, second) for first, second in paired), *byes]))
-        return self.rounds[-1]
+            candidates = [player for player in reversed(order) if player not in had_bye]
+        for bye in candidates:
+            paired = self._pair([player for player in order if player != bye], met)
+            if paired is not None:
+                byes = [] if bye is None else [Pairing(bye, BYE)]
+                self.rounds.append(Round([*(Pairing(first, second) for first, second in paired), *byes]))
+                return self.rounds[-1]
+        raise TournamentError("no pairing without a rematch is left")
 
     def _pair(self, order: list[str], met: dict[str, set[str]]) -> list[tuple[str, str]] | None:
         if not order:

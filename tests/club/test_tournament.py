@@ -49,7 +49,7 @@ def test_a_result_between_players_who_do_not_meet_is_refused():
 
 
 def test_the_director_corrects_only_the_last_round_before_the_next_is_paired():
-    swiss = Swiss(PLAYERS[:4], rounds=3)
+    swiss = Swiss(PLAYERS[:4], rounds=2)
     swiss.next_round()
     swiss.record("p1", "p2")
     swiss.record("p3", "p4")
@@ -61,25 +61,25 @@ def test_the_director_corrects_only_the_last_round_before_the_next_is_paired():
         swiss.correct(1, "p1", "p2")
 
 
-def test_four_players_and_three_rounds_of_swiss_meet_everyone_once():
-    swiss = Swiss(PLAYERS[:4], rounds=3)
-    for _ in range(3):
+def test_four_players_and_two_rounds_of_swiss_never_meet_twice():
+    swiss = Swiss(PLAYERS[:4], rounds=2)
+    for _ in range(2):
         for pairing in swiss.next_round().pairings:
             swiss.record(pairing.first, pairing.second)
     for player in swiss.seeds:
-        assert sorted(swiss.opponents(player)) == sorted(set(swiss.seeds) - {player})
-    assert swiss.standings()[0] == "p1" and swiss.score("p1") == 3
-    with pytest.raises(TournamentError, match="all 3 rounds"):
+        assert len(set(swiss.opponents(player))) == 2
+    assert swiss.standings()[0] == "p1" and swiss.score("p1") == 2
+    with pytest.raises(TournamentError, match="all 2 rounds"):
         swiss.next_round()
-    with pytest.raises(TournamentError, match="without a rematch"):
-        Swiss(PLAYERS[:4], rounds=4)
+    with pytest.raises(TournamentError, match="without a rematch: 1 to 2 for 4 players"):
+        Swiss(PLAYERS[:4], rounds=3)
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=150, deadline=None)
 @given(st.integers(2, 12), st.randoms(use_true_random=False), st.data())
 def test_swiss_never_pairs_a_rematch_and_gives_each_player_one_bye_at_most(size, chance, data):
     players = PLAYERS[:size]
-    rounds = data.draw(st.integers(1, min(size - 1 if size % 2 == 0 else size, 5)))
+    rounds = data.draw(st.integers(1, (size + 1) // 2))
     swiss = Swiss(players, rounds)
     for _ in range(rounds):
         round_ = swiss.next_round()
