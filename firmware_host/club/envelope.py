@@ -1,0 +1,89 @@
+"""Signed messages between the boards of a club, so nobody else on the broker can inject or replay one.
+
+Every board has an Ed25519 key pair of its own: it signs what it publishes, and the others (the other
+board of a remote match, the club's hub) verify it with the board's public key, which the club's
+director registers once (`tavli-board club`). A broker's access rules already keep a board to its own
+topics; the signature also holds against a broker account that leaks, or a broker that is not the
+club's.
+
+An envelope is JSON: `{"board", "seq", "body", "signature"}`. The signature covers the board's name,
+the sequence number and the body, as canonical JSON (sorted keys, no spaces), so no field can be
+changed or moved to another envelope. Each board numbers its messages 1, 2, 3, ... (the journal's
+outbox keeps the numbers across restarts); a receiver accepts from each board only numbers above the
+last it accepted, so a message recorded and sent again is refused, and a message delivered twice
+after a reconnection is recognised (idempotent by sequence).
+"""
+from __future__ import annotations
+
+import base64
+import json
+from dataclasses import dataclass, field
+from typing import Any, Mapping
+
+from cryptography.exceptions import InvalidSignature
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey, Ed25519PublicKey
+from cryptography.hazmat.primitives.serialization import Encoding, PublicFormat
+
+
+class EnvelopeRefused(ValueError):
+    """A message that is not accepted: its reason names what is wrong, never more than that."""
+
+
+def canonical(value: Any) -> bytes:
+    return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False).encode()
+
+
+def _signed_part(board: str, seq: int, body: Any) -> bytes:
+    return canonical({"board": board, "seq": seq, "body": body})
+
+
+def public_key_text(key: Ed25519PrivateKey | Ed25519PublicKey) -> str:
+    public = key.public_key() if isinstance(key, Ed25519PrivateKey) else key
+    return base64.b64encode(public.public_bytes(Encoding.Raw, PublicFormat.Raw)).decode()
+
+
+def public_key_from_text(text: str) -> Ed25519PublicKey:
+    try:
+        return Ed25519PublicKey.from_public_bytes(base64.b64decode(text, validate=True))
+    except ValueError as error:
+        raise EnvelopeRefused(f"not an Ed25519 public key: {error}") from None
+
+
+@dataclass
+class Signer:
+    """One board's side: its name, its key and the last sequence number it used."""
+    board: str
+    key: Ed25519PrivateKey
+    seq: int = 0
+
+    def seal(self, body: Any) -> dict[str, Any]:
+        self.seq += 1
+        signature = self.key.sign(_signed_part(self.board, self.seq, body))
+        return {"board": self.board, "seq": self.seq, "body": body,
+                "signature": base64.b64encode(signature).decode()}
+
+
+@dataclass
+class Verifier:
+    """A receiver: the boards it knows by public key, and the last sequence number accepted from each."""
+    keys: Mapping[str, Ed25519PublicKey]
+    accepted: dict[str, int] = field(default_factory=dict)
+
+    def open(self, envelope: Any) -> tuple[str, Any]:
+        """(board, body) of a genuine envelope not seen before; else `EnvelopeRefused`."""
+        if not isinstance(envelope, dict) or set(envelope) != {"board", "seq", "body", "signature"}:
+            raise EnvelopeRefused("not an envelope: an object of board, seq, body and signature")
+        board, seq, signature = envelope["board"], envelope["seq"], envelope["signature"]
+        if not isinstance(board, str) or board not in self.keys:
+            raise EnvelopeRefused(f"from an unknown board: {str(board)[:40]!r}")
+        if not isinstance(seq, int) or isinstance(seq, bool) or seq < 1:
+            raise EnvelopeRefused(f"{board}: a sequence number is a whole number from 1")
+        try:
+            self.keys[board].verify(base64.b64decode(str(signature), validate=True),
+                                    _signed_part(board, seq, envelope["body"]))
+        except (InvalidSignature, ValueError):
+            raise EnvelopeRefused(f"{board}: the signature does not match (forged or changed)") from None
+        if seq <= self.accepted.get(board, 0):
+            raise EnvelopeRefused(f"{board}: message {seq} was already accepted (a replay, or sent twice)")
+        self.accepted[board] = seq
+        return board, envelope["body"]
