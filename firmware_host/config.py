@@ -60,6 +60,7 @@ import copy
 import hashlib
 import hmac
 import os
+import re
 import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -92,7 +93,7 @@ _MATCH_KEYS = ("sequence", "target", "opening_roll", "tie_advances_rotation", "t
 # Who sits at each side of the board: [match] white / black.
 SEATS = ("person", "bot")
 _TOP_LEVEL = ("hardware", "board_file", "match", "house_rules", *BOARD_OVERRIDES, "journal", "logging", "hil", "web",
-              "referee")
+              "referee", "club")
 _WEB_KEYS = ("socket", "host", "port", "pin")
 
 
@@ -181,6 +182,26 @@ class WebSettings:
     pin: str | None = None
 
 
+# [club]: boards that talk to a club's MQTT broker (firmware_host/service/club.py); off without a broker.
+_CLUB_KEYS = ("broker", "port", "club", "board", "username", "password_file", "tls", "ca_file", "key_file")
+_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_-]{0,39}")   # a club's or a board's name: one MQTT topic level
+
+
+@dataclass(frozen=True)
+class ClubSettings:
+    """[club]: where the board publishes its view, plays, faults and results, and as whom."""
+
+    broker: str | None = None        # host name or address of the club's MQTT broker; None: no club
+    port: int = 1883                 # 8883 is MQTT over TLS
+    club: str = "club"               # the club's name: the first level of every topic
+    board: str = "board"             # this board's name in the club
+    username: str | None = None
+    password_file: Path | None = None   # the broker password, in a file readable by the service only
+    tls: bool = False
+    ca_file: Path | None = None      # the broker's certificate authority (TLS); None: the system's
+    key_file: Path = field(default_factory=lambda: _state_home() / "club-board.key")   # the board's signing key
+
+
 @dataclass(frozen=True)
 class Setting:
     """One effective value for `config show`, and where it came from."""
@@ -230,6 +251,7 @@ class Config:
     web: WebSettings = field(default_factory=lambda: WebSettings(_runtime_home() / "companion.sock"))
     bots: frozenset[Color] = frozenset()   # [match] white / black = "bot": the seats the bot plays
     hints: bool = False          # [referee] hints: referee mode offers the bot's best play
+    club: ClubSettings = field(default_factory=ClubSettings)
 
     @property
     def simulated(self) -> bool:
@@ -285,6 +307,15 @@ class Config:
             ("web.host", self.web.host, origin("web.host")),
             ("web.port", self.web.port, origin("web.port")),
             ("web.pin", "set (hashed)" if self.web.pin else "not set", origin("web.pin")),
+            ("club.broker", self.club.broker or "none (no club)", origin("club.broker")),
+            ("club.port", self.club.port, origin("club.port")),
+            ("club.club", self.club.club, origin("club.club")),
+            ("club.board", self.club.board, origin("club.board")),
+            ("club.username", self.club.username or "none", origin("club.username")),
+            ("club.password_file", str(self.club.password_file or "none"), origin("club.password_file")),
+            ("club.tls", self.club.tls, origin("club.tls")),
+            ("club.ca_file", str(self.club.ca_file or "the system's"), origin("club.ca_file")),
+            ("club.key_file", str(self.club.key_file), origin("club.key_file")),
         ]
         return [Setting(key, value, where) for key, value, where in values]
 
@@ -383,6 +414,7 @@ def parse_config(document: dict[str, Any], source: str, relative_to: Path | str 
     hil = problems.section(document, "hil", ("report_leds",))
     report_leds = bool(problems.read(hil.boolean, "report_leds", default=False)) if hil is not None else False
     web = _web_settings(problems, problems.section(document, "web", _WEB_KEYS), relative_to)
+    club = _club_settings(problems, problems.section(document, "club", _CLUB_KEYS), relative_to)
     overrides = {}
     for name, keys in BOARD_OVERRIDES.items():
         table = problems.section(document, name, keys, "not settable here: hardware facts are set in the board file")
@@ -394,7 +426,7 @@ def parse_config(document: dict[str, Any], source: str, relative_to: Path | str 
         raise ConfigError(problems.problems)
     sensing, pins, leds = hardware_parts
     return Config(source, hardware, board_file, sensing, pins, leds, match_rules, house_rules, journal_path,
-                  log_settings, MappingProxyType(_origins(document, source)), report_leds, web, bots, hints)
+                  log_settings, MappingProxyType(_origins(document, source)), report_leds, web, bots, hints, club)
 
 
 def _origins(document: dict[str, Any], source: str) -> dict[str, str]:
@@ -465,6 +497,31 @@ def _web_settings(problems: _Collector, table: Table | None, relative_to: Path |
         host=problems.read(table.string, "host", default=defaults.host) or defaults.host,
         port=problems.read(table.integer, "port", default=defaults.port, minimum=1, maximum=65535) or defaults.port,
         pin=pin)
+
+
+def _club_settings(problems: _Collector, table: Table | None, relative_to: Path | str | None) -> ClubSettings:
+    defaults = ClubSettings()
+    if table is None or not table.data:
+        return defaults
+    names = {}
+    for key in ("club", "board"):
+        name = problems.read(table.string, key, default=getattr(defaults, key))
+        if name is not None and not _NAME.fullmatch(name):
+            problems.add(f"club.{key}", f"{name[:60]!r} is not valid", "1 to 40 letters, digits, - and _, "
+                         "starting with a letter or digit (one level of an MQTT topic)")
+        names[key] = name or getattr(defaults, key)
+    if table.data.get("broker") is not None and "board" not in table.data:
+        problems.add("club.board", "is missing", "this board's name in the club, such as \"table-3\"")
+    optional_path = {key: _table_path(problems, table, key, Path(), relative_to) if key in table.data else None
+                     for key in ("password_file", "ca_file")}
+    tls = bool(problems.read(table.boolean, "tls", default=False))
+    return ClubSettings(
+        broker=problems.read(table.string, "broker", default=None) or None,
+        port=problems.read(table.integer, "port", default=8883 if tls else 1883, minimum=1, maximum=65535) or 1883,
+        club=names["club"], board=names["board"],
+        username=problems.read(table.string, "username", default=None),
+        password_file=optional_path["password_file"], tls=tls, ca_file=optional_path["ca_file"],
+        key_file=_table_path(problems, table, "key_file", defaults.key_file, relative_to))
 
 
 def _match_rules(problems: _Collector, table: Table | None) -> MatchRules | None:

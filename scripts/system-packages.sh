@@ -2,11 +2,12 @@
 # Debian packages some tests use: gnubg (imports the exported match files), graphviz (renders
 # the state diagram), systemd (systemd-analyze verifies the units and scores their hardening),
 # chromium with chromium-driver (the web companion's pages in a real headless browser, via Selenium)
-# and gcc, libc6-dev and python3-dev (pip builds the rules' compiled search, which the tests then
-# compare with the pure-Python one). Without them those tests skip with a reason (and the rules run
-# in pure Python); CI installs them so they run.
+# gcc, libc6-dev and python3-dev (pip builds the rules' compiled search, which the tests then
+# compare with the pure-Python one) and mosquitto (the club's MQTT broker, which the club's tests
+# start). Without them those tests skip with a reason (and the rules run in pure Python); CI installs
+# them so they run.
 set -euo pipefail
-wanted=(gnubg graphviz systemd chromium chromium-driver gcc libc6-dev python3-dev)
+wanted=(gnubg graphviz systemd chromium chromium-driver gcc libc6-dev python3-dev mosquitto)
 missing=()
 for package in "${wanted[@]}"; do
   dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q "install ok installed" || missing+=("$package")

@@ -6,12 +6,13 @@ director registers once (`tavli-board club`). A broker's access rules already ke
 topics; the signature also holds against a broker account that leaks, or a broker that is not the
 club's.
 
-An envelope is JSON: `{"board", "seq", "body", "signature"}`. The signature covers the board's name,
-the sequence number and the body, as canonical JSON (sorted keys, no spaces), so no field can be
-changed or moved to another envelope. Each board numbers its messages 1, 2, 3, ... (the journal's
-outbox keeps the numbers across restarts); a receiver accepts from each board only numbers above the
-last it accepted, so a message recorded and sent again is refused, and a message delivered twice
-after a reconnection is recognised (idempotent by sequence).
+An envelope is JSON: `{"board", "stream", "seq", "body", "signature"}`. The signature covers the
+board's name, the stream, the sequence number and the body, as canonical JSON (sorted keys, no
+spaces), so no field can be changed or moved to another envelope. A board numbers the messages of each
+of its streams upward (its journal's records by their own numbers; its view by a counter it keeps
+across restarts); a receiver accepts from each board's stream only numbers above the last it
+accepted, so a message recorded and sent again is refused, and a message delivered twice after a
+reconnection is recognised (idempotent by sequence).
 """
 from __future__ import annotations
 
@@ -33,8 +34,8 @@ def canonical(value: Any) -> bytes:
     return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False).encode()
 
 
-def _signed_part(board: str, seq: int, body: Any) -> bytes:
-    return canonical({"board": board, "seq": seq, "body": body})
+def _signed_part(board: str, stream: str, seq: int, body: Any) -> bytes:
+    return canonical({"board": board, "stream": stream, "seq": seq, "body": body})
 
 
 def public_key_text(key: Ed25519PrivateKey | Ed25519PublicKey) -> str:
@@ -51,39 +52,43 @@ def public_key_from_text(text: str) -> Ed25519PublicKey:
 
 @dataclass
 class Signer:
-    """One board's side: its name, its key and the last sequence number it used."""
+    """One board's side: its name and its key."""
     board: str
     key: Ed25519PrivateKey
-    seq: int = 0
 
-    def seal(self, body: Any) -> dict[str, Any]:
-        self.seq += 1
-        signature = self.key.sign(_signed_part(self.board, self.seq, body))
-        return {"board": self.board, "seq": self.seq, "body": body,
+    def seal(self, stream: str, seq: int, body: Any) -> dict[str, Any]:
+        signature = self.key.sign(_signed_part(self.board, stream, seq, body))
+        return {"board": self.board, "stream": stream, "seq": seq, "body": body,
                 "signature": base64.b64encode(signature).decode()}
+
+
+FIELDS = {"board", "stream", "seq", "body", "signature"}
 
 
 @dataclass
 class Verifier:
-    """A receiver: the boards it knows by public key, and the last sequence number accepted from each."""
+    """A receiver: the boards it knows by public key, and the last sequence number accepted from each
+    board's stream."""
     keys: Mapping[str, Ed25519PublicKey]
-    accepted: dict[str, int] = field(default_factory=dict)
+    accepted: dict[tuple[str, str], int] = field(default_factory=dict)
 
-    def open(self, envelope: Any) -> tuple[str, Any]:
-        """(board, body) of a genuine envelope not seen before; else `EnvelopeRefused`."""
-        if not isinstance(envelope, dict) or set(envelope) != {"board", "seq", "body", "signature"}:
-            raise EnvelopeRefused("not an envelope: an object of board, seq, body and signature")
-        board, seq, signature = envelope["board"], envelope["seq"], envelope["signature"]
+    def open(self, envelope: Any) -> tuple[str, str, int, Any]:
+        """(board, stream, seq, body) of a genuine envelope not seen before; else `EnvelopeRefused`."""
+        if not isinstance(envelope, dict) or set(envelope) != FIELDS:
+            raise EnvelopeRefused("not an envelope: an object of board, stream, seq, body and signature")
+        board, stream, seq, signature = (envelope[key] for key in ("board", "stream", "seq", "signature"))
         if not isinstance(board, str) or board not in self.keys:
             raise EnvelopeRefused(f"from an unknown board: {str(board)[:40]!r}")
+        if not isinstance(stream, str) or not 0 < len(stream) <= 100:
+            raise EnvelopeRefused(f"{board}: a stream is named by 1 to 100 characters")
         if not isinstance(seq, int) or isinstance(seq, bool) or seq < 1:
             raise EnvelopeRefused(f"{board}: a sequence number is a whole number from 1")
         try:
             self.keys[board].verify(base64.b64decode(str(signature), validate=True),
-                                    _signed_part(board, seq, envelope["body"]))
+                                    _signed_part(board, stream, seq, envelope["body"]))
         except (InvalidSignature, ValueError):
             raise EnvelopeRefused(f"{board}: the signature does not match (forged or changed)") from None
-        if seq <= self.accepted.get(board, 0):
-            raise EnvelopeRefused(f"{board}: message {seq} was already accepted (a replay, or sent twice)")
-        self.accepted[board] = seq
-        return board, envelope["body"]
+        if seq <= self.accepted.get((board, stream), 0):
+            raise EnvelopeRefused(f"{board}: {stream} message {seq} was already accepted (a replay, or sent twice)")
+        self.accepted[board, stream] = seq
+        return board, stream, seq, envelope["body"]

@@ -178,6 +178,10 @@ class JournalReader:
             matches.setdefault(event.match_id, []).append(event)
         return matches
 
+    def records_after(self, seq: int, limit: int) -> list[Event]:
+        """At most `limit` records numbered above `seq`, oldest first (a reader catching up)."""
+        return self._select("WHERE seq > ?", (seq,), limit=limit)
+
     def tail(self, count: int) -> list[Event]:
         """The last `count` records, oldest first."""
         return list(reversed(self._select(order="seq DESC", limit=count)))

@@ -18,18 +18,19 @@ def boards():
     return a, b, Verifier(keys)
 
 
-def test_a_genuine_message_opens_once_and_in_order(boards):
+def test_a_genuine_message_opens_once_and_in_order_per_stream(boards):
     a, _, hub = boards
-    first, second = a.seal(PLAY), a.seal({"kind": "result"})
-    assert hub.open(first) == ("board-a", PLAY)
-    assert hub.open(second) == ("board-a", {"kind": "result"})
-    with pytest.raises(EnvelopeRefused, match="message 1 was already accepted"):
+    first, second = a.seal("journal", 1, PLAY), a.seal("journal", 2, {"kind": "result"})
+    assert hub.open(first) == ("board-a", "journal", 1, PLAY)
+    assert hub.open(a.seal("view", 1, {"kind": "view"})) == ("board-a", "view", 1, {"kind": "view"})
+    assert hub.open(second) == ("board-a", "journal", 2, {"kind": "result"})
+    with pytest.raises(EnvelopeRefused, match="journal message 1 was already accepted"):
         hub.open(first)                        # recorded and sent again
 
 
 def test_a_body_changed_or_moved_to_another_board_is_refused(boards):
     a, b, hub = boards
-    envelope = a.seal(PLAY)
+    envelope = a.seal("journal", 1, PLAY)
     changed = copy.deepcopy(envelope)
     changed["body"]["moves"][0] = ["13", "8"]
     with pytest.raises(EnvelopeRefused, match="board-a: the signature does not match"):
@@ -37,9 +38,9 @@ def test_a_body_changed_or_moved_to_another_board_is_refused(boards):
     moved = dict(envelope, board="board-b")     # board b's name on board a's message
     with pytest.raises(EnvelopeRefused, match="board-b: the signature does not match"):
         hub.open(moved)
-    renumbered = dict(envelope, seq=5)
-    with pytest.raises(EnvelopeRefused, match="signature does not match"):
-        hub.open(renumbered)
+    for changed_field in ({"seq": 5}, {"stream": "view"}):
+        with pytest.raises(EnvelopeRefused, match="signature does not match"):
+            hub.open(dict(envelope, **changed_field))
     assert hub.accepted == {}                   # nothing of a refused message counts
 
 
@@ -47,15 +48,16 @@ def test_a_stranger_cannot_sign_for_a_board(boards):
     _, _, hub = boards
     forger = Signer("board-a", Ed25519PrivateKey.generate())
     with pytest.raises(EnvelopeRefused, match="forged or changed"):
-        hub.open(forger.seal(PLAY))
+        hub.open(forger.seal("journal", 1, PLAY))
     with pytest.raises(EnvelopeRefused, match="unknown board: 'board-z'"):
-        hub.open(Signer("board-z", Ed25519PrivateKey.generate()).seal(PLAY))
+        hub.open(Signer("board-z", Ed25519PrivateKey.generate()).seal("journal", 1, PLAY))
 
 
 @pytest.mark.parametrize("envelope", [None, [], "text", {"board": "board-a"},
-                                      {"board": "board-a", "seq": True, "body": {}, "signature": ""},
-                                      {"board": "board-a", "seq": 0, "body": {}, "signature": ""},
-                                      {"board": "board-a", "seq": 1, "body": {}, "signature": "not base64!"}])
+                                      {"board": "board-a", "stream": "v", "seq": True, "body": {}, "signature": ""},
+                                      {"board": "board-a", "stream": "v", "seq": 0, "body": {}, "signature": ""},
+                                      {"board": "board-a", "stream": "", "seq": 1, "body": {}, "signature": ""},
+                                      {"board": "board-a", "stream": "v", "seq": 1, "body": {}, "signature": "not base64!"}])
 def test_malformed_envelopes_are_refused_in_words(boards, envelope):
     _, _, hub = boards
     with pytest.raises(EnvelopeRefused):

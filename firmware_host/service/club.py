@@ -1,0 +1,191 @@
+"""The board's side of a club: its view and its journal published to the club's MQTT broker.
+
+Refereeing never waits for the network. The loop's observer only keeps the latest view and wakes
+the publisher's thread; everything else happens there. The journal is the outbox: every record after
+the last one the broker acknowledged is published in order, one at a time (MQTT QoS 1, each
+acknowledged before the next), and the number of the last acknowledged record is kept in a small
+file beside the journal. A board offline for an hour publishes everything it recorded meanwhile when
+it is back; a record sent twice (its acknowledgement lost with the connection) carries the same
+number, and the hub takes it once.
+
+Topics, under the club's and the board's names (`[club]` in the config):
+
+    tavli/CLUB/BOARD/view      the board as it stands (retained: a screen that subscribes sees it at once)
+    tavli/CLUB/BOARD/journal   every journal record: matches, rolls, plays, game and match ends, faults
+    tavli/CLUB/BOARD/online    "1" while connected, "0" (the broker's last will) once it is not
+
+Each view and journal message is an envelope signed with the board's Ed25519 key
+(firmware_host/club/envelope.py): `tavli-board club key` prints the public key for the club's
+director to register. The broker's password is read from `password_file` (never from the config
+itself); with `tls = true` the connection is TLS, checked against `ca_file` or the system's CAs.
+"""
+from __future__ import annotations
+
+import json
+import logging
+import os
+import threading
+from pathlib import Path
+from typing import Any, Callable
+
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+from cryptography.hazmat.primitives.serialization import (Encoding, NoEncryption, PrivateFormat,
+                                                          load_pem_private_key)
+
+from firmware_host.club.envelope import Signer
+from firmware_host.config import ClubSettings
+from firmware_host.journal import JournalReader
+
+log = logging.getLogger(__name__)
+
+ACK_TIMEOUT_S = 10      # a message not acknowledged by then is sent again after a reconnection
+BATCH = 200             # records read from the journal at a time
+
+
+def topic(club: ClubSettings, leaf: str) -> str:
+    return f"tavli/{club.club}/{club.board}/{leaf}"
+
+
+def board_key(path: Path) -> Ed25519PrivateKey:
+    """The board's signing key, made on first use (readable by the service's user only)."""
+    try:
+        return load_pem_private_key(path.read_bytes(), password=None)
+    except FileNotFoundError:
+        key = Ed25519PrivateKey.generate()
+        path.parent.mkdir(parents=True, exist_ok=True)
+        descriptor = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+        with os.fdopen(descriptor, "wb") as file:
+            file.write(key.private_bytes(Encoding.PEM, PrivateFormat.PKCS8, NoEncryption()))
+        return key
+
+
+class Progress:
+    """What the broker has acknowledged, kept beside the journal: the last journal record of each
+    journal file (named by its first record) and the view's counter. Written whole and renamed."""
+
+    def __init__(self, journal_path: Path):
+        self.path = journal_path.with_name(journal_path.name + "-club.json")
+        try:
+            data = json.loads(self.path.read_text())
+            self.journal: dict[str, int] = {str(key): int(value) for key, value in data["journal"].items()}
+            self.view = int(data["view"])
+        except (OSError, ValueError, KeyError, TypeError, AttributeError):
+            self.journal, self.view = {}, 0   # none yet, or unreadable: everything is sent (again)
+
+    def save(self) -> None:
+        temporary = self.path.with_name(self.path.name + ".tmp")
+        temporary.write_text(json.dumps({"journal": self.journal, "view": self.view}))
+        os.replace(temporary, self.path)
+
+
+class ClubPublisher:
+    """Publishes the board's view and journal to the club's broker from a thread of its own."""
+
+    def __init__(self, club: ClubSettings, journal_path: Path, *, key: Ed25519PrivateKey | None = None,
+                 client_factory: Callable[..., Any] | None = None):
+        import paho.mqtt.client as mqtt   # the club extra; only a board in a club needs it
+
+        self.club, self.journal_path = club, journal_path
+        self.signer = Signer(club.board, key or board_key(club.key_file))
+        self.progress = Progress(journal_path)
+        self._view: Any = None
+        self._wake = threading.Event()
+        self._stop = threading.Event()
+        client = (client_factory or mqtt.Client)(mqtt.CallbackAPIVersion.VERSION2,
+                                                 client_id=f"tavli-{club.club}-{club.board}")
+        if club.username is not None:
+            client.username_pw_set(club.username, self._password())
+        if club.tls:
+            client.tls_set(ca_certs=str(club.ca_file) if club.ca_file else None)
+        client.will_set(topic(club, "online"), "0", qos=1, retain=True)
+        client.reconnect_delay_set(1, 30)
+        client.on_connect = self._connected
+        client.on_disconnect = lambda *args: log.warning("club broker %s: disconnected", club.broker)
+        self.client = client
+        self._thread = threading.Thread(target=self._run, name="club-publisher", daemon=True)
+
+    def _password(self) -> str | None:
+        if self.club.password_file is None:
+            return None
+        return self.club.password_file.read_text().strip()
+
+    def start(self) -> None:
+        self.client.connect_async(self.club.broker, self.club.port, keepalive=30)
+        self.client.loop_start()
+        self._thread.start()
+
+    def close(self) -> None:
+        self._stop.set()
+        self._wake.set()
+        self._thread.join(timeout=ACK_TIMEOUT_S + 5)
+        self.client.loop_stop()
+        self.client.disconnect()
+
+    def show(self, view: Any) -> None:
+        """The latest view (JSON-able): the loop's observer calls this; it never waits."""
+        self._view = view
+        self._wake.set()
+
+    def journal_changed(self) -> None:
+        self._wake.set()
+
+    def _connected(self, client, userdata, flags, reason, properties) -> None:
+        if reason.is_failure:
+            log.error("club broker %s:%s refused the board: %s", self.club.broker, self.club.port, reason)
+            return
+        log.info("club broker %s:%s: connected as %s", self.club.broker, self.club.port, self.club.board)
+        client.publish(topic(self.club, "online"), "1", qos=1, retain=True)
+        self._wake.set()
+
+    def _run(self) -> None:
+        published_view = None
+        while not self._stop.is_set():
+            self._wake.wait(timeout=1.0)
+            self._wake.clear()
+            if not self.client.is_connected():
+                continue
+            try:
+                view = self._view
+                if view is not None and view is not published_view and self._publish_view(view):
+                    published_view = view
+                while self._publish_journal() and not self._stop.is_set():
+                    pass
+            except Exception:   # a fault of the network or the disk must not end the thread
+                log.exception("club publisher: will try again")
+
+    def _send(self, leaf: str, envelope: dict, retain: bool = False) -> bool:
+        info = self.client.publish(topic(self.club, leaf), json.dumps(envelope, separators=(",", ":")),
+                                   qos=1, retain=retain)
+        info.wait_for_publish(timeout=ACK_TIMEOUT_S)
+        return info.is_published()
+
+    def _publish_view(self, view: Any) -> bool:
+        seq = self.progress.view + 1
+        if not self._send("view", self.signer.seal("view", seq, view), retain=True):
+            return False
+        self.progress.view = seq
+        self.progress.save()
+        return True
+
+    def _publish_journal(self) -> bool:
+        """Publish the next batch of records not yet acknowledged; True if there may be more."""
+        try:
+            with JournalReader.open(self.journal_path) as journal:
+                first = journal.records_after(0, 1)
+                if not first:
+                    return False
+                stream = f"journal/{first[0].at}"   # one stream per journal file, named by its first record
+                done = self.progress.journal.get(stream, 0)
+                records = journal.records_after(done, BATCH)
+        except Exception as error:   # the journal is the service's; a reader may meet it mid-write
+            log.warning("club publisher: cannot read the journal now: %s", error)
+            return False
+        for record in records:
+            if not self._send("journal", self.signer.seal(stream, record.seq, record.to_json())):
+                break
+            self.progress.journal[stream] = record.seq
+        else:
+            self.progress.save()
+            return len(records) == BATCH
+        self.progress.save()
+        return False

@@ -1,0 +1,132 @@
+"""A board publishes its view and every journal record to a real Mosquitto broker, signed; with the
+broker killed (kill -9) and restarted, and records made while it was down, every record arrives
+exactly once and in order, and the view is retained for a screen that subscribes later."""
+import json
+import threading
+import time
+
+import paho.mqtt.client as mqtt
+import pytest
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+
+from firmware_host.club.envelope import EnvelopeRefused, Verifier
+from firmware_host.config import ClubSettings
+from firmware_host.journal import Journal
+from firmware_host.service.club import ClubPublisher, board_key
+
+WAIT_S = 20
+
+
+class Screen:
+    """A subscriber that opens every envelope as the club's hub does, and counts what it refused."""
+
+    def __init__(self, port: int, key):
+        self.verifier = Verifier({"table-3": key.public_key()})
+        self.records: list[int] = []
+        self.views: list[dict] = []
+        self.refused: list[str] = []
+        self.lock = threading.Lock()
+        self.client = mqtt.Client(mqtt.CallbackAPIVersion.VERSION2, client_id="screen")
+        self.client.on_connect = lambda client, *args: client.subscribe("tavli/kefalonia/#", qos=1)
+        self.client.on_message = self.received
+        self.client.reconnect_delay_set(0.2, 1)
+        self.client.connect("127.0.0.1", port)
+        self.client.loop_start()
+
+    def received(self, client, userdata, message) -> None:
+        if message.topic.endswith("/online"):
+            return
+        with self.lock:
+            try:
+                board, stream, seq, body = self.verifier.open(json.loads(message.payload))
+            except EnvelopeRefused as refused:
+                self.refused.append(str(refused))
+                return
+            (self.views if stream == "view" else self.records).append(body if stream == "view" else seq)
+
+    def close(self) -> None:
+        self.client.loop_stop()
+        self.client.disconnect()
+
+
+def wait_for(condition, what: str) -> None:
+    deadline = time.monotonic() + WAIT_S
+    while not condition():
+        assert time.monotonic() < deadline, what
+        time.sleep(0.05)
+
+
+@pytest.fixture
+def key():
+    return Ed25519PrivateKey.generate()
+
+
+def club(port: int) -> ClubSettings:
+    return ClubSettings(broker="127.0.0.1", port=port, club="kefalonia", board="table-3")
+
+
+def test_every_record_arrives_once_in_order_across_a_broker_killed_and_restarted(tmp_path, broker, key):
+    journal = Journal.open(tmp_path / "journal.sqlite3", wall_clock=lambda: 1_790_000_000.0)
+    for number in range(20):
+        journal.record_fault("sensor", f"fault {number}")
+    screen = Screen(broker.port, key)
+    publisher = ClubPublisher(club(broker.port), journal.path, key=key)
+    publisher.start()
+    try:
+        expected = [event.seq for event in journal.tail(1000)]
+        wait_for(lambda: screen.records == expected, "the first records on the screen")
+        broker.kill()                       # the club's broker dies; the board goes on refereeing
+        for number in range(30):
+            journal.record_fault("sensor", f"while offline {number}")
+        publisher.journal_changed()
+        time.sleep(1)
+        broker.start()
+        expected = [event.seq for event in journal.tail(1000)]
+        wait_for(lambda: screen.records == expected, "every record once, in order, after the restart")
+        assert not [refusal for refusal in screen.refused if "forged" in refusal]
+    finally:
+        publisher.close()
+        screen.close()
+        journal.close()
+    # The acknowledged progress is kept beside the journal: a restarted board sends nothing twice.
+    progress = json.loads((tmp_path / "journal.sqlite3-club.json").read_text())
+    assert list(progress["journal"].values()) == [expected[-1]]
+
+
+def test_the_view_is_retained_for_a_screen_that_subscribes_later(tmp_path, broker, key):
+    journal = Journal.open(tmp_path / "journal.sqlite3")
+    publisher = ClubPublisher(club(broker.port), journal.path, key=key)
+    publisher.start()
+    try:
+        publisher.show({"state": "moving", "turn": "white"})
+        publisher.show({"state": "moving", "turn": "black"})
+        time.sleep(1)
+        screen = Screen(broker.port, key)
+        wait_for(lambda: screen.views, "the retained view")
+        assert screen.views[-1] == {"state": "moving", "turn": "black"}
+        screen.close()
+    finally:
+        publisher.close()
+        journal.close()
+
+
+def test_a_message_from_another_key_is_refused_by_the_screen(tmp_path, broker, key):
+    journal = Journal.open(tmp_path / "journal.sqlite3")
+    journal.record_fault("sensor", "one")
+    screen = Screen(broker.port, key)
+    impostor = ClubPublisher(club(broker.port), journal.path, key=Ed25519PrivateKey.generate())
+    impostor.start()
+    try:
+        wait_for(lambda: screen.refused, "the impostor's messages refused")
+        assert screen.records == [] and all("signature does not match" in refusal for refusal in screen.refused)
+    finally:
+        impostor.close()
+        screen.close()
+        journal.close()
+
+
+def test_the_boards_key_is_made_once_and_kept_private(tmp_path):
+    path = tmp_path / "state" / "club-board.key"
+    first = board_key(path)
+    assert path.stat().st_mode & 0o777 == 0o600
+    assert board_key(path).public_key().public_bytes_raw() == first.public_key().public_bytes_raw()
