@@ -30,6 +30,14 @@ class EnvelopeRefused(ValueError):
     """A message that is not accepted: its reason names what is wrong, never more than that."""
 
 
+class AlreadyAccepted(EnvelopeRefused):
+    """A genuine message taken before: a replay, or a redelivery after a reconnection."""
+
+
+class OutOfOrder(EnvelopeRefused):
+    """A genuine message that came before one it follows (one was lost on the way)."""
+
+
 def canonical(value: Any) -> bytes:
     return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False).encode()
 
@@ -72,8 +80,10 @@ class Verifier:
     keys: Mapping[str, Ed25519PublicKey]
     accepted: dict[tuple[str, str], int] = field(default_factory=dict)
 
-    def open(self, envelope: Any) -> tuple[str, str, int, Any]:
-        """(board, stream, seq, body) of a genuine envelope not seen before; else `EnvelopeRefused`."""
+    def open(self, envelope: Any, expect: int | None = None) -> tuple[str, str, int, Any]:
+        """(board, stream, seq, body) of a genuine envelope not seen before; else `EnvelopeRefused`.
+        With `expect`, only that number is taken (a stream that must arrive whole and in order): a
+        later one is `OutOfOrder`, for its sender to send again from what was taken."""
         if not isinstance(envelope, dict) or set(envelope) != FIELDS:
             raise EnvelopeRefused("not an envelope: an object of board, stream, seq, body and signature")
         board, stream, seq, signature = (envelope[key] for key in ("board", "stream", "seq", "signature"))
@@ -88,7 +98,9 @@ class Verifier:
                                     _signed_part(board, stream, seq, envelope["body"]))
         except (InvalidSignature, ValueError):
             raise EnvelopeRefused(f"{board}: the signature does not match (forged or changed)") from None
-        if seq <= self.accepted.get((board, stream), 0):
-            raise EnvelopeRefused(f"{board}: {stream} message {seq} was already accepted (a replay, or sent twice)")
+        if seq <= self.accepted.get((board, stream), 0) or (expect is not None and seq < expect):
+            raise AlreadyAccepted(f"{board}: {stream} message {seq} was already accepted (a replay, or sent twice)")
+        if expect is not None and seq > expect:
+            raise OutOfOrder(f"{board}: {stream} message {seq} came before {expect}")
         self.accepted[board, stream] = seq
         return board, stream, seq, envelope["body"]

@@ -2,10 +2,12 @@
 
 Refereeing never waits for the network. The loop's observer only keeps the latest view and wakes
 the publisher's thread; everything else happens there. The journal is the outbox: every record after
-the last one the broker acknowledged is published in order, one at a time (MQTT QoS 1, each
-acknowledged before the next), and the number of the last acknowledged record is kept in a small
-file beside the journal. A board offline for an hour publishes everything it recorded meanwhile when
-it is back; a record sent twice (its acknowledgement lost with the connection) carries the same
+the last one sent is published in order, one at a time (MQTT QoS 1, each acknowledged by the broker
+before the next), and the number of the last sent is kept in a small file beside the journal. The
+club's hub says which record it holds last (`tavli/CLUB/hub/ack/BOARD`, retained): at every
+(re)connection, and whenever the hub lags for a while, the board sends again from there, so what a
+broker lost when it died, or what came while the hub was down, still arrives. A board offline for an
+hour publishes everything it recorded meanwhile when it is back; a record sent twice carries the same
 number, and the hub takes it once.
 
 Topics, under the club's and the board's names (`[club]` in the config):
@@ -13,6 +15,7 @@ Topics, under the club's and the board's names (`[club]` in the config):
     tavli/CLUB/BOARD/view      the board as it stands (retained: a screen that subscribes sees it at once)
     tavli/CLUB/BOARD/journal   every journal record: matches, rolls, plays, game and match ends, faults
     tavli/CLUB/BOARD/online    "1" while connected, "0" (the broker's last will) once it is not
+    tavli/CLUB/hub/ack/BOARD   (read) the last record of this board the hub holds
 
 Each view and journal message is an envelope signed with the board's Ed25519 key
 (firmware_host/club/envelope.py): `tavli-board club key` prints the public key for the club's
@@ -25,6 +28,7 @@ import json
 import logging
 import os
 import threading
+import time
 from pathlib import Path
 from typing import Any, Callable
 
@@ -40,6 +44,7 @@ log = logging.getLogger(__name__)
 
 ACK_TIMEOUT_S = 10      # a message not acknowledged by then is sent again after a reconnection
 BATCH = 200             # records read from the journal at a time
+HUB_LAG_S = 5           # the hub still short of what was sent this long after the last send: send again
 
 
 def topic(club: ClubSettings, leaf: str) -> str:
@@ -89,6 +94,9 @@ class ClubPublisher:
         self.signer = Signer(club.board, key or board_key(club.key_file))
         self.progress = Progress(journal_path)
         self._view: Any = None
+        self._hub_holds: dict[str, int] | None = None   # stream -> last record the hub holds (None: no hub heard)
+        self._resend = False
+        self._last_send = 0.0
         self._wake = threading.Event()
         self._stop = threading.Event()
         client = (client_factory or mqtt.Client)(mqtt.CallbackAPIVersion.VERSION2,
@@ -100,6 +108,7 @@ class ClubPublisher:
         client.will_set(topic(club, "online"), "0", qos=1, retain=True)
         client.reconnect_delay_set(1, 30)
         client.on_connect = self._connected
+        client.on_message = self._hub_ack
         client.on_disconnect = lambda *args: log.warning("club broker %s: disconnected", club.broker)
         self.client = client
         self._thread = threading.Thread(target=self._run, name="club-publisher", daemon=True)
@@ -135,6 +144,18 @@ class ClubPublisher:
             return
         log.info("club broker %s:%s: connected as %s", self.club.broker, self.club.port, self.club.board)
         client.publish(topic(self.club, "online"), "1", qos=1, retain=True)
+        client.subscribe(f"tavli/{self.club.club}/hub/ack/{self.club.board}", qos=1)
+        self._resend = True
+        self._wake.set()
+
+    def _hub_ack(self, client, userdata, message) -> None:
+        try:
+            ack = json.loads(message.payload)
+            stream, seq = str(ack["stream"]), int(ack["seq"])
+        except (ValueError, KeyError, TypeError):
+            log.warning("club: the hub's acknowledgement is not {stream, seq}: %r", message.payload[:100])
+            return
+        self._hub_holds = {**(self._hub_holds or {}), stream: seq}
         self._wake.set()
 
     def _run(self) -> None:
@@ -167,6 +188,21 @@ class ClubPublisher:
         self.progress.save()
         return True
 
+    def _from_where(self, stream: str) -> int:
+        """The last record sent, or the hub's last where the hub lacks what was sent: at a (re)connection,
+        or once it has lagged for a while since the last send."""
+        sent = self.progress.journal.get(stream, 0)
+        if self._hub_holds is None:
+            return sent
+        holds = self._hub_holds.get(stream, 0)
+        lagging = holds < sent and time.monotonic() - self._last_send > HUB_LAG_S
+        if self._resend or lagging:
+            self._resend = False
+            if holds < sent:
+                log.info("club: the hub holds %s up to %s of %s sent: sending again from there", stream, holds, sent)
+                self.progress.journal[stream] = sent = holds
+        return sent
+
     def _publish_journal(self) -> bool:
         """Publish the next batch of records not yet acknowledged; True if there may be more."""
         try:
@@ -174,8 +210,9 @@ class ClubPublisher:
                 first = journal.records_after(0, 1)
                 if not first:
                     return False
-                stream = f"journal/{first[0].at}"   # one stream per journal file, named by its first record
-                done = self.progress.journal.get(stream, 0)
+                # One stream per journal file, named by its first record: the hub knows where it begins.
+                stream = f"journal/{first[0].at}/{first[0].seq}"
+                done = self._from_where(stream)
                 records = journal.records_after(done, BATCH)
         except Exception as error:   # the journal is the service's; a reader may meet it mid-write
             log.warning("club publisher: cannot read the journal now: %s", error)
@@ -184,6 +221,7 @@ class ClubPublisher:
             if not self._send("journal", self.signer.seal(stream, record.seq, record.to_json())):
                 break
             self.progress.journal[stream] = record.seq
+            self._last_send = time.monotonic()
         else:
             self.progress.save()
             return len(records) == BATCH

@@ -67,3 +67,14 @@ def test_malformed_envelopes_are_refused_in_words(boards, envelope):
 def test_a_bad_public_key_is_named():
     with pytest.raises(EnvelopeRefused, match="not an Ed25519 public key"):
         public_key_from_text("AAAA")
+
+
+def test_a_stream_that_must_arrive_in_order_takes_only_the_next_number(boards):
+    from firmware_host.club.envelope import AlreadyAccepted, OutOfOrder
+    a, _, hub = boards
+    with pytest.raises(OutOfOrder, match="message 2 came before 1"):
+        hub.open(a.seal("journal/x/1", 2, PLAY), expect=1)
+    assert hub.open(a.seal("journal/x/1", 1, PLAY), expect=1)[2] == 1
+    with pytest.raises(AlreadyAccepted):
+        hub.open(a.seal("journal/x/1", 1, PLAY), expect=2)
+    assert hub.open(a.seal("journal/x/1", 2, PLAY), expect=2)[2] == 2
