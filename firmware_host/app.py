@@ -31,10 +31,12 @@ from typing import Callable, Iterable
 
 from firmware_host.controller import Controller, Timings
 from firmware_host.controller.controller import Judged
+from firmware_host.controller.view import GameView
 from firmware_host.hw.buzzer import Beep, Buzzer
 from firmware_host.hw.dice import DiceSource, SecretsDice
 from firmware_host.journal import ResumeState
 from firmware_host.leds.render import Frame, Renderer
+from firmware_host.leds.layout import LedConfig
 from firmware_host.leds.strips import Strip
 from firmware_host.referee import Reading, Referee
 from firmware_host.sensing.clock import Clock, MonotonicClock
@@ -103,10 +105,11 @@ class EventLoop:
     def __init__(self, controller: Controller, renderer: Renderer, *, strip: Strip | None = None,
                  clock: Clock | None = None, button=None, events: queue.Queue | None = None,
                  frame_interval_s: float = FRAME_INTERVAL_S, judge_worker: JudgeWorker | None = None,
-                 observers: Iterable[Callable[[Controller, object], None]] = ()) -> None:
+                 observers: Iterable[Callable[[GameView, object], None]] = ()) -> None:
         """`button`: a `DiceButton` to poll (or None); `judge_worker`: the thread the controller hands
-        readings to (closed when `run` ends); `observers(controller, event)` are called on the loop's
-        thread after each event (the demo's players and tests watch the game with them)."""
+        readings to (closed when `run` ends); `observers(view, event)` are called on the loop's thread
+        after each event with the controller's view (the companion, the demo's players and tests watch
+        the game with them)."""
         self.controller = controller
         self.renderer = renderer
         self.strip = strip
@@ -126,7 +129,7 @@ class EventLoop:
     def from_config(cls, config, journal, hardware, *, events: queue.Queue, dice: DiceSource | None = None,
                     clock: Clock | None = None, timings: Timings = Timings(), buzzer: Buzzer | None = None,
                     judge_in_background: bool = True,
-                    observers: Iterable[Callable[[Controller, object], None]] = (),
+                    observers: Iterable[Callable[[GameView, object], None]] = (),
                     resume: ResumeState | None = None) -> EventLoop:
         """The loop of the service: `config` (a `Config`), an open `Journal`, `hardware` opened with
         `post=events.put` (a `service.hardware.Hardware`); fair dice unless `dice` is given;
@@ -213,8 +216,19 @@ class EventLoop:
             # A bug must not end the loop: the event is lost, the log says why. (A journal that
             # cannot be written is the controller's storage fault: it holds the event and retries.)
             log.exception("controller: handling %r failed", event)
-        for observer in self.observers:
-            observer(self.controller, event)
+        self._tell(event)
+
+    def _tell(self, event: object) -> None:
+        """The observers, with the view after `event` (None: a timer), built once for all of them."""
+        if self.observers:
+            view = self.controller.view()
+            for observer in self.observers:
+                observer(view, event)
+
+    def use_leds(self, leds: LedConfig) -> None:
+        """Render with `leds` (brightness, palette changed while the service runs) from the next frame on."""
+        self.renderer = Renderer.from_config(leds)
+        self._scene = None
 
     def _run_timers(self) -> None:
         deadline = self.controller.next_deadline()
@@ -224,8 +238,7 @@ class EventLoop:
                 self.controller.tick(now)
             except Exception:
                 log.exception("controller: a timer failed")
-            for observer in self.observers:
-                observer(self.controller, None)
+            self._tell(None)
 
     def _show(self) -> None:
         scene, now = self.controller.scene, self.clock.monotonic()

@@ -199,7 +199,11 @@ class ClubSettings:
     password_file: Path | None = None   # the broker password, in a file readable by the service only
     tls: bool = False
     ca_file: Path | None = None      # the broker's certificate authority (TLS); None: the system's
-    key_file: Path = field(default_factory=lambda: _state_home() / "club-board.key")   # the board's signing key
+    key_file: Path | None = None     # the board's signing key; None: club-board.key in the state folder
+
+    @property
+    def signing_key_path(self) -> Path:
+        return self.key_file or _state_home() / "club-board.key"
 
 
 @dataclass(frozen=True)
@@ -315,7 +319,7 @@ class Config:
             ("club.password_file", str(self.club.password_file or "none"), origin("club.password_file")),
             ("club.tls", self.club.tls, origin("club.tls")),
             ("club.ca_file", str(self.club.ca_file or "the system's"), origin("club.ca_file")),
-            ("club.key_file", str(self.club.key_file), origin("club.key_file")),
+            ("club.key_file", str(self.club.key_file or "club-board.key in the state folder"), origin("club.key_file")),
         ]
         return [Setting(key, value, where) for key, value, where in values]
 
@@ -513,7 +517,7 @@ def _club_settings(problems: _Collector, table: Table | None, relative_to: Path 
     if table.data.get("broker") is not None and "board" not in table.data:
         problems.add("club.board", "is missing", "this board's name in the club, such as \"table-3\"")
     optional_path = {key: _table_path(problems, table, key, Path(), relative_to) if key in table.data else None
-                     for key in ("password_file", "ca_file")}
+                     for key in ("password_file", "ca_file", "key_file")}
     tls = bool(problems.read(table.boolean, "tls", default=False))
     return ClubSettings(
         broker=problems.read(table.string, "broker", default=None) or None,
@@ -521,7 +525,7 @@ def _club_settings(problems: _Collector, table: Table | None, relative_to: Path 
         club=names["club"], board=names["board"],
         username=problems.read(table.string, "username", default=None),
         password_file=optional_path["password_file"], tls=tls, ca_file=optional_path["ca_file"],
-        key_file=_table_path(problems, table, "key_file", defaults.key_file, relative_to))
+        key_file=optional_path["key_file"])
 
 
 def _match_rules(problems: _Collector, table: Table | None) -> MatchRules | None:

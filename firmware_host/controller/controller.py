@@ -27,9 +27,11 @@ from dataclasses import dataclass, field, replace
 from typing import Any, Callable, Iterable
 
 from firmware_host.controller import machine as m
+from firmware_host.controller.numbering import BoardLabels
 from firmware_host.controller.orientation import Orientation, detect, laid_out, nearest, reading_matches
 from firmware_host.controller.scenes import (destination_marks, fault_leds, led, move_marks, setup_marks,
                                              step_marks)
+from firmware_host.controller.view import GameView, LastPlay, RefereePage
 from firmware_host.hw.buzzer import Beep
 from firmware_host.hw.dice import DiceSource
 from firmware_host.hw.events import DiceButtonFreed, DiceButtonStuck, DiceHeld, DicePressed
@@ -86,23 +88,8 @@ class Judged:
     verdict: Verdict
 
 
-@dataclass(frozen=True)
-class LastPlay:
-    """The last committed play of the game, and the position it was played from (for restoring)."""
-
-    before: Position
-    mover: Color
-    dice: tuple[int, ...]      # the roll, or `Owed` dice
-    play: Play
-
-
-@dataclass(frozen=True)
-class RefereePage:
-    """What one press in referee mode shows: a move of the last play, a legal play, or the restore."""
-
-    kind: str                 # "replay_move", "best_play" (a move of the bot's choice), "legal_play", "restore"
-    index: int = 0            # which move / which play
-    of: int = 0               # out of how many
+class CommandRefused(ValueError):
+    """A command the controller cannot do now, with the reason in words."""
 
 
 @dataclass
@@ -205,13 +192,68 @@ class Controller:
             from firmware_host.bot import TrainedChooser   # numpy, only where a seat is the bot's
             self.choose_play = TrainedChooser()
 
+    # == commands by name (the web companion's) ==================================================
+
+    def apply_settings(self, match_rules: MatchRules, rules_for: Callable[[str], Rules],
+                       bots: Iterable[Color]) -> None:
+        """Settings changed while the service runs: the match rules from the next match, the house rules
+        (`rules_for`) from the next game, and the seats the bot plays ([match] white / black) from each
+        side's next roll (a turn already rolled is played out as it began). The seats are journaled
+        with the first turn they apply to (a match not yet begun records its seats as it starts)."""
+        self.match_rules, self.rules_for = match_rules, rules_for
+        self.seat_bots(bots)
+
     def seat_bots(self, bots: Iterable[Color]) -> None:
-        """The seats the bot plays from now on ([match] white / black applied while the service runs):
-        each side's next roll is played by its new seat; a turn already rolled is played out as it
-        began. The change is journaled with the first turn it applies to (a match not yet begun
-        records its seats as it starts)."""
+        """The seats the bot plays from each side's next roll on (see `apply_settings`)."""
         self.bots = frozenset(bots)
         self._load_chooser()
+
+    def new_match(self, match_rules: MatchRules, rules_for: Callable[[str], Rules], now: float) -> None:
+        """A new match with these rules: when the match is over, or before its first game begins (a
+        match under way is never thrown away: `CommandRefused`)."""
+        before_first_game = self.state == m.SETUP and self.match_id is None
+        if self.state != m.MATCH_OVER and not before_first_game:
+            raise CommandRefused("a match is under way: a new one starts once it is over or before its first "
+                                 "game is set up")
+        self.match_rules, self.rules_for = match_rules, rules_for
+        self._command(now, self._begin_new_match)
+
+    def _begin_new_match(self) -> None:
+        if self.state == m.MATCH_OVER:
+            self._fire("press")                  # as the press that starts the next match
+            return
+        self.start_new_match()
+        if self.sensed is not None and not self.changing:
+            self._fire("board_stable")           # the board as it stands, under the new match: set up already?
+
+    def referee_action(self, action: str, now: float) -> None:
+        """Referee mode by name: "enter" (as a hold does, from a game's turn, when there is something
+        to show), "next" (the next page, as a press) or "leave" (as a hold); `CommandRefused` says why not."""
+        if action == "enter":
+            if self.state not in m.REFEREE_FROM:
+                raise CommandRefused(f"referee mode opens during a game (now: {self.state.replace('_', ' ')})")
+            self._command(now, lambda: self._fire("hold"))
+            if self.state != m.REFEREE:
+                raise CommandRefused("referee mode has nothing to show yet: no play to replay and no legal "
+                                     "play listed")
+        elif action in ("next", "leave"):
+            if self.state != m.REFEREE:
+                raise CommandRefused("not in referee mode")
+            self._command(now, lambda: self._fire("press" if action == "next" else "hold"))
+        else:
+            raise CommandRefused(f"no referee action {action!r}; allowed: enter, next, leave")
+
+    def _command(self, now: float, do: Callable[[], None]) -> None:
+        """Do a command as an event is done: journaled and applied whole, or (the journal refusing
+        records) not at all."""
+        self.now = now
+        if self.storage_fault is not None:
+            raise CommandRefused(f"the game is held: {self.storage_fault.reason}")
+        self._atomically(do)
+        self.scene = self._build_scene()
+        if self.storage_fault is not None:
+            self.storage_fault = None   # a command is not held for later: it is refused now
+            raise CommandRefused("the journal refuses records: nothing was changed")
 
     def _take_up(self, resume: ResumeState) -> str:
         """Take up the journaled match: its rules, its score and its game under way (position, roll,
@@ -340,6 +382,8 @@ class Controller:
     def _apply(self, item: object) -> None:
         if item is TIMER_DUE:
             self._timers()
+        elif callable(item):   # a command (`_command`)
+            item()
         else:
             self._take(item)
 
@@ -975,10 +1019,33 @@ class Controller:
     def _led(self, location: str, colour: Color) -> str | None:
         return led(self.orientation, location, colour)
 
-    # == guidance, for a player who reads it rather than the lights (the demo) ========================
+    # == the view ===================================================================================
 
-    def guidance(self) -> tuple[Step, ...]:
-        """The steps the lights guide through now, in physical points (setup: all of them)."""
+    def view(self) -> GameView:
+        """The game as it stands now, as one immutable value (what every surface reads)."""
+        state = m.State(self.state)
+        overlaid = state.value in m.OVERLAYS
+        returns_to = m.State(self.overlay_return) if overlaid else None
+        over = (returns_to or state) in (m.State.GAME_OVER, m.State.MATCH_OVER)
+        held = isinstance(self.referee, HeldReferee)
+        page = self.referee_pages[self.referee_page] if self.state == m.REFEREE and self.referee_pages else None
+        return GameView(
+            state=state, returns_to=returns_to, match_id=self.match_id, match=self.match,
+            game_number=len(self.match.games) + (not over), variant=self.variant, rules=self.rules,
+            bots=self.bots, position=self.position, in_turn=self.referee is not None, dice=self.dice,
+            opening_dice=self.opening_dice, no_legal_move=self.no_legal_move, verdict=self.verdict,
+            judging=self.awaiting_verdict is not None, orientation=self.orientation, sensed=self.sensed,
+            board=self.board_reading,
+            changing=self.changing, settled=self.settled, guidance=self._guidance(),
+            bot_play=self.referee.play if held else None, bot_moves_made=self.bot_moves_made, scene=self.scene,
+            referee_page=page, last_play=self.last_play, sensor_faults=tuple(self.sensor_faults.values()),
+            button_stuck=self.stuck_button_down,
+            storage_fault=None if self.storage_fault is None else self.storage_fault.reason,
+            journal_damage=self.journal_damage)
+
+    def _guidance(self) -> tuple[Step, ...]:
+        """The steps the lights guide through now, in the board's labels (setup: all of them; an
+        illegal board: from the first)."""
         if self.sensed is None:
             return ()
         if self.state == m.SETUP:
@@ -987,19 +1054,11 @@ class Controller:
             orientation, steps = self.orientation, self.correction_steps
         elif self.state == m.REFEREE and self.referee_pages[self.referee_page].kind == "restore":
             orientation, steps = self.orientation, self._steps_to(self.last_play.before, self._reading())
+        elif self.referee is not None and self.verdict is not None and self.verdict.kind == "illegal":
+            orientation, steps = self.orientation, self.verdict.steps
         else:
             return ()
-        return tuple(Step(s.color, _physical(orientation, s.origin), _physical(orientation, s.destination))
-                     for s in steps)
-
-    def bot_steps(self) -> tuple[Step, ...]:
-        """The bot's turn: the moves of its play still to make, in physical points (the lights show
-        the first); else none."""
-        if not isinstance(self.referee, HeldReferee):
-            return ()
-        mover, orientation = self.position.turn, self.orientation
-        return tuple(Step(mover, _physical(orientation, move.origin), _physical(orientation, move.destination))
-                     for move in self.referee.play.moves[self.bot_moves_made:])
+        return BoardLabels(orientation).steps(steps)
 
 
 def _journaled_play(journal: Any, match_id: int, last: PlayRecord) -> tuple[Position, tuple[int, ...]]:
@@ -1030,10 +1089,6 @@ def _owed_blink(owed: tuple[int, ...], elapsed: float) -> tuple[tuple[int, int] 
     if into_step < OWED_DIE_ON_S:
         return (owed[int(die)],) * 2, OWED_DIE_ON_S - into_step
     return None, step - into_step
-
-
-def _physical(orientation: Orientation, location: str) -> str:
-    return str(orientation.point(int(location))) if location.isdigit() else location
 
 
 def _resumes(state: str) -> Callable[[Controller], bool]:

@@ -15,6 +15,7 @@ are names of `Controller` methods. The controller fires a trigger only in the st
 """
 from __future__ import annotations
 
+import enum
 from pathlib import Path
 from types import SimpleNamespace
 from typing import Any
@@ -37,6 +38,10 @@ BUTTON_STUCK = "button_stuck"    # overlay: the dice button is held down far too
 
 STATES = (RESUMING, SETUP, OPENING_ROLL, AWAITING_ROLL, MOVING, BLOCKADE, CORRECTING, REFEREE, GAME_OVER,
           MATCH_OVER, LINK_LOST, SENSOR_FAULT, BUTTON_STUCK)
+# The states as a value outside the controller (its view, the surfaces that read it). The machine
+# itself runs on the plain names above: `transitions` names an Enum state's callbacks by the member's
+# name, not its value. A str enum, so a state still reads and prints as its name.
+State = enum.StrEnum("State", [(state.upper(), state) for state in STATES])
 # Overlays, the most serious first: a lost link hides a sensor fault, which hides a stuck button.
 OVERLAYS = (LINK_LOST, SENSOR_FAULT, BUTTON_STUCK)
 # The states an overlay returns to when its fault is over: every state but the overlays.

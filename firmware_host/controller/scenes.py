@@ -8,10 +8,10 @@ from __future__ import annotations
 
 from typing import Iterable, Mapping
 
+from firmware_host.controller.numbering import BoardLabels
 from firmware_host.controller.orientation import Orientation
 from firmware_host.leds.scene import LOCATIONS, Mark
 from firmware_host.referee import Step
-from firmware_host.referee.steps import HAND
 from firmware_host.rules import Color, Move
 
 # Where a sensing fault location ("point:7", "bar", "off", "reserve", or None for the whole
@@ -21,11 +21,7 @@ _FAULT_LEDS = {"bar": ("bar:white", "bar:black"), "off": ("off:white", "off:blac
 
 def led(orientation: Orientation, location: str, colour: Color) -> str | None:
     """The physical LED location of a referee location of `colour`'s checkers; None for the hand."""
-    if location == HAND:
-        return None
-    if location in ("bar", "off"):
-        location = f"{location}:{colour.value}"
-    return orientation.led_location(location)
+    return BoardLabels(orientation).led(location, colour)
 
 
 def fault_leds(location: str | None) -> tuple[str, ...]:

@@ -10,21 +10,18 @@ from __future__ import annotations
 
 import random
 import threading
-from dataclasses import dataclass
 from typing import Callable, Protocol
 
 from firmware_host.config import Config
 from firmware_host.controller import machine as m
-from firmware_host.controller.controller import Controller
+from firmware_host.controller.numbering import BoardLabels, play_text
 from firmware_host.controller.orientation import Orientation
-from firmware_host.controller.scenes import led
+from firmware_host.controller.view import GameView
 from firmware_host.hw.events import DicePressed
-from firmware_host.leds.scene import Mark, Scene
-from firmware_host.referee import Referee, Step, restore
-from firmware_host.referee.held import HeldReferee
-from firmware_host.rules import Color, Move, Play, Position, Turn, dice_text
+from firmware_host.leds.scene import Mark
+from firmware_host.referee import Referee, restore
+from firmware_host.rules import Color, Move, Play, Turn, dice_text
 from firmware_host.rules.plays import ROUTES
-from firmware_host.sensing.reading import BoardReading
 from firmware_host.sim.board import SimBoard
 
 # Real waits for the controller are bounded by this; a demo that waits longer is stuck, and says so.
@@ -34,73 +31,38 @@ PATIENCE_S = 30.0
 class DemoStuck(RuntimeError):
     """The controller did not reach what a player waited for."""
 
-@dataclass(frozen=True)
-class Seen:
-    """What the players can know after each event: the lights and the controller's guidance."""
-
-    presses: int                   # counts the presses the controller has handled
-    state: str
-    scene: Scene
-    sensed: BoardReading | None
-    changing: bool
-    judging: bool                  # the board's verdict is still being searched for
-    variant: str
-    position: Position             # the start of the turn (its .turn moves)
-    dice: tuple[int, int] | None
-    opening_dice: tuple[int, int] | None
-    verdict: str | None
-    orientation: Orientation
-    guidance: tuple[Step, ...]     # physical points
-    referee_page: str | None
-    game_number: int
-    score: tuple[int, int]
-    bot_play: Play | None = None   # the bot's turn: the play the lights show, move by move
-    bot_moves_made: int = 0        # ... and how many of its moves the board shows made
-
-
 class Table:
-    """The players' view of the controller, updated by the loop's thread after every event."""
+    """The players' view of the game: the controller's view after every event (the loop's thread
+    updates it), and the presses the controller has handled."""
 
     def __init__(self) -> None:
         self._condition = threading.Condition()
-        self.seen: Seen | None = None
-        self._presses = 0
+        self.seen: GameView | None = None
+        self.presses = 0
 
-    def observe(self, controller: Controller, event: object) -> None:
-        page = controller.referee_pages[controller.referee_page].kind if controller.state == m.REFEREE else None
-        score = controller.match.score
+    def observe(self, view: GameView, event: object) -> None:
         with self._condition:
-            self._presses += isinstance(event, DicePressed)
-            self.seen = Seen(
-                presses=self._presses,
-                state=controller.state, scene=controller.scene, sensed=controller.sensed,
-                changing=controller.changing, judging=controller.awaiting_verdict is not None,
-                variant=controller.variant, position=controller.position, dice=controller.dice,
-                opening_dice=controller.opening_dice, verdict=controller.verdict.kind if controller.verdict else None,
-                orientation=controller.orientation, guidance=controller.guidance(), referee_page=page,
-                game_number=len(controller.match.games) + (controller.state not in (m.GAME_OVER, m.MATCH_OVER)),
-                score=(score[Color.WHITE], score[Color.BLACK]),
-                bot_play=controller.referee.play if isinstance(controller.referee, HeldReferee) else None,
-                bot_moves_made=controller.bot_moves_made)
+            self.presses += isinstance(event, DicePressed)
+            self.seen = view
             self._condition.notify_all()
 
-    def wait(self, ready: Callable[[Seen], bool], what: str) -> Seen:
+    def wait_press(self, before: int) -> GameView:
+        """What the controller made of the press after the `before`-th."""
+        return self.wait(lambda view: self.presses > before, "the press")
+
+    def wait(self, ready: Callable[[GameView], bool], what: str) -> GameView:
         with self._condition:
             if not self._condition.wait_for(lambda: self.seen is not None and ready(self.seen), PATIENCE_S):
                 raise DemoStuck(f"waited {PATIENCE_S:.0f} s for {what}; the controller is in "
                                 f"{self.seen.state if self.seen else 'no state yet'}")
             return self.seen
 
+
 def physical(orientation: Orientation, location: str) -> str | int:
-    """A unified referee location as the simulated board names it ("bar"/"off" are per colour)."""
-    return orientation.point(int(location)) if location.isdigit() else location
-
-
-def as_drawn(orientation: Orientation, play: Play) -> str:
-    """A play in the numbers drawn on the board (the physical points), as the captions name points."""
-    moves = [f"{physical(orientation, move.origin)}/{physical(orientation, move.destination)}"
-             f"{'*' if move.hit else ''}{'^' if move.pin else ''}" for move in play.moves]
-    return " ".join(moves) or "(no move)"
+    """A location of the position format where the hands find it on the simulated board (its label;
+    a point as a number, "bar"/"off" per colour)."""
+    label = BoardLabels(orientation).label(location)
+    return int(label) if label.isdigit() else label
 
 
 class Hands(Protocol):
@@ -112,10 +74,10 @@ class Hands(Protocol):
     settings: object           # .boards: which boards the voice shows ("moments", "every-turn", "none")
 
     def press(self) -> None: ...
-    def hold(self, until: Callable[[Seen], bool] | None = None, what: str = "") -> Seen: ...
-    def settled_view(self) -> Seen: ...
+    def hold(self, until: Callable[[GameView], bool] | None = None, what: str = "") -> GameView: ...
+    def settled_view(self) -> GameView: ...
     def say(self, text: str) -> None: ...
-    def show(self, caption: str, seen: Seen | None = None) -> None: ...
+    def show(self, caption: str, seen: GameView | None = None) -> None: ...
 
 
 class Players:
@@ -128,10 +90,10 @@ class Players:
         self.turns_in_game = 0
         self.stunts = {"too_early", "illegal", "replay"}   # each done once, in the first game
 
-    def play_match(self) -> Seen:
+    def play_match(self) -> GameView:
         return self.play_until(lambda seen: seen.state == m.MATCH_OVER)
 
-    def play_until(self, done: Callable[[Seen], bool]) -> Seen:
+    def play_until(self, done: Callable[[GameView], bool]) -> GameView:
         """Play on until what the controller shows is `done`; returns what it showed."""
         demo = self.demo
         seen = demo.table.wait(lambda s: True, "the controller")
@@ -159,7 +121,7 @@ class Players:
 
     # -- between turns ----------------------------------------------------------------------------
 
-    def set_up(self, seen: Seen) -> Seen:
+    def set_up(self, seen: GameView) -> GameView:
         """Follow the setup lights: every checker that is wrong goes where a light asks for one."""
         demo = self.demo
         seen = demo.settled_view()
@@ -171,7 +133,7 @@ class Players:
                              physical(Orientation.AS_WIRED, step.destination), step.color.value)
         return demo.table.wait(lambda s: s.state != m.SETUP, "the game to begin")
 
-    def roll(self, seen: Seen) -> Seen:
+    def roll(self, seen: GameView) -> GameView:
         demo = self.demo
         state = seen.state
         demo.settled_view()
@@ -181,20 +143,20 @@ class Players:
             demo.say(f"opening roll: white {white}, black {black}" + ("  (a tie: again)" if white == black else ""))
         return seen
 
-    def press(self) -> Seen:
+    def press(self) -> GameView:
         """A short press; returns what the controller made of it."""
-        before = self.demo.table.seen.presses
+        before = self.demo.table.presses
         self.demo.press()
-        return self.demo.table.wait(lambda s: s.presses > before, "the press")
+        return self.demo.table.wait_press(before)
 
-    def end_blockade(self, seen: Seen) -> Seen:
+    def end_blockade(self, seen: GameView) -> GameView:
         """Neither side can ever move again (BLOCKADE on the dice): a press ends the game drawn."""
         self.demo.show("a permanent blockade: no roll can change the board; a press ends the game drawn", seen)
         return self.press()
 
     # -- a turn -----------------------------------------------------------------------------------
 
-    def play_turn(self, seen: Seen) -> Seen:
+    def play_turn(self, seen: GameView) -> GameView:
         demo = self.demo
         self.turns += 1
         self.turns_in_game += 1
@@ -225,31 +187,30 @@ class Players:
             self.move(seen, move, mover, show_lift=lift_to_show and index == 0)
         return self.commit_play(seen, play)
 
-    def move_for_bot(self, seen: Seen) -> Seen:
+    def move_for_bot(self, seen: GameView) -> GameView:
         """The bot's turn: move its checkers as the lights show, one move after the other (the
         player takes a hit checker to the bar, as the rules say), then press."""
         demo, play, mover = self.demo, seen.bot_play, seen.position.turn
-        demo.say(f"the bot plays {mover}: {as_drawn(seen.orientation, play)}; the lights show each move")
+        demo.say(f"the bot plays {mover}: {play_text(play.moves)}; the lights show each move")
         for index, move in enumerate(play.moves):
-            origin, destination = led(seen.orientation, move.origin, mover), led(seen.orientation, move.destination, mover)
+            origin, destination = seen.labels.led(move.origin, mover), seen.labels.led(move.destination, mover)
             if seen.bot_moves_made != index or seen.scene.marks.get(origin) is not Mark.TAKE_FROM \
                     or seen.scene.marks.get(destination) is not Mark.PUT_ON:
                 raise DemoStuck(f"the lights do not show the bot's move {index + 1}, {move}: {seen.scene.marks}")
             if self.turns_in_game <= 2 and index == 0:
-                demo.show(f"the bot's move for {mover}: take from {physical(seen.orientation, move.origin)}, "
-                          f"put on {physical(seen.orientation, move.destination)}", seen)
+                demo.show(f"the bot's move for {mover}: {seen.labels.move_step(move, mover)}", seen)
             self.move(seen, move, mover)
             seen = demo.settled_view()
         return self.commit_play(seen, play)
 
-    def commit_play(self, seen: Seen, play: Play) -> Seen:
+    def commit_play(self, seen: GameView, play: Play) -> GameView:
         """The board shows `play` complete: the press commits it (and rolls for the other side)."""
         demo, mover, dice = self.demo, seen.position.turn, seen.dice
         after = demo.settled_view()
-        if after.verdict != "complete":
-            raise DemoStuck(f"the board after {play} reads {after.verdict}, not a complete play")
+        if after.verdict_kind != "complete":
+            raise DemoStuck(f"the board after {play} reads {after.verdict_kind}, not a complete play")
         seen = self.press()
-        summary = f"{mover} {dice_text(dice)}: {as_drawn(seen.orientation, play)}"
+        summary = f"{mover} {dice_text(dice)}: {play_text(play.moves)}"
         if seen.state == m.MOVING and seen.dice is not None:
             summary += f"   -> {seen.position.turn} rolls {dice_text(seen.dice)}"
         demo.say(summary)
@@ -257,16 +218,16 @@ class Players:
             demo.show(summary, seen)
         return seen
 
-    def choose(self, seen: Seen) -> Play:
+    def choose(self, seen: GameView) -> Play:
         """A reasonable play: the one that wins, bears off most, or leaves the fewest pips to go;
         ties broken by the seeded random source."""
         progress = self.progress(seen)
         return self.rules_turn(seen).pick_play(lambda options: self._best(options, progress))
 
-    def rules_turn(self, seen: Seen) -> Turn:
+    def rules_turn(self, seen: GameView) -> Turn:
         return Turn(seen.position, seen.dice, self.demo.config.rules_for(seen.variant))
 
-    def progress(self, seen: Seen) -> Callable[[Play], tuple]:
+    def progress(self, seen: GameView) -> Callable[[Play], tuple]:
         """How good a play of the mover's is, higher better: it wins, bears off most, leaves the
         fewest pips to go."""
         mover, rules = seen.position.turn, self.demo.config.rules_for(seen.variant)
@@ -280,13 +241,13 @@ class Players:
             return (play.result is not None, after.off[mover.index], -pips_to_go)
         return key
 
-    def listed_plays(self, seen: Seen) -> list[Play] | None:
+    def listed_plays(self, seen: GameView) -> list[Play] | None:
         """Every legal play of the roll; None for a roll played in stages (a cascade, owed dice),
         whose plays can run into the hundreds of thousands."""
         turn = self.rules_turn(seen)
         return turn.plays() if len(turn.stages) == 1 else None
 
-    def replan(self, seen: Seen, plays: list[Play]) -> Play:
+    def replan(self, seen: GameView, plays: list[Play]) -> Play:
         """The lights led the board to the nearest legal board, which may be a stage of some play
         rather than the turn's start. As a player would, go on from the board as it lies: the plays
         that need the fewest checkers moved from it, the best of those."""
@@ -295,10 +256,10 @@ class Players:
         fewest = min(steps.values())
         play = self._best([play for play in plays if steps[play] == fewest], self.progress(seen))
         self.demo.say(f"{seen.position.turn} goes on from the board the lights led to: "
-                      f"{as_drawn(seen.orientation, play)}")
+                      f"{play_text(play.moves)}")
         return play
 
-    def finish(self, seen: Seen, play: Play) -> None:
+    def finish(self, seen: GameView, play: Play) -> None:
         """Move the checkers still out of place for `play`, one after the other."""
         reading = seen.orientation.reading(self.demo.board.reading(), seen.variant)
         for step in restore(play.position, reading):
@@ -311,7 +272,7 @@ class Players:
             return self.random.choice([option for option in options if key(option) == best])
         return self.random.choice(options)   # a cascade stage: any of them
 
-    def move(self, seen: Seen, move: Move, mover: Color, show_lift: bool = False) -> None:
+    def move(self, seen: GameView, move: Move, mover: Color, show_lift: bool = False) -> None:
         """One checker's move the way hands do it: hit first, then lift and place, or slide."""
         board, orientation = self.demo.board, seen.orientation
         origin, destination = physical(orientation, move.origin), physical(orientation, move.destination)
@@ -321,7 +282,7 @@ class Players:
             board.lift(origin, mover.value)
             if show_lift:
                 now = self.demo.mcu.sensed_reading()
-                lifted = self.demo.table.wait(lambda s: s.verdict == "in_hand" and s.sensed == now and not s.judging,
+                lifted = self.demo.table.wait(lambda s: s.verdict_kind == "in_hand" and s.sensed == now and not s.judging,
                                               "the lift to be seen")
                 self.demo.show(f"{mover} lifts a checker from {origin}: its legal destinations light up", lifted)
             board.place(destination, mover.value)
@@ -330,7 +291,7 @@ class Players:
 
     # -- the stunts -------------------------------------------------------------------------------
 
-    def illegal_move(self, seen: Seen, move: Move) -> bool:
+    def illegal_move(self, seen: GameView, move: Move) -> bool:
         """Move a checker where no legal play goes, wait for the referee, follow the lights back
         (to the nearest legal board, not always the turn's start). False: no such move of it."""
         demo, board, mover = self.demo, self.demo.board, seen.position.turn
@@ -344,13 +305,13 @@ class Players:
             board.slide(seen.orientation.point(point), origin, mover.value)
         else:
             return False   # no single wrong move of this checker: nothing to show
-        demo.say(f"{mover} moves a checker from {origin} to {seen.orientation.point(point)}: "
+        demo.say(f"{mover} moves a checker from {seen.labels.place(move.origin)} to {seen.labels.place(str(point))}: "
                  "no legal play does that")
         seen = demo.table.wait(lambda s: s.state == m.CORRECTING, "the illegal board to be called")
         self.correct(seen)
         return True
 
-    def correct(self, seen: Seen) -> Seen:
+    def correct(self, seen: GameView) -> GameView:
         demo = self.demo
         while seen.state == m.CORRECTING:
             demo.show("illegal board: take from the blinking place, put on the lit one", seen)
@@ -361,11 +322,11 @@ class Players:
         demo.say("the board is legal again: play on")
         return seen
 
-    def referee_replay(self, seen: Seen) -> Seen:
+    def referee_replay(self, seen: GameView) -> GameView:
         demo = self.demo
         demo.say(f"{seen.position.turn} disputes the last play: a long press calls the referee")
         seen = demo.hold(lambda s: s.state == m.REFEREE, "referee mode")
-        while seen.referee_page == "replay_move":
+        while seen.referee_page is not None and seen.referee_page.kind == "replay_move":
             demo.show("referee: the last play, one move at a time", seen)
             seen = self.press()
         demo.show("referee: the first legal play of the current roll", seen)

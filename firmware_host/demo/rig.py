@@ -34,9 +34,11 @@ from firmware_host.app import EventLoop
 from firmware_host.config import Config, hash_pin, load_config
 from firmware_host.controller.controller import Timings
 from firmware_host.controller.orientation import Orientation, laid_out
-from firmware_host.demo.players import DemoStuck, Players, Seen, Table
+from firmware_host.controller.view import GameView
+from firmware_host.demo.players import DemoStuck, Players, Table
 from firmware_host.hw.dice import SeededDice
 from firmware_host.journal import Journal
+from firmware_host.leds.layout import LedLayout
 from firmware_host.leds.render import Renderer
 from firmware_host.leds.legend import MEANINGS, legend_lines
 from firmware_host.leds.palette import PALETTES, SCORE_TO_PLAY, SCORE_WON
@@ -152,7 +154,7 @@ class Demo:
         self.hardware.simulation.release_button(pin)
         time.sleep(PRESS_S)   # a press within the debounce time of the release would merge with this one
 
-    def hold(self, until: Callable[[Seen], bool] | None = None, what: str = "") -> Seen:
+    def hold(self, until: Callable[[GameView], bool] | None = None, what: str = "") -> GameView:
         """Keep the button down until the controller has taken the hold (`until`), or for the hold
         time and a little more where nothing tells (a person's hold)."""
         pin = self.config.pins.button.pin
@@ -166,7 +168,7 @@ class Demo:
             self.hardware.simulation.release_button(pin)
             time.sleep(PRESS_S)
 
-    def settled_view(self) -> Seen:
+    def settled_view(self) -> GameView:
         """Wait until the controller has seen (and judged) the board as it is now, and it is not changing."""
         now = self.mcu.sensed_reading()
         return self.table.wait(lambda seen: seen.sensed == now and not seen.changing and not seen.judging,
@@ -177,19 +179,24 @@ class Demo:
     def say(self, text: str) -> None:
         print(text, file=self.settings.out, flush=True)
 
-    def show(self, caption: str, seen: Seen | None = None) -> None:
+    def show(self, caption: str, seen: GameView | None = None) -> None:
         """The board, its lights, and under it what each light lit now means."""
         seen = seen or self.table.seen
-        frame = self.renderer.render(seen.scene, time.monotonic())
-        names = self.renderer.names(seen.scene)
         in_colour = wants_colour(self.settings.out)
-        codes = None if in_colour else {location: MEANINGS[name][0] for location, name in names.items()
-                                        if location in LOCATIONS}
         self.say(f"\n== {caption}  [{seen.state}; game {seen.game_number}, {seen.variant}; "
                  f"score white {seen.score[0]} - black {seen.score[1]}]")
-        self.say(render_board(self.config.leds.layout, frame, self.board.reading(), codes))
-        lit = {element for name in names.values() for element in _elements(name)}
+        self.say(draw_view(seen, self.renderer, self.config.leds.layout, in_colour, time.monotonic()))
+        lit = {element for name in self.renderer.names(seen.scene).values() for element in _elements(name)}
         self.say("\n".join(legend_lines(PALETTES[self.config.leds.palette], in_colour, lit)))
+
+def draw_view(view: GameView, renderer: Renderer, layout: LedLayout, in_colour: bool, now: float) -> str:
+    """The terminal's picture of a view: the checkers the sensors read and the LEDs at clock time `now`,
+    the points as the board labels them; without colour, each lit location shows its mark's code."""
+    names = renderer.names(view.scene)
+    codes = None if in_colour else {location: MEANINGS[name][0] for location, name in names.items()
+                                    if location in LOCATIONS}
+    return render_board(layout, renderer.render(view.scene, now), view.sensed, codes)
+
 
 def _elements(name: str) -> tuple[str, ...]:
     """The legend's elements of what `Renderer.names` reads for one group of lights."""
@@ -217,7 +224,7 @@ def write_companion_config(folder: Path, settings: Settings) -> Path:
     return path
 
 
-def play_scripted_match(demo: Demo) -> Seen:
+def play_scripted_match(demo: Demo) -> GameView:
     """The two scripted players play the match to its end; the final board and score are shown."""
     final = Players(demo, demo.settings.seed).play_match()
     demo.show("match over", final)

@@ -31,11 +31,11 @@ class SeededPlayer:
     def play_on(self, until: str) -> None:
         """Play until the current turn ("turn"), game ("game") or match ("match") is over."""
         rig = self.rig
-        game, turn_of = rig.view.game, (rig.view.turn, rig.view.position)
+        game, turn_of = rig.view.game_number, (rig.view.turn, rig.view.position)
         idle = 0
         while True:
             view = rig.view
-            if view.state == m.MATCH_OVER or until == "game" and (view.state == m.GAME_OVER or view.game != game) \
+            if view.state == m.MATCH_OVER or until == "game" and (view.state == m.GAME_OVER or view.game_number != game) \
                     or until == "turn" and (view.turn, view.position) != turn_of and view.state != m.CORRECTING:
                 return
             before = (view.state, view.position, view.sensed, view.dice)
@@ -45,7 +45,7 @@ class SeededPlayer:
             idle = 0 if (after.state, after.position, after.sensed, after.dice) != before else idle + 1
             if idle > MOST_ACTIONS_PER_TURN:
                 raise PlayerStuck(f"the seeded player got nowhere in {after.state} "
-                                  f"({idle} tries; verdict {after.verdict})")
+                                  f"({idle} tries; verdict {after.verdict_kind})")
 
     def act(self, view) -> None:
         rig = self.rig
@@ -69,7 +69,7 @@ class SeededPlayer:
         mover = view.position.turn
         rules = rig.config.rules_for(view.variant)
         # The bot's turn: its moves, as the lights show them; else a play of the seeded choice.
-        moves = view.bot_moves if view.bot_moves is not None else \
+        moves = view.bot_play.moves[view.bot_moves_made:] if view.bot_play is not None else \
             Turn(view.position, view.dice, rules).pick_play(self.random.choice).moves
         for move in moves:
             origin, destination = physical(orientation, move.origin), physical(orientation, move.destination)
@@ -83,7 +83,7 @@ class SeededPlayer:
                 board.slide(origin, destination, mover.value)
             rig.advance(0.1)
         rig.settle()
-        if rig.view.verdict not in ("complete", None) and moves:
-            raise PlayerStuck(f"the board after {' '.join(map(str, moves))} reads {rig.view.verdict}, "
+        if rig.view.verdict_kind not in ("complete", None) and moves:
+            raise PlayerStuck(f"the board after {' '.join(map(str, moves))} reads {rig.view.verdict_kind}, "
                               "not a complete play")
         rig.press()

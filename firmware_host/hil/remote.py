@@ -108,7 +108,7 @@ class RemoteView:
     """What the rig knows of a real Pi: its last LED status."""
 
     state: str | None
-    verdict: str | None
+    verdict_kind: str | None
     turn: str | None = None   # the side to move is not reported (its turn light is, in `leds`)
 
 

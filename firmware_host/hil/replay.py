@@ -19,9 +19,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from firmware_host.config import HouseRules, load_config
-from firmware_host.controller.controller import Controller, Judged
+from firmware_host.controller.controller import Judged
+from firmware_host.controller.view import GameView
 from firmware_host.service.trace import BUTTON_EVENTS, Record, Trace, TraceError
-from firmware_host.hil.rig import View
 from firmware_host.hil.trace_rig import Cable, CableEnd, LoggedErrors, VirtualRig
 from firmware_host.hw.dice import ScriptedDice
 from firmware_host.journal import Journal
@@ -40,20 +40,23 @@ TAIL_S = 1.0
 
 @dataclass(frozen=True)
 class Shown:
-    """What the controller knew after an event (the scenario rig's `View`) and what the LEDs showed."""
+    """What the controller knew after an event (its view) and what the LEDs showed."""
 
-    view: View
+    view: GameView
     scene: Scene
 
     @classmethod
-    def of(cls, controller: Controller) -> Shown:
-        return cls(View.of(controller), controller.scene)
+    def of(cls, view: GameView) -> Shown:
+        # Without the opening roll's dice: a match taken up from the journal goes on without them
+        # (the lights show them only during the opening roll), so a replay from a checkpoint cannot
+        # know what the live run still held.
+        return cls(dataclasses.replace(view, opening_dice=None), view.scene)
 
     def describe(self) -> str:
         view, scene = self.view, self.scene
         parts = [view.state]
-        if view.verdict:
-            parts.append(f"verdict={view.verdict}")
+        if view.verdict_kind:
+            parts.append(f"verdict={view.verdict_kind}")
         if scene.dice:
             parts.append(f"dice={dice_text(scene.dice)}")
         if scene.dice_signal:
@@ -171,8 +174,8 @@ def replay(trace: Trace) -> ReplayResult:
     far_end = TraceEnd(records)
     last: list[Shown | None] = [None]
 
-    def observe(controller: Controller, event: object) -> None:
-        shown = Shown.of(controller)
+    def observe(view: GameView, event: object) -> None:
+        shown = Shown.of(view)
         t = rig.now
         result.moments.append(Moment(t, event, shown))
         if event is not None and not isinstance(event, (BoardChanging, BoardStable, BoardSettled, Judged)):

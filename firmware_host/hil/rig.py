@@ -28,7 +28,6 @@ import queue
 import select
 import threading
 import time
-from dataclasses import dataclass
 from pathlib import Path
 from types import SimpleNamespace
 
@@ -36,9 +35,7 @@ import serial
 
 from firmware_host.app import EventLoop
 from firmware_host.config import Config
-from firmware_host.controller import Controller
-from firmware_host.controller import machine as m
-from firmware_host.controller.orientation import Orientation
+from firmware_host.controller.view import GameView
 from firmware_host.hil.scenario import EXPECT_KEYS
 from firmware_host.hw.button import DiceButton
 from firmware_host.hw.dice import DiceSource
@@ -47,9 +44,6 @@ from firmware_host.journal import Journal
 from firmware_host.leds.render import Frame, Renderer
 from firmware_host.leds.layout import LedConfig
 from firmware_host.leds.strips import CapturingStrip, NeoPixelStrip, Strip
-from firmware_host.referee import Step
-from firmware_host.referee.held import HeldReferee
-from firmware_host.rules import Color, Move, Position
 from firmware_host.sensing.clock import Clock, ManualClock, MonotonicClock
 from firmware_host.sensing.config import SerialSettings
 from firmware_host.sensing.link import open_port
@@ -66,41 +60,6 @@ PRESS_S = 0.08           # a finger on the button for a press
 HOLD_EXTRA_S = 0.2       # a hold lasts the hold time and this much more
 FRAMES_KEPT = 200        # frames the rig remembers for failure reports
 VIRTUAL_EPOCH = 1.7e9    # the journal's wall clock in virtual time: a fixed date, so runs are alike
-
-
-@dataclass(frozen=True)
-class View:
-    """What the controller knew after an event: the expectations and the seeded player read this."""
-
-    state: str
-    verdict: str | None
-    dice: tuple[int, int] | None
-    turn: str
-    score: tuple[int, int]
-    game: int
-    variant: str
-    position: Position
-    orientation: Orientation
-    guidance: tuple[Step, ...]
-    sensed: BoardReading | None
-    changing: bool
-    settled: bool
-    judging: bool
-    bot_moves: tuple[Move, ...] | None = None   # the bot's turn: the moves of its play still to make, in order
-
-    @classmethod
-    def of(cls, controller: Controller) -> View:
-        score = controller.match.score
-        return cls(
-            state=controller.state, verdict=controller.verdict.kind if controller.verdict else None,
-            dice=controller.dice, turn=controller.position.turn.value,
-            score=(score[Color.WHITE], score[Color.BLACK]),
-            game=len(controller.match.games) + (controller.state not in (m.GAME_OVER, m.MATCH_OVER)),
-            variant=controller.variant, position=controller.position, orientation=controller.orientation,
-            guidance=controller.guidance(), sensed=controller.sensed, changing=controller.changing,
-            settled=controller.settled, judging=controller.awaiting_verdict is not None,
-            bot_moves=controller.referee.play.moves[controller.bot_moves_made:]
-            if isinstance(controller.referee, HeldReferee) else None)
 
 
 class TimedStrip(CapturingStrip):
@@ -281,7 +240,6 @@ class Host:
     def __init__(self, config: Config, dice: DiceSource, clock: Clock, frames: deque[tuple[float, Frame]], *,
                  realtime: bool, wire: Wire | None = None, gate: Gate | None = None):
         self.events: queue.Queue = queue.Queue()
-        self.views: list[View] = []
         opener = open_port
         if gate is not None:
             def opener(url: str, settings: SerialSettings) -> LockstepPort:
@@ -301,13 +259,13 @@ class Host:
         self.loop = EventLoop.from_config(config, self.journal, hardware, events=self.events, dice=dice,
                                           clock=clock, judge_in_background=realtime, observers=[self._observe],
                                           resume=self.journal.resume())
-        self.view = View.of(self.loop.controller)
+        self.view: GameView = self.loop.controller.view()
         self._thread: threading.Thread | None = None
         if realtime:
             self._thread = threading.Thread(target=self.loop.run, name="event-loop", daemon=True)
 
-    def _observe(self, controller: Controller, event: object) -> None:
-        self.view = View.of(controller)
+    def _observe(self, view: GameView, event: object) -> None:
+        self.view = view
 
     def start(self) -> None:
         self.sensor.start()
@@ -383,7 +341,7 @@ class Rig:
         self.host = None
 
     @property
-    def view(self) -> View:
+    def view(self) -> GameView:
         return self.host.view
 
     def last_frame(self) -> tuple[float, Frame] | None:

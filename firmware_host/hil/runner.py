@@ -15,7 +15,8 @@ from firmware_host.hw.dice import SeededDice
 from firmware_host.controller.orientation import laid_out
 from firmware_host.hil.player import PlayerStuck, SeededPlayer
 from firmware_host.hil.remote import AdapterTransport, RemoteRig, RemoteUnsupported
-from firmware_host.hil.rig import Rig, View
+from firmware_host.controller.view import GameView
+from firmware_host.hil.rig import Rig
 from firmware_host.hil.scenario import COLOURS, DARK, Action, Scenario, ScenarioError, Step, load_scenario
 from firmware_host.hw.dice import DiceExhausted, DiceSource, ScriptedDice
 from firmware_host.journal.store import JournalReader
@@ -114,7 +115,7 @@ class ScenarioRun:
         elif name == "wait":
             rig.advance(int(args[0]) / 1000)
         elif name == "play-on":
-            if not isinstance(rig.view, View):
+            if not isinstance(rig.view, GameView):
                 raise ActionFailed("play-on follows the controller's guidance, which only the local rig sees")
             self.player.play_on(args[0])
         elif name == "drop-bytes":
@@ -229,13 +230,13 @@ class ScenarioRun:
         lines = [f"{self.scenario.source}: {self.scenario.title}",
                  f"  failed at step {step.number} of {len(self.scenario.steps)}: {step.text}"]
         lines += [f"    {problem}" for problem in problems]
-        if isinstance(view, View):
+        if isinstance(view, GameView):
             dice = dice_text(view.dice) if view.dice else "none"
-            lines.append(f"  the controller: {view.state}; game {view.game} ({view.variant}); {view.turn} to move, "
-                         f"dice {dice}; verdict {view.verdict or 'none'}; score white {view.score[0]} - black "
+            lines.append(f"  the controller: {view.state}; game {view.game_number} ({view.variant}); {view.turn} to move, "
+                         f"dice {dice}; verdict {view.verdict_kind or 'none'}; score white {view.score[0]} - black "
                          f"{view.score[1]}; at {rig.clock.monotonic():.3f} s")
         else:
-            lines.append(f"  the Pi reports: {view.state or 'nothing yet'}; verdict {view.verdict or 'none'}")
+            lines.append(f"  the Pi reports: {view.state or 'nothing yet'}; verdict {view.verdict_kind or 'none'}")
         layout = rig.config.leds.layout
         lines.append("  the board as it lies:")
         dark = (OFF,) * layout.count   # the checkers only: the LEDs are listed by name below
@@ -258,9 +259,9 @@ class ScenarioRun:
 # The expectations read from the controller's view, as the scenario writes them.
 _VIEW_KEYS = {
     "state": lambda view: view.state,
-    "verdict": lambda view: view.verdict or "none",
+    "verdict": lambda view: view.verdict_kind or "none",
     "turn": lambda view: view.turn,
-    "game": lambda view: view.game,
+    "game": lambda view: view.game_number,
     "variant": lambda view: view.variant,
     "dice": lambda view: list(view.dice) if view.dice else "none",
     "score": lambda view: list(view.score),

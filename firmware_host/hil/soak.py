@@ -44,8 +44,8 @@ from typing import Callable
 
 from firmware_host.config import Config, load_config
 from firmware_host.controller import machine as m
-from firmware_host.controller.controller import Controller
-from firmware_host.demo import Demo, DemoStuck, Players, Seen, Table, physical
+from firmware_host.controller.view import GameView
+from firmware_host.demo import Demo, DemoStuck, Players, Table, physical
 from firmware_host.hw.dice import SeededDice
 from firmware_host.hw.gpio import simulated_pin_factory
 from firmware_host.controller.orientation import Orientation, laid_out
@@ -172,7 +172,7 @@ class VirtualTable(Table):
         self._step = step
         self._now = now
 
-    def wait(self, ready: Callable[[Seen], bool], what: str) -> Seen:
+    def wait(self, ready: Callable[[GameView], bool], what: str) -> GameView:
         give_up = self._now() + PATIENCE_S
         while self.seen is None or self.seen.state in m.OVERLAYS or not ready(self.seen):
             if self._now() > give_up:
@@ -257,7 +257,7 @@ class SoakMatch:
         self.table.seen = None
         self.rig = self._start_service(resume=True)
         # The resumed service's last play was committed, and checked, before the cut.
-        self.commits.append(self.rig.controller.last_play)
+        self.commits.append(self.rig.controller.view().last_play)
         self.table.wait(lambda seen: seen.state != m.RESUMING, "the match to resume after a power cut")
         return True
 
@@ -285,7 +285,7 @@ class SoakMatch:
         self.rig.press_pin(False)
         self.advance(PRESS_S)
 
-    def hold(self, until: Callable[[Seen], bool] | None = None, what: str = "") -> Seen:
+    def hold(self, until: Callable[[GameView], bool] | None = None, what: str = "") -> GameView:
         """A long press; held again (as a person would) when a fault's overlay swallowed it."""
         for _ in range(COMMIT_TRIES):
             self.rig.press_pin(True)
@@ -297,7 +297,7 @@ class SoakMatch:
                 return seen
         raise DemoStuck(f"{COMMIT_TRIES} long presses did not bring {what}; the controller is in {seen.state}")
 
-    def show(self, caption: str, seen: Seen | None = None) -> None:
+    def show(self, caption: str, seen: GameView | None = None) -> None:
         pass
 
     def say(self, text: str) -> None:
@@ -339,20 +339,20 @@ class SoakMatch:
 
     # -- checks -------------------------------------------------------------------------------------
 
-    def _commit_seen(self, controller: Controller, event: object) -> None:
-        if controller.state == m.GAME_OVER and self._state != m.GAME_OVER:
+    def _commit_seen(self, view: GameView, event: object) -> None:
+        if view.state == m.GAME_OVER and self._state != m.GAME_OVER:
             self.games_ended += 1   # counted here: the players may not see a game over that a fault hid
-        self._state = controller.state
-        last = controller.last_play
+        self._state = view.state
+        last = view.last_play
         if last is None or (self.commits and self.commits[-1] is last):
             return
         self.commits.append(last)
         figures = self.figures
         figures.commits_checked += 1
-        if Reading.of(last.play.position) not in self.finals(last.before, last.dice, controller.rules):
+        if Reading.of(last.play.position) not in self.finals(last.before, last.dice, view.rules):
             figures.false_verdicts += 1
             figures.problem(f"committed {last.play} of {last.dice} from {last.before.to_json()}: not a legal play")
-        sensed = controller.board_reading
+        sensed = view.board
         if sensed != Reading.of(last.play.position):
             figures.false_verdicts += 1
             figures.problem(f"committed {last.play} but the board read {sensed and sensed.to_json()}")
@@ -403,7 +403,7 @@ class SoakPlayers(Players):
 
     # -- a turn ---------------------------------------------------------------------------------------
 
-    def play_turn(self, seen: Seen) -> Seen:
+    def play_turn(self, seen: GameView) -> GameView:
         demo = self.demo
         self.turns += 1
         self.turns_in_game += 1
@@ -436,7 +436,7 @@ class SoakPlayers(Players):
         self.check_verdict(seen, finals, "complete")
         return self.commit(seen, play)
 
-    def bot_moves_left(self, seen: Seen, bot_play: Play) -> Play:
+    def bot_moves_left(self, seen: GameView, bot_play: Play) -> Play:
         """The bot's play from where the board stands: a stunt's correction may have led it on to a
         board further along the way the lights show."""
         made = self.demo.settled_view().bot_moves_made
@@ -449,7 +449,7 @@ class SoakPlayers(Players):
         self.figures.stunts[stunt] += 1
         return True
 
-    def check_verdict(self, seen: Seen, finals: LegalFinals, expected: str) -> str:
+    def check_verdict(self, seen: GameView, finals: LegalFinals, expected: str) -> str:
         """The board the players made, once settled, gets the verdict they know it deserves
         (returned)."""
         demo = self.demo
@@ -462,13 +462,13 @@ class SoakPlayers(Players):
         elif expected == "complete":
             self.figures.problem(f"the engine does not list the play the players chose: {reading.to_json()}")
         self.figures.moves_judged += 1
-        if after.verdict != expected:
+        if after.verdict_kind != expected:
             self.figures.false_verdicts += 1
             self.figures.problem(f"{seen.variant} {seen.dice} from {seen.position.to_json()}: the board "
-                                 f"{reading.to_json()} was called {after.verdict}, expected {expected}")
+                                 f"{reading.to_json()} was called {after.verdict_kind}, expected {expected}")
         return expected
 
-    def commit(self, seen: Seen, play: Play) -> Seen:
+    def commit(self, seen: GameView, play: Play) -> GameView:
         """Press until the lights move on from the play: the next turn starts from its position. The
         players then count it as accepted (the journal must have it). A press refused (a fault
         swallowed it) is pressed again; a controller that moves on from another board is wrong."""
@@ -488,14 +488,14 @@ class SoakPlayers(Players):
         raise DemoStuck(f"{COMMIT_TRIES} presses did not commit {play} of {seen.dice} ({seen.variant}); "
                         f"the board is called {called}")
 
-    def roll(self, seen: Seen) -> Seen:
+    def roll(self, seen: GameView) -> GameView:
         """A press once the board is read (refused while a fault lasts: the players just go on)."""
         if self.demo.maybe_power_cut():
             return self.demo.table.seen     # the resumed match shows where it goes on
         self.demo.settled_view()
         return self.press()
 
-    def move(self, seen: Seen, move, mover: Color, show_lift: bool = False) -> None:
+    def move(self, seen: GameView, move, mover: Color, show_lift: bool = False) -> None:
         """One checker's move as hands do it: a hit first; then lifted, held a moment and placed,
         or slid with touch-downs on the points on the way, or slid straight there."""
         demo, board, rnd, orientation = self.demo, self.demo.board, self.random, seen.orientation
@@ -529,7 +529,7 @@ class SoakPlayers(Players):
             self.figures.false_verdicts += 1
             self.figures.problem(f"a press on an incomplete play committed {self.demo.commits[-1].play}")
 
-    def bump(self, seen: Seen) -> None:
+    def bump(self, seen: GameView) -> None:
         """A sleeve knocks a checker off the top of a point onto the next point; it is put back before the
         board is read (on top again: a pinned checker under a stack stays pinned)."""
         demo, board = self.demo, self.demo.board
@@ -540,7 +540,7 @@ class SoakPlayers(Players):
         demo.advance(self.random.uniform(0.03, 0.2))
         board.slide(neighbour, origin, colour)
 
-    def backwards(self, seen: Seen, rules, finals: LegalFinals) -> None:
+    def backwards(self, seen: GameView, rules, finals: LegalFinals) -> None:
         """Move one of the mover's checkers a point backwards: no legal play does that. Wait for the
         lights to call it, follow them back, then put the board back to the turn's start."""
         demo, mover, orientation = self.demo, seen.position.turn, seen.orientation
@@ -557,7 +557,7 @@ class SoakPlayers(Players):
         self.correct(seen)
         self.back_to_start(seen)
 
-    def back_to_start(self, seen: Seen) -> None:
+    def back_to_start(self, seen: GameView) -> None:
         demo = self.demo
         reading = seen.orientation.reading(demo.board.reading(), seen.variant)
         for step in restore(seen.position, reading):

@@ -162,7 +162,7 @@ def _fields(shown: Shown) -> dict[str, Any]:
     view = shown.view
     return {
         "state": view.state,
-        "verdict": view.verdict or "none",
+        "verdict": view.verdict_kind or "none",
         "dice": list(view.dice) if view.dice else "none",
         "score": list(view.score),
         "leds": {location: mark.value for location, mark in sorted(shown.scene.marks.items())},

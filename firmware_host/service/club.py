@@ -91,7 +91,7 @@ class ClubPublisher:
         import paho.mqtt.client as mqtt   # the club extra; only a board in a club needs it
 
         self.club, self.journal_path = club, journal_path
-        self.signer = Signer(club.board, key or board_key(club.key_file))
+        self.signer = Signer(club.board, key or board_key(club.signing_key_path))
         self.progress = Progress(journal_path)
         self._view: Any = None
         self._hub_holds: dict[str, int] | None = None   # stream -> last record the hub holds (None: no hub heard)

@@ -15,8 +15,8 @@ client whose unsent bytes pass `BACKLOG_LIMIT`, or that sends a line longer than
 
 Commands are checked on the socket thread (their shape; a new match's rules by the config parser)
 and done on the loop's thread (`EventLoop.call_soon`), where the controller is owned; each gets one
-reply. Referee-mode actions are the button's own events (a hold enters and leaves, a press turns
-the page), so the controller learns nothing new.
+reply. Each is one of the controller's commands by name (`new_match`, `apply_settings`,
+`referee_action`): the companion never writes the controller's attributes nor posts its events.
 """
 from __future__ import annotations
 
@@ -36,12 +36,9 @@ from firmware_host.app import EventLoop
 from firmware_host.config import BUILT_IN, Config, ConfigError, load_config, parse_config
 from firmware_host.hw.boardfile import BoardFileError, read_board_file
 from firmware_host.controller import Controller
-from firmware_host.controller import machine as m
-from firmware_host.hw.events import DiceHeld, DicePressed
-from firmware_host.leds.render import Renderer
-from firmware_host.rules.plays import Owed, dice_text
-from firmware_host.rules.position import Color
-from firmware_host.sensing.events import (BoardStable, FramesDropped, LinkLost, LinkSilent, LinkUp, McuReset,
+from firmware_host.controller.controller import CommandRefused
+from firmware_host.controller.view import GameView
+from firmware_host.sensing.events import (FramesDropped, LinkLost, LinkSilent, LinkUp, McuReset,
                                           SelfTestResult, SensorFault, event_json)
 from firmware_host.service.status import status_line
 from firmware_host.service.verdict_words import IllegalBoard, illegal_board, reasons, verdict_words
@@ -87,58 +84,14 @@ class LinkFacts:
             self.faults.append({"at": round(time.time(), 3), **event_json(event)})
 
 
-def snapshot(controller: Controller, link: LinkFacts, palette: str) -> dict[str, Any]:
-    """Everything the companion shows, as JSON-ready data (the snapshot of docs/companion-protocol.md)."""
-    match, scene = controller.match, controller.scene
-    verdict = controller.verdict if controller.referee is not None else None
-    last = controller.last_play
-    page = (controller.referee_pages[controller.referee_page]
-            if controller.state == m.REFEREE and controller.referee_pages else None)
-    return {
-        "type": "snapshot",
-        "state": controller.state,
-        "overlay_return": controller.overlay_return if controller.state in m.OVERLAYS else None,
-        "status": status_line(controller),
-        "match": {
-            "id": controller.match_id, "sequence": list(match.rules.sequence), "target": match.rules.target,
-            "score": {color.value: points for color, points in match.score.items()},
-            "games": [{"variant": game.variant, "winner": None if game.result.winner is None else game.result.winner.value,
-                       "points": game.result.points, "reason": game.result.reason} for game in match.games],
-            "winner": None if match.winner is None else match.winner.value,
-        },
-        "seats": {color.value: "bot" if color in controller.bots else "person" for color in (Color.WHITE, Color.BLACK)},
-        "game": {"number": len(match.games) + (0 if controller.state in (m.GAME_OVER, m.MATCH_OVER) else 1),
-                 "variant": controller.variant, "rules": controller.rules.to_json()},
-        "position": controller.position.to_json(),
-        "orientation": controller.orientation.value,
-        "reading": None if controller.sensed is None else controller.sensed.to_json(),
-        "changing": controller.changing,
-        "lifted": None if verdict is None or verdict.kind != "in_hand" else
-        {"checkers": {color.value: count for color, count in verdict.lifted.items()}, "from": verdict.origin},
-        "destinations": {} if verdict is None else {origin: list(to) for origin, to in verdict.destinations.items()},
-        "dice": None if controller.dice is None else list(controller.dice),
-        "owed": isinstance(controller.dice, Owed),
-        "opening_dice": None if controller.opening_dice is None else list(controller.opening_dice),
-        "scene": {"marks": {location: mark.value for location, mark in scene.marks.items()},
-                  "dice": None if scene.dice is None else list(scene.dice),
-                  "dice_signal": None if scene.dice_signal is None else scene.dice_signal.value,
-                  "turn": scene.turn,
-                  "score": None if scene.score is None else
-                  {"white": scene.score.white, "black": scene.score.black, "target": scene.score.target}},
-        "palette": palette,
-        "verdict": verdict_words(controller, with_reasons=False),   # the reasons: on the socket's thread
-        "referee": None if page is None else {"page": page.kind, "index": page.index, "of": page.of},
-        "last_play": None if last is None else {
-            "side": last.mover.value, "dice": list(last.dice), "text": dice_text(last.dice) + ": " +
-            " ".join(str(move) for move in last.play.moves), "moves": [move.to_json() for move in last.play.moves]},
-        "faults": {
-            "sensors": [{"location": fault.location, "reason": fault.reason} for fault in controller.sensor_faults.values()],
-            "button_stuck": controller.stuck_button_down,
-            "link_lost": controller.state == m.LINK_LOST,
-            "log": list(link.faults),
-        },
-        "link": {"up": link.up, "hello": link.hello, "selftest": link.selftest, "frames_dropped": link.frames_dropped},
-    }
+def snapshot(view: GameView, link: LinkFacts, palette: str) -> dict[str, Any]:
+    """Everything the companion shows, as JSON-ready data (the snapshot of docs/companion-protocol.md):
+    the view's facts, its words, and the link's."""
+    data = view.to_json()
+    data["faults"]["log"] = list(link.faults)
+    return {"type": "snapshot", **data, "status": status_line(view), "palette": palette,
+            "verdict": verdict_words(view, with_reasons=False),   # the reasons: on the socket's thread
+            "link": {"up": link.up, "hello": link.hello, "selftest": link.selftest, "frames_dropped": link.frames_dropped}}
 
 
 # == commands ============================================================================================
@@ -211,7 +164,11 @@ class Commands:
         if command.name == "snapshot":
             return {}
         if command.name == "referee":
-            return self._referee(controller, command.action, now)
+            try:
+                controller.referee_action(command.action, now)
+            except CommandRefused as error:
+                raise CommandError(str(error)) from None
+            return {"state": controller.view().state.value}
         if command.name == "new_match":
             return self._new_match(controller, command.config, now)
         if command.name == "self_test":
@@ -221,33 +178,12 @@ class Commands:
             return {"requested": True}
         return self._apply_settings(controller)
 
-    def _referee(self, controller: Controller, action: str, now: float) -> dict[str, Any]:
-        if action == "enter":
-            if controller.state not in m.REFEREE_FROM:
-                raise CommandError(f"referee mode opens during a game (now: {controller.state.replace('_', ' ')})")
-            controller.handle(DiceHeld(now), now)
-            if controller.state != m.REFEREE:
-                raise CommandError("referee mode has nothing to show yet: no play to replay and no legal play listed")
-        else:
-            if controller.state != m.REFEREE:
-                raise CommandError("not in referee mode")
-            controller.handle(DicePressed(now) if action == "next" else DiceHeld(now), now)
-        return {"state": controller.state}
-
     def _new_match(self, controller: Controller, config: Config, now: float) -> dict[str, Any]:
-        before_first_game = controller.state == m.SETUP and controller.match_id is None
-        if controller.state != m.MATCH_OVER and not before_first_game:
-            raise CommandError(f"a match is under way ({status_line(controller)}): a new one starts once it is over "
-                               "or before its first game is set up")
-        controller.match_rules, controller.rules_for = config.match_rules, config.rules_for
-        if controller.state == m.MATCH_OVER:
-            controller.handle(DicePressed(now), now)          # the press that starts the next match
-        else:
-            controller.start_new_match()
-            if controller.sensed is not None and not controller.changing:
-                # The board as it stands, read again under the new match: its setup may be done already.
-                controller.handle(BoardStable(controller.sensed), now)
-        return {"state": controller.state, "sequence": list(config.match_rules.sequence),
+        try:
+            controller.new_match(config.match_rules, config.rules_for, now)
+        except CommandRefused as error:
+            raise CommandError(f"{error} (now: {status_line(controller.view())})") from None
+        return {"state": controller.view().state.value, "sequence": list(config.match_rules.sequence),
                 "target": config.match_rules.target}
 
     def _apply_settings(self, controller: Controller) -> dict[str, Any]:
@@ -259,9 +195,8 @@ class Commands:
             raise CommandError(str(error)) from None
         old_values = {setting.key: setting.value for setting in self.config.settings()}
         changed = sorted(setting.key for setting in new.settings() if old_values.get(setting.key) != setting.value)
-        controller.match_rules, controller.rules_for = new.match_rules, new.rules_for
-        controller.seat_bots(new.bots)
-        self.loop.renderer = Renderer.from_config(new.leds)
+        controller.apply_settings(new.match_rules, new.rules_for, new.bots)
+        self.loop.use_leds(new.leds)
         self.config = new
         restart = [key for key in changed if not key.startswith(LIVE_SETTINGS)]
         if restart and self.restart is not None:
@@ -326,27 +261,24 @@ class Companion:
 
     # -- the loop's thread --------------------------------------------------------------------------
 
-    def observe(self, controller: Controller, event: object) -> None:
+    def observe(self, view: GameView, event: object) -> None:
         """The loop's observer: note link facts; publish a snapshot when a client listens and it changed.
         Nothing it does may end the loop (observers run unguarded there): a failure is logged."""
         try:
-            self._observe(controller, event)
+            self._observe(view, event)
         except Exception:
             log.exception("companion: the snapshot after %r failed", event)
 
-    def _observe(self, controller: Controller, event: object) -> None:
+    def _observe(self, view: GameView, event: object) -> None:
         self.link.note(event)
         if not self._clients:
             self._key = None                     # a client connecting later gets a fresh one
             return
-        key = (controller.state, controller.scene, controller.sensed, controller.changing, controller.verdict,
-               controller.position, controller.match, controller.dice, controller.referee_page,
-               len(controller.sensor_faults), controller.stuck_button_down, self.link.up, self.link.hello,
-               len(self.link.faults), self.link.selftest, id(self.commands.config), controller.bots)
+        key = (view, self.link.up, self.link.hello, len(self.link.faults), self.link.selftest, id(self.commands.config))
         if key == self._key:
             return
         self._key = key
-        self.publish(snapshot(controller, self.link, self.commands.config.leds.palette), illegal_board(controller))
+        self.publish(snapshot(view, self.link, self.commands.config.leds.palette), illegal_board(view))
 
     def publish(self, data: dict[str, Any], why: IllegalBoard | None = None) -> None:
         """Hand a snapshot to the socket's thread, which explains an illegal board (`why`), encodes it
@@ -416,7 +348,7 @@ class Companion:
         if self._message is not None and self._key is not None:
             client.queue.append(self._message)
         else:
-            self.loop.call_soon(lambda: self.observe(self.loop.controller, None))
+            self.loop.call_soon(lambda: self.observe(self.loop.controller.view(), None))
 
     def _send_pending(self) -> None:
         try:
@@ -489,7 +421,7 @@ class Companion:
                 self._reply(client, command.id, command=command.name, error=f"failed: {error}")
             if command.name == "snapshot":
                 self._key = None
-                self.observe(self.loop.controller, None)
+                self.observe(self.loop.controller.view(), None)
         self.loop.call_soon(on_loop)
 
     def _reply(self, client: _Client, ident: Any, *, error: str | None = None, **result: Any) -> None:

@@ -14,7 +14,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Mapping
 
-from firmware_host.controller import Controller
+from firmware_host.controller.view import GameView
 from firmware_host.controller import machine as m
 from firmware_host.leds.palette import DICE_ELEMENTS, LOCATION_ELEMENTS, SCORE_ELEMENTS, TURN_ELEMENTS
 from firmware_host.leds.render import Renderer
@@ -89,9 +89,8 @@ class LedStatusReporter:
         self._last: LedStatus | None = None
         self._seq = 0
 
-    def observe(self, controller: Controller, event: object) -> None:
-        status = LedStatus(controller.state, controller.verdict.kind if controller.verdict else None,
-                           self._renderer.names(controller.scene))
+    def observe(self, view: GameView, event: object) -> None:
+        status = LedStatus(view.state.value, view.verdict_kind, self._renderer.names(view.scene))
         if status == self._last:
             return
         self._last, self._seq = status, self._seq + 1

@@ -22,7 +22,8 @@ from dataclasses import dataclass, field
 
 from firmware_host.app import FRAME_INTERVAL_S, EventLoop
 from firmware_host.config import Config
-from firmware_host.controller import Controller, Timings
+from firmware_host.controller import Timings
+from firmware_host.controller.view import GameView
 from firmware_host.controller import machine as m
 from firmware_host.service.trace import TraceRecorder
 from firmware_host.hw.dice import DiceSource, SecretsDice
@@ -110,15 +111,15 @@ class Service:
             self.journal.close()
             self.notifier.close()
 
-    def _observe(self, controller: Controller, event: object) -> None:
+    def _observe(self, view: GameView, event: object) -> None:
         """READY once the link is up or lost (a silent MCU is lost too); then STATUS= on every change."""
         try:
-            status = status_line(controller)
+            status = status_line(view)
         except Exception:   # observers run unguarded on the loop's thread: a status line must not end it
-            log.exception("the status line of state %s failed", controller.state)
-            status = f"in state {controller.state}"
+            log.exception("the status line of state %s failed", view.state)
+            status = f"in state {view.state}"
         if not self.ready:
-            if isinstance(event, LinkUp) or controller.state == m.LINK_LOST:
+            if isinstance(event, LinkUp) or view.state == m.LINK_LOST:
                 self.ready, self.status = True, status
                 self.notifier.ready(status)
                 log.info("ready: %s", status)

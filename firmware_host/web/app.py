@@ -41,16 +41,17 @@ from starlette.staticfiles import StaticFiles
 
 from firmware_host import __version__
 from firmware_host.config import BUILT_IN, Config, ConfigError, pin_matches
+from firmware_host.controller.numbering import play_text
 from firmware_host.controller.orientation import Orientation, laid_out
 from firmware_host.journal import dicestats
 from firmware_host.journal.events import move_from_json
-from firmware_host.journal.export import fold, gnubg_match, match_json, match_status, move_text
+from firmware_host.journal.export import fold, gnubg_match, match_json, match_status
 from firmware_host.journal.store import JournalError, JournalReader
 from firmware_host.leds.palette import PALETTES
 from firmware_host.leds.scene import DiceSignal, Mark, Scene, Score
 from firmware_host.leds.svg import board_svg
-from firmware_host.rules import Position
-from firmware_host.rules.position import Color, PositionError
+from firmware_host.rules import Position, dice_text
+from firmware_host.rules.position import PositionError
 from firmware_host.sensing.reading import BoardReading, ReadingError
 from firmware_host.service.bugreport import build_bug_report
 from firmware_host.web import pages
@@ -118,13 +119,8 @@ def _snapshot_svg(snapshot: dict[str, Any]) -> str:
                   None if scene["dice"] is None else tuple(scene["dice"]),
                   None if scene["dice_signal"] is None else DiceSignal(scene["dice_signal"]), scene["turn"],
                   None if score is None else Score(score["white"], score["black"], score["target"]))
-    return board_svg(reading, drawn, palette=snapshot.get("palette", "standard"),
-                     point_labels=_labels(Orientation(snapshot["orientation"])))
-
-
-def _labels(orientation: Orientation) -> dict[int, int]:
-    """Physical point -> the number the players call it, the board lying as `orientation` says."""
-    return {point: orientation.point(point) for point in range(1, 25)}
+    # The points as the board labels them, as the lights and the guidance words name them.
+    return board_svg(reading, drawn, palette=snapshot.get("palette", "standard"))
 
 
 # == request helpers ==========================================================================================
@@ -285,7 +281,7 @@ def _given_svg(given: dict[str, Any]) -> str:
     except (ValueError, AttributeError, TypeError) as error:
         raise Refused(400, f"marks: an object of location to mark ({', '.join(m.value for m in Mark)}): "
                            f"{error}") from None
-    return board_svg(reading, scene, palette=palette, point_labels=_labels(orientation), title=title)
+    return board_svg(reading, scene, palette=palette, title=title)
 
 
 def _svg(text: str) -> Response:
@@ -372,17 +368,16 @@ async def save(request: Request) -> Response:
 # == match and history ===================================================================================================
 
 def _plays(events: list) -> list[dict[str, Any]]:
-    """Every game of a match with its plays in standard notation (each side's own point numbers)."""
+    """Every game of a match with its plays in the position format's notation (docs/position-format.md)."""
     exported = match_json(events)
     games = []
     for game in exported["games"]:
         plays = []
         for event in game["events"]:
             if event.get("kind") == "play":
-                side = Color(event["side"])
                 moves = [move_from_json(move) for move in event.get("moves", [])]
-                plays.append({"side": side.value, "dice": event["dice"],
-                              "text": f"{'-'.join(map(str, event['dice']))}: {move_text(moves, side) or '(no move)'}"})
+                plays.append({"side": event["side"], "dice": event["dice"],
+                              "text": f"{dice_text(event['dice'])}: {play_text(moves)}"})
         games.append({"number": game["number"], "variant": game["variant"], "result": game["result"], "plays": plays})
     return games
 

@@ -21,7 +21,7 @@ class WatchedPlayers(Players):
         self.led_back_to = []
 
     def replan(self, seen, plays):
-        self.led_back_to.append(self.demo.table.seen.verdict)
+        self.led_back_to.append(self.demo.table.seen.verdict_kind)
         return super().replan(seen, plays)
 
 
@@ -63,7 +63,7 @@ class ControllerHands:
 
     def press(self) -> None:
         self.rig.press()
-        self.table.observe(self.rig.controller, DicePressed(self.rig.now))
+        self.table.observe(self.rig.controller.view(), DicePressed(self.rig.now))
 
     def show(self, caption: str, seen=None) -> None:
         self.shown.append(caption)
@@ -79,7 +79,7 @@ class ControllerTable(Table):
 
     def wait(self, ready, what):
         for _ in range(60):
-            self.observe(self.rig.controller, None)
+            self.observe(self.rig.controller.view(), None)
             if ready(self.seen):
                 return self.seen
             self.rig.wait(1.0)

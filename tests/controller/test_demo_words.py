@@ -1,19 +1,18 @@
-"""The demo's words: one numbering (the one drawn on the board), and Ctrl-C is a clean line."""
-import pytest
-
+"""The demo's words: a play in the position format whichever way the board lies, and Ctrl-C is a clean line."""
 import firmware_host.demo
 from firmware_host.cli import main
-from firmware_host.controller import Orientation
-from firmware_host.demo.players import as_drawn
-from firmware_host.rules import Position, Turn
+from firmware_host.controller.numbering import play_text
+from firmware_host.rules import Color, Position, Turn
 
 
-@pytest.mark.parametrize("orientation", list(Orientation))
-def test_a_play_is_named_in_the_points_drawn_on_the_board(orientation):
-    play = next(play for play in Turn(Position.start("portes"), (6, 5)).plays()
-                if [(move.origin, move.destination) for move in play.moves] == [("24", "18"), ("18", "13")])
-    drawn = [orientation.point(point) for point in (24, 18, 13)]
-    assert as_drawn(orientation, play) == f"{drawn[0]}/{drawn[1]} {drawn[1]}/{drawn[2]}"
+def test_a_play_is_written_in_the_position_format_from_whites_side():
+    """docs/position-format.md: a record numbers the points from White's side for both colours, White
+    moving 24 -> 1 (so the same play reads the same on a board that lies any way round)."""
+    white = next(play for play in Turn(Position.start("portes"), (6, 5)).plays()
+                 if [(move.origin, move.destination) for move in play.moves] == [("24", "18"), ("18", "13")])
+    assert play_text(white.moves) == "24/18 18/13"
+    black = Turn(Position.start("portes", Color.BLACK), (6, 5)).plays()
+    assert all(int(move.origin) < int(move.destination) for play in black for move in play.moves)   # 1 -> 24
 
 
 def test_ctrl_c_in_the_demo_is_one_line_not_a_traceback(monkeypatch, capsys):

@@ -40,7 +40,7 @@ class Loop:
         self.seen = []
         self.loop = EventLoop.from_config(CONFIG, self.journal, hardware, events=self.events, dice=ScriptedDice(dice),
                                           clock=self.clock, buzzer=buzzer, judge_in_background=False,
-                                          observers=[lambda controller, event: self.seen.append(event)])
+                                          observers=[lambda view, event: self.seen.append(event)])
         self.controller: Controller = self.loop.controller
 
     def post_board(self, board: Board, stable=True):

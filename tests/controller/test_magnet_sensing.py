@@ -78,7 +78,7 @@ def test_setting_up_a_board_whose_colours_hold_each_others_points_never_stacks_o
     assert rig.state == "setup"
     steps_followed = parked = 0
     while rig.state == "setup":
-        step = rig.controller.guidance()[0]
+        step = rig.controller.view().guidance[0]
         colour, other = step.color.value, step.color.opponent.value
         if step.destination.isdigit():
             assert not rig.board.points[other][int(step.destination) - 1], f"{step} stacks on the other colour"
@@ -140,7 +140,7 @@ def test_clearing_a_board_with_pins_takes_every_checker_from_the_top_of_its_stac
     for _ in range(4 * 2 * 15):
         if rig.state != "setup":
             break
-        step = rig.controller.guidance()[0]   # in physical points
+        step = rig.controller.view().guidance[0]   # in physical points
         if step.origin.isdigit():
             assert board.top(int(step.origin)) == step.color.value, f"{step}: the checker lies under the other colour"
         board.slide(location(step.origin), location(step.destination), step.color.value)

@@ -164,7 +164,7 @@ def test_a_board_set_up_afresh_is_guided_back_to_the_journaled_game(rig):
     rig.restart()
     rig.show(Board.of(PORTES))                     # someone set the board up for a new game
     assert rig.state == "correcting"
-    assert rig.controller.guidance() == (Step(WHITE, "24", "13"),)
+    assert rig.controller.view().guidance == (Step(WHITE, "24", "13"),)
     rig.show(Board.of(PORTES).move("24", "13", "white"))
     assert (rig.state, rig.scene.turn, rig.scene.dice) == ("moving", "black", (3, 1))
 

@@ -9,7 +9,7 @@ from firmware_host.service.verdict_words import verdict_words
 
 
 def words(rig) -> dict:
-    return verdict_words(rig.controller)
+    return verdict_words(rig.controller.view())
 
 
 def test_a_turn_in_words_from_the_roll_to_the_complete_play(tmp_path):

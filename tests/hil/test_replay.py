@@ -31,7 +31,7 @@ def record_match(tmp_path, *, seed: int, games: int = 1, variants=("portes",), f
     shown = []
     figures = Figures()
     match = SoakMatch(soak_config(), match_rules_for(0, variants), seed, fault_rate, figures, tmp_path, trace=True,
-                      observers=[lambda controller, event: shown.append((type(event).__name__, Shown.of(controller)))],
+                      observers=[lambda view, event: shown.append((type(event).__name__, Shown.of(view)))],
                       fault_kinds=fault_kinds)
     try:
         SoakPlayers(match, seed).play_games(games)

@@ -22,8 +22,8 @@ def cut_game(tmp_path_factory):
     folder = tmp_path_factory.mktemp("ring")
     shown = []
     match = SoakMatch(soak_config(), match_rules_for(0, ("portes",)), 21, 0.0, Figures(), folder, trace=True,
-                      observers=[lambda controller, event: shown.append(
-                          (match.clock.monotonic(), type(event).__name__, Shown.of(controller)))])
+                      observers=[lambda view, event: shown.append(
+                          (match.clock.monotonic(), type(event).__name__, Shown.of(view)))])
     match.trace.window_s = WINDOW_S
     try:
         SoakPlayers(match, 21).play_games(1)
@@ -72,8 +72,8 @@ def test_a_trace_of_a_service_that_resumed_a_match_replays_to_what_it_showed(cut
     folder = cut_game[2]                     # its journal: the first game is over, the match goes on
     shown = []
     match = SoakMatch(soak_config(), match_rules_for(0, ("portes",)), 22, 0.0, Figures(), folder, trace=True,
-                      resume=True, observers=[lambda controller, event: shown.append(
-                          (type(event).__name__, Shown.of(controller)))])
+                      resume=True, observers=[lambda view, event: shown.append(
+                          (type(event).__name__, Shown.of(view)))])
     try:
         SoakPlayers(match, 22).play_games(1)
     finally:

@@ -25,7 +25,8 @@ from pathlib import Path
 
 from firmware_host.controller import Timings
 from firmware_host.controller import machine as m
-from firmware_host.demo import Demo, Players, Seen, Settings, Table, demo_config
+from firmware_host.controller.view import GameView
+from firmware_host.demo import Demo, Players, Settings, Table, demo_config
 from firmware_host.hw.dice import SeededDice
 from firmware_host.controller.orientation import Orientation, laid_out
 from firmware_host.hw.events import DicePressed
@@ -56,7 +57,7 @@ class ServiceRig(Demo):
 
 
 class ResumingPlayers(Players):
-    def play_turn(self, seen: Seen) -> Seen:
+    def play_turn(self, seen: GameView) -> GameView:
         start = laid_out(seen.position, seen.orientation)
         if self.demo.board.reading() != start:   # a turn the killed process left half played
             print("took back a half-played turn", flush=True)
@@ -91,7 +92,7 @@ def report_commits(service: Service):
     """An observer printing the seq of each play the journal holds once the press is handled."""
     printed: set[int] = set()
 
-    def observe(controller, event) -> None:
+    def observe(view, event) -> None:
         if isinstance(event, DicePressed):
             for record in service.journal.tail(6):
                 if record.kind is Kind.PLAY and record.seq not in printed:

@@ -72,7 +72,7 @@ def config(config_file):
 def run_until_ready(service):
     """Run `service` on a thread until it has told systemd it is ready; returns the thread."""
     ready = threading.Event()
-    service.loop.observers.append(lambda controller, event: service.ready and ready.set())
+    service.loop.observers.append(lambda view, event: service.ready and ready.set())
     thread = threading.Thread(target=service.run)
     thread.start()
     assert ready.wait(20), "the service never became ready"
@@ -167,7 +167,7 @@ def test_a_hung_loop_stops_pinging_the_watchdog_so_systemd_restarts_it(config, s
                                                     "WATCHDOG_USEC": str(WATCHDOG_USEC)}))
     hung, release = threading.Event(), threading.Event()
 
-    def hang(controller, event):
+    def hang(view, event):
         if event == "hang":   # the loop's thread is stuck here, as in a search that never ends
             hung.set()
             release.wait(10)

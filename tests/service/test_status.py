@@ -1,10 +1,13 @@
 """The STATUS= line systemd shows: where the match stands, in every state of the controller."""
-from types import SimpleNamespace
+import dataclasses
 
 import pytest
 
+from firmware_host.controller import Orientation
 from firmware_host.controller import machine as m
-from firmware_host.rules import GameResult, Position
+from firmware_host.controller.view import GameView
+from firmware_host.leds.scene import Scene
+from firmware_host.rules import GameResult, Position, Rules
 from firmware_host.rules.match import Match, MatchRules
 from firmware_host.rules.position import Color
 from firmware_host.sensing.events import FaultKind, SensorFault
@@ -21,12 +24,19 @@ def match_after(*winners: Color, sequence="tavli", target=5) -> Match:
 
 
 def controller(state: str, match: Match, *, turn=WHITE, dice=None, overlay_return=m.SETUP, faults=(),
-               storage_fault=None):
-    """The controller's attributes the status line reads."""
+               storage_fault=None) -> GameView:
+    """The controller's view in `state` (an overlay over `overlay_return`), as the status line reads it:
+    a game that is over is the last one played, any other the next."""
     variant = match.next_variant
-    return SimpleNamespace(state=state, match=match, variant=variant, position=Position.start(variant, turn),
-                           dice=dice, overlay_return=overlay_return, storage_fault=storage_fault,
-                           sensor_faults={(fault.location, fault.kind): fault for fault in faults})
+    returns_to = m.State(overlay_return) if state in m.OVERLAYS else None
+    over = (returns_to or state) in (m.GAME_OVER, m.MATCH_OVER)
+    return GameView(
+        state=m.State(state), returns_to=returns_to, match_id=1, match=match, game_number=len(match.games) + (not over),
+        variant=variant, rules=Rules.for_variant(variant), bots=frozenset(), position=Position.start(variant, turn),
+        in_turn=dice is not None, dice=dice, opening_dice=None, no_legal_move=False, verdict=None, judging=False,
+        orientation=Orientation.AS_WIRED, sensed=None, board=None, changing=False, settled=False, guidance=(),
+        bot_play=None, bot_moves_made=0, scene=Scene(), referee_page=None, last_play=None,
+        sensor_faults=tuple(faults), button_stuck=False, storage_fault=storage_fault, journal_damage=None)
 
 
 @pytest.mark.parametrize("state, turn, dice, line", [
@@ -71,7 +81,7 @@ def test_an_overlay_says_what_is_wrong_and_what_it_keeps():
 
 
 def test_a_storage_fault_says_the_game_is_held():
-    held = SimpleNamespace(reason="cannot write to the journal j: database or disk is full")
+    held = "cannot write to the journal j: database or disk is full"
     assert status_line(controller(m.MOVING, match_after(WHITE), dice=(6, 5), storage_fault=held)) == \
         "storage fault (cannot write to the journal j: database or disk is full), the game is held; " \
         "game 2 of tavli (plakoto): white to move 6-5; white 2, black 0 (to 5)"
@@ -84,5 +94,5 @@ def test_every_state_of_the_controller_has_a_line_of_its_own(state):
 
 
 def test_a_state_added_later_still_gives_a_line():
-    assert status_line(controller("pondering", match_after())) == \
+    assert status_line(dataclasses.replace(controller(m.SETUP, match_after()), state="pondering")) == \
         "game 1 of tavli (portes): in state pondering; white 0, black 0 (to 5)"

@@ -27,13 +27,14 @@ from selenium.webdriver.common.by import By  # noqa: E402
 from selenium.webdriver.support.ui import Select, WebDriverWait  # noqa: E402
 
 from firmware_host.controller.orientation import Orientation, laid_out  # noqa: E402
-from firmware_host.controller.scenes import led  # noqa: E402
+from firmware_host.controller import machine as m  # noqa: E402
 from firmware_host.demo import Demo, Players, Settings  # noqa: E402
 from firmware_host.demo.rig import DEMO_PIN  # noqa: E402
 from firmware_host.journal import JournalReader, Kind  # noqa: E402
 from firmware_host.rules import Position  # noqa: E402
 from firmware_host.rules.plays import dice_text  # noqa: E402
 from firmware_host.rules.match import MatchRules  # noqa: E402
+from firmware_host.service.verdict_words import verdict_words  # noqa: E402
 
 DOCS = Path(__file__).resolve().parents[2] / "docs"
 WAIT_S = 20
@@ -47,10 +48,20 @@ def free_port() -> int:
 
 @pytest.fixture(scope="module")
 def demo():
+    yield from demo_with_web(seed=3, orientation=Orientation.AS_WIRED)
+
+
+@pytest.fixture
+def mirrored_demo():
+    """The demo of issue 28's report: seed 1, the board laid out mirrored."""
+    yield from demo_with_web(seed=1, orientation=Orientation.MIRRORED)
+
+
+def demo_with_web(seed: int, orientation: Orientation):
     folder = Path(tempfile.mkdtemp(prefix="tb-browser-"))
-    settings = Settings(MatchRules(sequence="portes", target=3), seed=3, speed=8.0, boards="none",
+    settings = Settings(MatchRules(sequence="portes", target=3), seed=seed, speed=8.0, boards="none",
                         out=open(os.devnull, "w"), web_port=free_port())
-    with Demo(settings, folder, laid_out(Position.start("portes"), Orientation.AS_WIRED)) as demo:
+    with Demo(settings, folder, laid_out(Position.start("portes"), orientation)) as demo:
         deadline = time.monotonic() + WAIT_S
         while True:
             try:
@@ -118,7 +129,7 @@ def test_the_live_board_follows_the_sensors(demo, browser):
 
 def test_an_illegal_board_is_explained_in_words(demo, browser, shots):
     browser.get(demo.web_url)
-    seen = Players(demo, seed=3).play_until(lambda seen: seen.state == "moving" and seen.verdict == "unchanged")
+    seen = Players(demo, seed=3).play_until(lambda seen: seen.state == "moving" and seen.verdict_kind == "unchanged")
     mover = seen.position.turn
     other = mover.opponent
     # The opponent's checker moves in the mover's turn: no roll explains that.
@@ -230,7 +241,7 @@ def test_a_person_gives_a_seat_to_the_bot_in_the_settings_and_the_bot_plays_its_
         # The lights, drawn on the page: take from the first move's origin, put on its destination.
         first = play.moves[0]
         marks = {location: mark for location, (_, _, mark) in svg_groups(browser).items() if mark}
-        origin, destination = (led(seen.orientation, place, bot_side) for place in (first.origin, first.destination))
+        origin, destination = (seen.labels.led(place, bot_side) for place in (first.origin, first.destination))
         assert marks.get(origin) == "take-from" and marks.get(destination) == "put-on", marks
     after = players.play_turn(seen)            # the players move the bot's checkers as the lights show, then press
     assert after.position.turn is person
@@ -282,3 +293,55 @@ def test_settings_read_in_words_and_a_new_match_starts_as_the_one_played(demo, b
     wait(browser, lambda: browser.find_element(By.ID, "new-match-target").get_attribute("value") ==
          str(playing["target"]), "the new match offered to the match's target")
     assert browser.find_element(By.ID, "new-match-sequence").get_attribute("value") == "portes"
+
+
+def svg_labels(browser) -> dict[str, tuple[str, str]]:
+    """(the label drawn, the mark) of each lit point of the board on the page."""
+    groups = browser.execute_script(
+        "return [...document.querySelectorAll('#board g.location')].filter(g => g.dataset.mark).map("
+        "g => [g.dataset.location, g.querySelector('text') ? g.querySelector('text').textContent : '', g.dataset.mark])")
+    return {location: (label, mark) for location, label, mark in groups}
+
+
+class WatchedPlayers(Players):
+    """The demo's players, who read the Live page at every step of a correction before they follow the
+    lights: the words, the lights and the board drawn in the browser must send them to the same point."""
+
+    def __init__(self, demo, seed, browser):
+        super().__init__(demo, seed)
+        self.browser = browser
+        self.boards_checked = 0
+
+    def correct(self, seen):
+        while seen.state == m.CORRECTING:
+            self.read_the_page(seen)
+            step = seen.guidance[0]
+            self.demo.board.slide(int(step.origin) if step.origin.isdigit() else step.origin,
+                                  int(step.destination) if step.destination.isdigit() else step.destination,
+                                  step.color.value)
+            seen = self.demo.settled_view()
+        return seen
+
+    def read_the_page(self, seen) -> None:
+        first = verdict_words(seen, with_reasons=False)["steps"][0]
+        wait(self.browser, lambda: self.browser.find_element(By.CSS_SELECTOR, "#steps li").text == first,
+             f"the Live page to say {first!r}")
+        origin, destination = first.removeprefix(f"take one {seen.guidance[0].color.value} checker from ").split(" to ")
+        lit = svg_labels(self.browser)
+        for words, mark in ((origin, "take-from"), (destination, "put-on")):
+            if words.isdigit():   # a point: lit, and labelled, as the words name it
+                assert lit.get(words) == (words, mark), (first, lit)
+            else:                 # the bar or the tray: lit on one of its halves
+                assert mark in {lit_mark for location, (_, lit_mark) in lit.items() if location.startswith(
+                    {"the bar": "bar:", "the tray": "off:"}[words])}, (first, lit)
+        self.boards_checked += 1
+
+
+def test_on_a_mirrored_board_the_live_pages_words_and_marks_name_the_same_point(mirrored_demo, browser):
+    """Issue 28: seed 1 lays the board out mirrored; after the illegal move the Live page said "take
+    one black checker from 12" while its "take from here" mark lit the point it labelled 1."""
+    browser.get(mirrored_demo.web_url)
+    players = WatchedPlayers(mirrored_demo, 1, browser)
+    players.play_until(lambda seen: "illegal" not in players.stunts and seen.state == m.MOVING)
+    print(f"{players.boards_checked} boards checked in the browser")
+    assert players.boards_checked >= 1
