@@ -52,14 +52,14 @@ class McuSettings:
     i2c_scl_pin: int = 5
     i2c_hz: int = 400_000
     mux_addresses: tuple[int, ...] = (0x70, 0x71, 0x72, 0x73)
-    # "magnet": count by weight (checker_g each) and the bottom checker's colour from a Hall sensor;
+    # "magnet": count by weight (checker_g each) and the bottom checker's colour from its magnet's axis;
     # "mass": colour by mass (white_checker_g, black_checker_g). hardware/README.md compares the two.
     colour_by: str = "magnet"
     checker_g: float = 16.0
     count_window_g: float = 4.0       # a mass further than this from every count is no reading
     steady_g: float = 0.3             # ... and so is one that wavered more than this over steady_scans scans
     steady_scans: int = 8
-    hall_address: int = 0x35          # TMAG5273A1 beside each NAU7802, on the same multiplexer port
+    hall_address: int = 0x22          # TMAG5273 (B1, SparkFun's carrier) under each seat, on the location's multiplexer port
     hall_threshold_mt: float = 3.0    # a field weaker than this is no magnet
     maintenance_pin: int = 22         # held to GND at power-up: main.py stays stopped (hardware/README.md)
     white_checker_g: float = 16.0

@@ -2,16 +2,37 @@
 
 Every checker weighs about `checker_g` whatever its colour: a location's count is the nearest whole
 number of checkers within `window_g`, and is read only while its last `steady_scans` masses agree
-within `steady_g` (checkers lie still; a finger resting on them wavers). Each checker carries a
-magnet, north up in white ones and south up in black ones; a Hall sensor under the location's first
-checker sees the bottom checker's pole: the sign of the field is its colour. A count without a magnet
-or a magnet without a count is no reading (None), never a guess. A reading is reported as `count`
+within `steady_g` (checkers lie still; a finger resting on them wavers). Each checker carries a disc
+magnet whose axis is its colour: magnetised through its faces (axial) in white ones, across its
+diameter (diametric) in black ones. A 3D Hall sensor under the location's first checker sees the
+bottom one's field: near vertical is white, near horizontal black. A checker lying the other face up,
+or a magnet glued in backwards, reverses the field but not its axis, so it reads its own colour; a
+field between the two, a count without a magnet or a magnet without a count is no reading (None),
+never a guess (hardware/README.md, "Colour"). A reading is reported as `count`
 checkers of the bottom colour, (count, 0) or (0, count): the host works out mixed (pinned) points
 from the play (firmware_host/referee/observe.py). The one exception is a full stack (`reported`).
 """
 
 MAX_COUNT = 16   # 15 of one colour, and one pinned under them
 CHECKERS_PER_SIDE = MAX_COUNT - 1
+# A bottom checker on its seat gives a field within 25 degrees of vertical (white) or beyond 44 degrees
+# from it (black), stacks and magnet tolerance included (bench/bench_sensors.py); between, no colour.
+WHITE_TILT = 0.6     # white: horizontal part at most this times the vertical one (31 degrees)
+BLACK_TILT = 0.8     # black: horizontal part at least this times the vertical one (39 degrees)
+WHITE, BLACK = 1, 2
+
+
+def colour_of(field_mt, threshold_mt):
+    """WHITE or BLACK from the field (x, y, z) in mT, 0 for no magnet, None for a field of neither axis."""
+    x, y, z = field_mt
+    horizontal2 = x * x + y * y
+    if horizontal2 + z * z < threshold_mt * threshold_mt:
+        return 0
+    if horizontal2 <= WHITE_TILT * WHITE_TILT * z * z:
+        return WHITE
+    if horizontal2 >= BLACK_TILT * BLACK_TILT * z * z:
+        return BLACK
+    return None
 
 
 def reported(count, bottom_is_white):
@@ -35,8 +56,8 @@ class CountDecoder:
         self._recent = [[] for _ in range(channels)]
 
     def decode(self, channel, grams, field_mt):
-        """The count as `reported` in the bottom checker's colour (white: the field's north), (0, 0) for
-        an empty location, None for no reading. `field_mt` is None when the Hall sensor gave nothing."""
+        """The count as `reported` in the bottom checker's colour (`colour_of` the field), (0, 0) for an
+        empty location, None for no reading. `field_mt` is (x, y, z), None when the Hall sensor gave nothing."""
         recent = self._recent[channel]
         recent.append(grams)
         if len(recent) > self.steady_scans:
@@ -46,6 +67,7 @@ class CountDecoder:
         count = int(grams / self.checker_g + 0.5) if grams > 0 else 0
         if count > MAX_COUNT or abs(grams - count * self.checker_g) > self.window_g or field_mt is None:
             return None
-        if abs(field_mt) > self.threshold_mt:
-            return None if count == 0 else reported(count, field_mt > 0)
-        return (0, 0) if count == 0 else None
+        colour = colour_of(field_mt, self.threshold_mt)
+        if colour is None or (count == 0) != (colour == 0):
+            return None
+        return (0, 0) if count == 0 else reported(count, colour == WHITE)
