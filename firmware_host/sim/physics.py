@@ -287,12 +287,15 @@ class WeighedLocations:
         return self._noise_g
 
 
-def hand_force_g(rng: np.random.Generator, count: int, scans: int, scan_s: float = SCAN_S) -> np.ndarray:
-    """(count, scans) forces of fingers resting on locations (see the module docstring)."""
+def hand_force_g(rng: np.random.Generator, count: int, scans: int, scan_s: float = SCAN_S,
+                 unsteadiness: float = 1.0) -> np.ndarray:
+    """(count, scans) forces of fingers resting on locations (see the module docstring); `unsteadiness`
+    scales the tremor and the drift (0.1: a hand ten times steadier than the physiological figures)."""
     force = rng.uniform(5, 300, (count, 1))
     tremor_hz = rng.uniform(8, 12, (count, 1))
     phase = rng.uniform(0, 2 * math.pi, (count, 1))
     t = np.arange(scans) * scan_s
-    tremor = rng.uniform(0.01, 0.04, (count, 1)) * np.sin(2 * math.pi * tremor_hz * t + phase)
-    drift = rng.uniform(0.05, 0.10, (count, 1)) * np.sin(2 * math.pi * t / rng.uniform(1, 4, (count, 1)) + phase)
+    tremor = unsteadiness * rng.uniform(0.01, 0.04, (count, 1)) * np.sin(2 * math.pi * tremor_hz * t + phase)
+    drift = unsteadiness * rng.uniform(0.05, 0.10, (count, 1)) * np.sin(
+        2 * math.pi * t / rng.uniform(1, 4, (count, 1)) + phase)
     return force * (1 + tremor + drift)

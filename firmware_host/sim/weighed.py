@@ -58,8 +58,9 @@ class WeighedBoard:
         self.magnet = mcu.colour_by == "magnet"
         if self.magnet:
             nominal = (mcu.checker_g, mcu.checker_g)
-            decoder = firmware_module("counting").CountDecoder(channels.channel_count, mcu.checker_g, mcu.count_window_g,
-                                                               mcu.steady_g, mcu.steady_scans, mcu.hall_threshold_mt)
+            decoder = firmware_module("counting").CountDecoder(
+                channels.channel_count, mcu.checker_g, mcu.count_window_g, mcu.steady_g, mcu.steady_scans,
+                (mcu.hall_threshold_mt, mcu.black_field_max_mt, mcu.white_field_min_mt))
             self._fields = _ModelledBank(channels.channel_count)
             radius = hall.placement_mm * np.sqrt(rng.random(channels.channel_count))
             angle = rng.uniform(0, 2 * np.pi, channels.channel_count)

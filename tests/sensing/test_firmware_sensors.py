@@ -210,7 +210,7 @@ hall = firmware_module("hall")
 
 
 def count_decoder():
-    return counting.CountDecoder(2, 16.0, 4.0, 0.3, 8, 3.0)
+    return counting.CountDecoder(2, 16.0, 4.0, 0.3, 8, (3.0, 7.5, 9.0))
 
 
 def steady(decoder, grams, field_mt, scans=8, channel=0):
@@ -252,6 +252,13 @@ def test_a_full_stack_is_read_as_all_fifteen_of_one_colour_on_a_pinned_checker_o
 @given(st.floats(33, 37), st.sampled_from([-1, 1]))
 def test_a_field_between_the_two_axes_is_no_colour(tilt, pole):
     assert steady(count_decoder(), 32.0, axial(pole, tilt)) is None
+
+
+@given(st.sampled_from([-1, 1]), st.floats(0, 360))
+def test_a_field_of_one_colours_direction_and_the_others_strength_is_no_colour(pole, turn):
+    # off its seat a black checker's field can turn vertical and a white one's horizontal, but weaker or stronger
+    assert steady(count_decoder(), 32.0, axial(pole, strength=6.5)) is None
+    assert steady(count_decoder(), 32.0, diametric(turn, strength=8.5)) is None
 
 
 def test_no_reading_without_a_steady_count_and_a_magnet_that_agree():

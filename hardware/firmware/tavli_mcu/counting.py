@@ -17,20 +17,24 @@ MAX_COUNT = 16   # 15 of one colour, and one pinned under them
 CHECKERS_PER_SIDE = MAX_COUNT - 1
 # A bottom checker on its seat gives a field within 25 degrees of vertical (white) or beyond 44 degrees
 # from it (black), stacks and magnet tolerance included (bench/bench_sensors.py); between, no colour.
-WHITE_TILT = 0.6     # white: horizontal part at most this times the vertical one (31 degrees)
-BLACK_TILT = 0.8     # black: horizontal part at least this times the vertical one (39 degrees)
+WHITE_TILT = 0.53    # white: horizontal part at most this times the vertical one (28 degrees)
+BLACK_TILT = 0.9     # black: horizontal part at least this times the vertical one (42 degrees)
 WHITE, BLACK = 1, 2
 
 
-def colour_of(field_mt, threshold_mt):
-    """WHITE or BLACK from the field (x, y, z) in mT, 0 for no magnet, None for a field of neither axis."""
+def colour_of(field_mt, limits_mt):
+    """WHITE or BLACK from the field (x, y, z) in mT, 0 for no magnet, None for a field of neither kind.
+    `limits_mt`: (no magnet below, black at most, white at least). A checker off its seat tilts and weakens
+    its field: a white one could look black, a black one white, but not with its own colour's strength."""
+    threshold, black_max, white_min = limits_mt
     x, y, z = field_mt
     horizontal2 = x * x + y * y
-    if horizontal2 + z * z < threshold_mt * threshold_mt:
+    strength2 = horizontal2 + z * z
+    if strength2 < threshold * threshold:
         return 0
-    if horizontal2 <= WHITE_TILT * WHITE_TILT * z * z:
+    if horizontal2 <= WHITE_TILT * WHITE_TILT * z * z and strength2 >= white_min * white_min:
         return WHITE
-    if horizontal2 >= BLACK_TILT * BLACK_TILT * z * z:
+    if horizontal2 >= BLACK_TILT * BLACK_TILT * z * z and strength2 <= black_max * black_max:
         return BLACK
     return None
 
@@ -47,12 +51,13 @@ def reported(count, bottom_is_white):
 
 
 class CountDecoder:
-    def __init__(self, channels, checker_g, window_g, steady_g, steady_scans, threshold_mt):
+    def __init__(self, channels, checker_g, window_g, steady_g, steady_scans, field_limits_mt):
+        """`field_limits_mt`: `colour_of`'s (no magnet below, black at most, white at least)."""
         self.checker_g = checker_g
         self.window_g = window_g
         self.steady_g = steady_g
         self.steady_scans = steady_scans
-        self.threshold_mt = threshold_mt
+        self.field_limits_mt = field_limits_mt
         self._recent = [[] for _ in range(channels)]
 
     def decode(self, channel, grams, field_mt):
@@ -67,7 +72,7 @@ class CountDecoder:
         count = int(grams / self.checker_g + 0.5) if grams > 0 else 0
         if count > MAX_COUNT or abs(grams - count * self.checker_g) > self.window_g or field_mt is None:
             return None
-        colour = colour_of(field_mt, self.threshold_mt)
+        colour = colour_of(field_mt, self.field_limits_mt)
         if colour is None or (count == 0) != (colour == 0):
             return None
         return (0, 0) if count == 0 else reported(count, colour == WHITE)
