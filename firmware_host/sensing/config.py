@@ -57,7 +57,7 @@ class McuSettings:
     colour_by: str = "magnet"
     checker_g: float = 16.0
     count_window_g: float = 4.0       # a mass further than this from every count is no reading
-    steady_g: float = 0.3             # ... and so is one that wavered more than this over steady_scans scans
+    steady_g: float = 0.45            # ... and so is one that wavered more than this over steady_scans scans
     steady_scans: int = 8
     hall_address: int = 0x22          # TMAG5273 (B1, SparkFun's carrier) under each seat, on the location's multiplexer port
     hall_threshold_mt: float = 3.0    # a field weaker than this is no magnet
