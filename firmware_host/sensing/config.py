@@ -56,7 +56,7 @@ class McuSettings:
     # "mass": colour by mass (white_checker_g, black_checker_g). hardware/README.md compares the two.
     colour_by: str = "magnet"
     checker_g: float = 16.0
-    count_window_g: float = 4.0       # a mass further than this from every count is no reading
+    count_window_g: float = 2.0       # a mass further than this from every count is no reading
     steady_g: float = 0.45            # ... and so is one that wavered more than this over steady_scans scans
     steady_scans: int = 8
     hall_address: int = 0x22          # TMAG5273 (B1, SparkFun's carrier) under each seat, on the location's multiplexer port

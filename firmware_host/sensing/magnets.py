@@ -79,8 +79,8 @@ def field_mt(magnet: DiscMagnet, axis: str, centre_mm: tuple[float, float, float
 
 def force_gf(magnet: DiscMagnet, lower_axis: str, upper_axis: str, gap_mm: float, upper_sign: float) -> float:
     """The vertical force (gram-force, + pushes the upper one up) between two coaxial magnets `gap_mm`
-    apart centre to centre, the upper one's moment times `upper_sign`: -1 faces like poles for axial discs,
-    and turns a diametric disc against the one below it."""
+    apart centre to centre, the upper one's moment times `upper_sign`: for axial discs -1 faces like poles
+    (they repel), for diametric ones +1 lays them side by side in the same direction (they repel)."""
     lower = magnet.elements(lower_axis, rings=4, layers=2)
     upper = magnet.elements(upper_axis, rings=4, layers=2)
 

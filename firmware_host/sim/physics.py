@@ -3,7 +3,7 @@
 The simulated MCU's perfect sensors say exactly how many checkers lie on a location; real ones weigh
 them. This model turns what lies on each location (checkers of a real, imperfect set, a hand, a coin,
 a checker across two strips) into the 24-bit ADC value the firmware reads, with the errors the
-datasheets specify, and into the field a Hall sensor under the location's first checker sees. Every
+datasheets specify, and into the field (x, y, z) a Hall sensor under the location's first checker sees. Every
 array is vectorised over locations (numpy), so the simulated MCU (28 locations, one scan at a time)
 and bench/bench_sensors.py (a million locations at once) run the same model. All randomness comes
 from the `numpy.random.Generator` passed in.
@@ -27,11 +27,12 @@ Figures, with their sources:
   weight spread of injection moulding) and take up well under 0.1 % water between dry and humid air;
   wooden ones change mass with the wood's equilibrium moisture content, about 0.2 % of the wood's mass
   per % relative humidity (6 % moisture at 30 % RH, 12 % at 65 %, USDA Wood Handbook table 4-2).
-- Hall sensing (the colour of the bottom checker): a disc magnet in each checker, polarity by colour,
-  seen by a linear Hall sensor under the first checker of the location as a point dipole; fields are
-  in units of a centred bottom magnet's field, magnets vary ±5 % (N35 remanence tolerance) and the
-  sensor's noise is 1 % of that field (TMAG5273 averaging 16 conversions, about 0.15 mT RMS against the
-  15 mT of a 6 x 1 mm N35 disc 6.5 mm away).
+- Hall sensing (the colour of the bottom checker): a disc magnet at each checker's mid-height, seen by
+  a 3D Hall sensor under the location's seat as the sum of the disc's volume elements, each a point
+  dipole (firmware_host.sensing.magnets), magnets ±5 % (N35 remanence tolerance), the sensor's noise
+  0.15 mT RMS per axis (TMAG5273 averaging 16 conversions). Every distance (sensor to magnet, the seat,
+  checker height) and the magnet come from the board file's `[mechanics]` (`HallFigures.for_mechanics`).
+  A checker on a stack lies within 3 mm of the one below; each lies either face up, turned any way.
 - A hand: a finger resting on a point presses 5-300 g, wavering with a physiological tremor of
   8-12 Hz at a few % of the force and drifting slowly by 5-10 %.
 - A coin: 2.3 g (1 euro cent) to 13.2 g (5 Swiss francs); not magnetic (copper-nickel, brass).
