@@ -215,6 +215,59 @@ def check_axis_decoder(rng: np.random.Generator) -> None:
         assert names[_COUNTING.colour_of(field, FIELD_LIMITS_MT)] == colour, (field, colour)
 
 
+def confirm_rises(codes: np.ndarray, field: np.ndarray, settled_count: np.ndarray,
+                  settled_field: np.ndarray) -> np.ndarray:
+    """`codes` with no reading where the count rose from one checker without a second magnet's field change
+    (tavli_mcu.counting.CountDecoder, vectorised over trials; tests/sensing checks the firmware's rule):
+    `field` (trials, scans, 3), the location's settled count and mean field before the trial."""
+    window = NEW_STEADY_SCANS
+    summed = np.cumsum(field, axis=1)
+    means = (summed - np.concatenate([np.zeros_like(summed[:, :window]), summed[:, :-window]], axis=1)) / window
+    settled_count, settled_field = settled_count.copy(), settled_field.copy()
+    unconfirmed = np.full(len(codes), -1)
+    out = codes.copy()
+    for scan in range(codes.shape[1]):
+        valid = codes[:, scan] >= 0
+        count = codes[:, scan] // 3
+        mean = means[:, scan]
+        blocked = valid & (unconfirmed == count)
+        judged = valid & ~blocked
+        unconfirmed = np.where(judged, -1, unconfirmed)
+        changed = judged & (settled_count != count)
+        distance = np.linalg.norm(mean - settled_field, axis=1)
+        rise = (changed & (settled_count >= 1) & (settled_count < _COUNTING.CONFIRMED_BELOW) & (count > settled_count)
+                & (distance < _MCU.confirm_field_mt))
+        unconfirmed = np.where(rise, count, unconfirmed)
+        accepted = judged & ~rise
+        follow = _COUNTING.SETTLED_FOLLOW
+        settled_field = np.where((accepted & changed)[:, None], mean,
+                                 np.where(accepted[:, None], settled_field + (mean - settled_field) * follow,
+                                          settled_field))
+        settled_count = np.where(accepted, count, settled_count)
+        out[:, scan] = np.where(blocked | rise, -1, codes[:, scan])
+    return out
+
+
+def check_count_decoder(rng: np.random.Generator) -> None:
+    """decode_magnet and confirm_rises agree with the firmware's CountDecoder, scan by scan, on locations
+    where one checker lies, then a second one or a finger's weight comes, then goes."""
+    trials, scans = 300, 60
+    second = rng.random(trials) < 0.5
+    weight = np.where(np.arange(scans)[None, :] < 20, 16.0, np.where(np.arange(scans)[None, :] < 45, 32.0, 16.0))
+    grams = weight + rng.normal(0, 0.1, (trials, scans))
+    axial = np.array([0.0, 0.0, 12.0])
+    extra = np.where(second[:, None], 1.0, 0.0) * np.array([0.35, 0.2, 0.0])[None, :]
+    field = np.where((weight >= 32)[..., None], axial + extra[:, None, :], axial) + rng.normal(0, 0.08, (trials, scans, 3))
+    ours = confirm_rises(decode_magnet(grams, field, AXIS), field, np.full(trials, -1), np.zeros((trials, 3)))
+    decoder = _COUNTING.CountDecoder(trials, 16.0, NEW_WINDOW_G, NEW_STEADY_G, NEW_STEADY_SCANS, FIELD_LIMITS_MT,
+                                     _MCU.confirm_field_mt)
+    for scan in range(scans):
+        for trial in range(trials):
+            theirs = decoder.decode(trial, float(grams[trial, scan]), tuple(field[trial, scan].tolist()))
+            code = ours[trial, scan]
+            assert (code == -1 and theirs is None) or theirs == (code // 3, 0), (trial, scan, code, theirs)
+
+
 def debounce(codes: np.ndarray, initial: np.ndarray) -> np.ndarray:
     """The debounced code after every scan (tavli_mcu.debounce.Debouncer, vectorised over trials)."""
     stable = initial.copy()
@@ -321,6 +374,8 @@ def run_chunk(stacks: np.ndarray, conditions: Conditions, trials: int, rng: np.r
     lifted_white = empty & (rng.random(trials) < 0.5)
     white_before = white - placed_white + lifted_white
     black_before = black - placed_black + (empty & ~lifted_white)
+    if conditions.foreign:   # the stack lay settled; the foreign load arrives on it
+        white_before, black_before = white.copy(), black.copy()
     scans = SCANS_PER_TRIAL
     transient = _placement_transient(rng, trials, scans)
     extra = _foreign_load(rng, conditions, trials, scans)
@@ -335,12 +390,18 @@ def run_chunk(stacks: np.ndarray, conditions: Conditions, trials: int, rng: np.r
             truth, before = white * 16 + black, white_before * 16 + black_before
             across = (white + 1) * 16 + black        # the checker across two strips is a white one
         else:
-            colours = _colours_up(white, black, bottom)
-            field = hall_field(rng, colours, figures, scheme, conditions.wrong_pole_rate)[:, None, :]
-            field = field + sensor_noise(rng, figures, (trials, scans))
-            codes = decode_magnet(grams, field, scheme)
             bottom_before = np.where(white_before + black_before == 0, -1,
                                      np.where(bottom >= 0, bottom, np.where(white_before > 0, 0, 1)))
+            seed = int(rng.integers(1 << 62))    # the same checkers, lying the same way, before and after
+            field = hall_field(np.random.default_rng(seed), _colours_up(white, black, bottom), figures, scheme,
+                               conditions.wrong_pole_rate)[:, None, :]
+            field = field + sensor_noise(rng, figures, (trials, scans))
+            codes = decode_magnet(grams, field, scheme)
+            if scheme == AXIS:
+                settled = hall_field(np.random.default_rng(seed), _colours_up(white_before, black_before, bottom_before),
+                                     figures, scheme, conditions.wrong_pole_rate)
+                settled += rng.normal(0, figures.noise_mt / math.sqrt(NEW_STEADY_SCANS), settled.shape)
+                codes = confirm_rises(codes, field, white_before + black_before, settled)
             truth = (white + black) * 3 + (bottom + 1)
             before = (white_before + black_before) * 3 + (bottom_before + 1)
             across = (white + black + 1) * 3 + np.where(bottom < 0, 1, bottom + 1)
@@ -432,6 +493,7 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     check_old_decoder(np.random.default_rng(args.seed))
     check_axis_decoder(np.random.default_rng(args.seed))
+    check_count_decoder(np.random.default_rng(args.seed))
     stacks = game_stacks(args.games, args.seed)
     print(f"{len(stacks)} location states from {args.games} random games of each of {len(VARIANTS)} variants")
     results = []

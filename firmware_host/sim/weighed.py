@@ -60,7 +60,7 @@ class WeighedBoard:
             nominal = (mcu.checker_g, mcu.checker_g)
             decoder = firmware_module("counting").CountDecoder(
                 channels.channel_count, mcu.checker_g, mcu.count_window_g, mcu.steady_g, mcu.steady_scans,
-                (mcu.hall_threshold_mt, mcu.black_field_max_mt, mcu.white_field_min_mt))
+                (mcu.hall_threshold_mt, mcu.black_field_max_mt, mcu.white_field_min_mt), mcu.confirm_field_mt)
             self._fields = _ModelledBank(channels.channel_count)
             radius = hall.placement_mm * np.sqrt(rng.random(channels.channel_count))
             angle = rng.uniform(0, 2 * np.pi, channels.channel_count)

@@ -250,3 +250,22 @@ def test_the_simulated_mcu_with_weighing_debounces_what_the_model_decodes():
         clock.advance(0.025)
         mcu.step()
     assert mcu.node.debouncer.stable[six] == (5, 1)
+
+
+def test_the_board_files_field_limits_fit_the_fields_its_mechanics_give(mechanics):
+    # [sensors.mcu]'s limits and [mechanics]'s magnet and depth are two tables of one file: they must agree
+    rng = np.random.default_rng(8)
+    figures = replace(HallFigures.for_mechanics(mechanics), noise_mt=0.0)
+    limits = SHIPPED.sensors.mcu
+
+    def strengths(colours):
+        return np.linalg.norm(hall_field(rng, np.array([colours] * 5000), figures), axis=1)
+
+    assert strengths([0, 1, 1, 1, 1]).min() > limits.white_field_min_mt
+    assert strengths([1, 0, 0, 0, 0]).max() < limits.black_field_max_mt
+    assert strengths([1, 1, 1, 1, 1]).min() > limits.hall_threshold_mt
+    for bottom, second in ((0, 1), (1, 1), (1, 0)):     # the second checker's magnet, either kind
+        seed = int(rng.integers(1 << 30))
+        one = hall_field(np.random.default_rng(seed), np.array([[bottom, -1, -1, -1, -1]] * 5000), figures)
+        two = hall_field(np.random.default_rng(seed), np.array([[bottom, second, -1, -1, -1]] * 5000), figures)
+        assert np.linalg.norm(two - one, axis=1).min() > 2 * limits.confirm_field_mt
