@@ -63,8 +63,9 @@ CATALOGUE: dict[str, dict[str, Item]] = {
                            "listings reported in issue 32's review: $10.95-15.50 (the lowest taken)")},
     "bulk_capacitor": {"": Item("Capacitor 10 µF 16 V electrolytic (at each multiplexer, for its cables)", "Panasonic",
                                 "ECA-1CM100", 0.20)},
-    "hall_carrier": {"": Item("TMAG5273 3D Hall sensor breakout, Qwiic (colour: under each location's seat; the B1 "
-                              "variant, I2C 0x22, 0.1 µF decoupling on board)", "SparkFun", "SEN-23880", 9.95)},
+    "hall_carrier": {"": Item("TMAG5273 3D Hall sensor breakout, Qwiic, Mini, 0.5 × 1 in (colour: in a pocket under "
+                              "each location's seat; the B1 variant, I2C 0x22, 0.1 µF decoupling on board)", "SparkFun",
+                              "SEN-23881", 9.95, "an estimate, no listing checked: check before ordering")},
     "magnet_axial": {"": Item("Disc magnet N35, magnetised axially (through its faces): one in each white checker",
                               "any", "-", 0.15)},
     "magnet_diametric": {"": Item("Disc magnet N35, magnetised diametrically (across): one in each black checker",

@@ -146,7 +146,7 @@ def test_the_bom_counts_what_the_board_file_asks_for(board, write_board):
     assert rows["2717"][3] == "4" and rows["4538"][3] == "28" and rows["SEN-14728"][3] == "28"
     assert rows["CFR-25JB-52-4K7"][3] == "58"          # 29 pull-up pairs
     assert rows["1138"][3] == "4"                       # 200 LEDs at 60 a metre
-    assert rows["SEN-23880"][3] == "28"                 # a colour sensor's carrier per location
+    assert rows["SEN-23881"][3] == "28"                 # a colour sensor's carrier per location
     # every line's total is its quantity times its unit cost, and the total is their sum
     assert all(f"{int(row[3]) * float(row[4].lstrip('$')):.2f}" == row[5].lstrip("$") for row in lines)
     total = sum(float(row[5].lstrip("$")) for row in lines)
@@ -172,7 +172,7 @@ def test_colour_by_magnet_buys_a_hall_sensor_per_location_and_a_magnet_per_check
     board["sensors"]["mcu"]["colour_by"] = colour_by
     bom = maker.generate(write_board(board))[maker.BOM]
     rows = [line.split(" | ") for line in bom.splitlines() if line.startswith("| ") and " | $" in line]
-    assert next((row[3] for row in rows if row[2] == "SEN-23880"), None) == halls
+    assert next((row[3] for row in rows if row[2] == "SEN-23881"), None) == halls
     magnet_rows = [row[3] for row in rows if row[0].startswith("| Disc magnet")]
     assert (str(sum(map(int, magnet_rows))) if magnet_rows else None) == magnets
 
