@@ -118,7 +118,7 @@ def drawing(mechanics: Mechanics, sensing: SensingConfig, leds: LedLayout) -> st
     heavier = max(mcu.white_checker_g, mcu.black_checker_g)
     point_leds = len(leds.locations["1"])
     tray_px = m.tray_length_mm * scale
-    svg = Svg(int(left * 2 + tray_px + 260), 700)
+    svg = Svg(int(left * 2 + tray_px + 260), 720)
     svg.text(20, 28, "One location, to scale: generated from [mechanics] of the board file", size=15, bold=True)
     svg.text(20, 46, "Every point, bar half and tray is built alike; the sensors are those of the location's carrier.",
              size=11)
@@ -162,8 +162,7 @@ def drawing(mechanics: Mechanics, sensing: SensingConfig, leds: LedLayout) -> st
     stop_x = tray_x + 6 * scale
     svg.rect(stop_x, tray_bottom + m.overload_stop_gap_mm * scale, 3 * scale,
              floor_top - tray_bottom - m.overload_stop_gap_mm * scale, fill="#78909c")
-    svg.text(stop_x - 4, floor_y + 16, f"overload stop, {m.overload_stop_gap_mm:g} mm under the tray", size=11,
-             anchor="end")
+    svg.text(stop_x, floor_y + 50, f"overload stop (left), {m.overload_stop_gap_mm:g} mm under the tray", size=11)
     carrier_x = cell_x + cell_px + 24
     svg.rect(carrier_x, floor_top - 8, 70, 8, fill="#a5d6a7")
     svg.text(carrier_x, floor_top - 14, "NAU7802 carrier", size=11)
@@ -175,14 +174,16 @@ def drawing(mechanics: Mechanics, sensing: SensingConfig, leds: LedLayout) -> st
                         f"{(floor_top - tray_top) / scale:g} mm")
     svg.text(left, floor_y + 66, f"The tray touches nothing but its cell: {m.gap_mm:g} mm gap all round; "
                                  f"{m.spacer_mm:g} mm spacers let the cell bend.", size=11)
-    svg.text(left, floor_y + 82, f"Colour sensor (TMAG5273 carrier, I2C 0x{mcu.hall_address:02X}) in a pocket under the "
-                                 f"first checker's seat: {m.hall_depth_mm:g} mm below the bottom magnet "
-                                 f"({m.magnet_diameter_mm:g} × {m.magnet_thickness_mm:g} mm N35).", size=11)
-    svg.text(left, floor_y + 98, f"Field there: white (axial) {m.centred_field_mt(AXIAL):.1f} mT, black (diametric) "
-                                 f"{m.centred_field_mt(DIAMETRIC):.1f} mT; no magnet below {mcu.hall_threshold_mt:g} mT. "
-                                 f"Seat {m.seat_clearance_mm:g} mm wider than a checker all round.", size=11)
+    svg.text(left, floor_y + 82, f"Colour sensor (TMAG5273 carrier, I2C 0x{mcu.hall_address:02X}) in a pocket under the first "
+                                 f"checker's seat,", size=11)
+    svg.text(left, floor_y + 98, f"{m.hall_depth_mm:g} mm below the bottom magnet ({m.magnet_diameter_mm:g} × "
+                                 f"{m.magnet_thickness_mm:g} mm N35). Seat {m.seat_clearance_mm:g} mm wider than a "
+                                 "checker all round.", size=11)
+    svg.text(left, floor_y + 114, f"Field there: white (axial) {m.centred_field_mt(AXIAL):.1f} mT, black (diametric) "
+                                  f"{m.centred_field_mt(DIAMETRIC):.1f} mT; no magnet below {mcu.hall_threshold_mt:g} mT.",
+             size=11)
     # -- top view: the tray, a row of checkers, the LED channel along its long edge
-    top_y = 420.0
+    top_y = 440.0
     svg.text(left, top_y - 24, "Top view", bold=True)
     width_px = m.tray_width_mm * scale
     svg.rect(tray_x, top_y, tray_px, width_px, fill="#ffe0b2")
@@ -198,12 +199,13 @@ def drawing(mechanics: Mechanics, sensing: SensingConfig, leds: LedLayout) -> st
              f"LED channel {m.led_channel_mm:g} mm: a point's {point_leds} LEDs every {m.led_pitch_mm:g} mm, from the "
              "board's edge inward", size=11)
     _vertical_dimension(svg, tray_x + tray_px + 20, top_y, top_y + width_px, f"{m.tray_width_mm:g} mm")
-    svg.text(left, 650, f"Point pitch {m.point_pitch_mm:g} mm (tray, gaps, LED channel). Full load "
+    svg.text(left, 660, f"Point pitch {m.point_pitch_mm:g} mm (tray, gaps, LED channel). Full load "
                         f"{m.full_load_g(heavier):g} g (tray {m.tray_mass_g:g} g + {CHECKERS_A_SIDE} × {heavier:g} g) on a "
                         f"{m.cell_capacity_g:g} g cell.", size=12)
-    svg.text(left, 670, f"Checkers {m.checker_diameter_mm:g} mm across, {m.checker_height_mm:g} mm high. Like poles "
-                        f"facing in a stack push the upper checker up by {magnet_push_gf(m):.1f} gf at most "
-                        f"({magnet_push_gf(m) / mcu.checker_g:.0%} of a checker's weight).", size=12)
+    svg.text(left, 680, f"Checkers {m.checker_diameter_mm:g} mm across, {m.checker_height_mm:g} mm high. Like poles "
+                        "facing in a stack push the upper checker", size=12)
+    svg.text(left, 698, f"up by {magnet_push_gf(m):.1f} gf at most ({magnet_push_gf(m) / mcu.checker_g:.0%} of a "
+                        "checker's weight).", size=12)
     return svg.render()
 
 
