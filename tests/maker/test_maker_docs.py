@@ -235,3 +235,22 @@ def test_every_length_the_assembly_guide_states_is_the_board_files(shipped_board
     guide = (Path(maker.DOCS_DIR).parent / "ASSEMBLY.md").read_text()
     stated = {float(number) for number in re.findall(r"(\d+(?:\.\d+)?) mm\b", guide)}
     assert stated and stated <= known, sorted(stated - known)
+
+
+def test_every_load_cell_is_wired_to_its_own_carrier_and_every_colour_sensor_shares_its_port(shipped):
+    netlist, board = shipped
+    locations = board["sensors"]["channels"]
+    cells = {part["value"]: part for part in netlist.of_kind("load_cell")}
+    carriers = {part["value"]: part for part in netlist.of_kind("carrier")}
+    halls = {part["value"].split()[0]: part for part in netlist.of_kind("hall_carrier")}
+    assert set(cells) == set(carriers) == set(halls) == set(locations)
+    # a TAL221's wires: red E+, black E-, white A-, green A+ (its datasheet's colour code)
+    for location in locations:
+        cell, carrier, hall = cells[location], carriers[location], halls[location]
+        for wire, pad in (("red", "E+"), ("black", "E-"), ("white", "A-"), ("green", "A+")):
+            net = cell["pins"][wire]
+            assert carrier["pins"][pad] == net and netlist.nets[net] == {f"{cell['ref']}.{wire}", f"{carrier['ref']}.{pad}"}
+        assert hall["pins"] == {pin: carrier["pins"][pin] for pin in ("1", "2", "3", "4")}   # the same Qwiic port
+        assert hall["value"].endswith(f"0x{board['sensors']['mcu']['hall_address']:02X}")
+    # a bulk capacitor at each multiplexer, across the sensors' supply
+    assert len(netlist.of_kind("bulk_capacitor")) == len(netlist.of_kind("mux"))
