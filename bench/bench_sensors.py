@@ -50,7 +50,7 @@ from firmware_host.maker.mechanics import load_mechanics
 from firmware_host.rules import BLACK, WHITE, Position, Rules, Turn, VARIANTS, blocked_for_good
 from firmware_host.sensing.config import DEFAULT_BOARD_FILE
 from firmware_host.sim.firmware import firmware_module
-from firmware_host.sim.physics import (AXIS, COINS_G, POLARITY, SCAN_S, AdcFigures, CheckerSet, Environment,
+from firmware_host.sim.physics import (AXIS, COINS_G, DICE_G, POLARITY, SCAN_S, AdcFigures, CheckerSet, Environment,
                                        HallFigures, LoadCellFigures, WeighedLocations, hall_field, hand_force_g,
                                        sensor_noise)
 from firmware_host.wiring import BoardFacts
@@ -127,7 +127,7 @@ class Conditions:
     wrong_pole_rate: float = 0.0             # checkers lying the other pole up (turned over, magnet backwards)
     adc_noise: float = 1.0                   # the NAU7802's noise times this
     unsteadiness: float = 1.0                # a resting hand's tremor and drift times this
-    foreign: str = ""                        # "", "coin", "hand", "across"
+    foreign: str = ""                        # "", "coin", "dice", "hand", "across"
     min_stack: int = 0                       # only locations holding at least this many checkers
 
 
@@ -146,6 +146,7 @@ GRID = (
     Conditions("first checker ±3 mm off its seat", placement_mm=3.0),
     Conditions("first checker ±6 mm off its seat", placement_mm=6.0),
     Conditions("a coin on the stack", foreign="coin"),
+    Conditions("dice on the stack (one or two, 16 or 19 mm)", foreign="dice"),
     Conditions("a finger resting on the stack", foreign="hand"),
     Conditions("a steady finger resting on the stack (a tenth of the tremor and drift)", foreign="hand",
                unsteadiness=0.1),
@@ -460,8 +461,8 @@ def _placement_transient(rng, trials: int, scans: int) -> np.ndarray:
 
 def _foreign_load(rng, conditions: Conditions, trials: int, scans: int) -> np.ndarray:
     foreign = conditions.foreign
-    if foreign == "coin":
-        return np.repeat(rng.choice(COINS_G, (trials, 1)), scans, axis=1)
+    if foreign in ("coin", "dice"):
+        return np.repeat(rng.choice(COINS_G if foreign == "coin" else DICE_G, (trials, 1)), scans, axis=1)
     if foreign == "hand":
         return hand_force_g(rng, trials, scans, unsteadiness=conditions.unsteadiness)
     if foreign == "across":

@@ -35,7 +35,8 @@ Figures, with their sources:
   A checker on a stack lies within 3 mm of the one below; each lies either face up, turned any way.
 - A hand: a finger resting on a point presses 5-300 g, wavering with a physiological tremor of
   8-12 Hz at a few % of the force and drifting slowly by 5-10 %.
-- A coin: 2.3 g (1 euro cent) to 13.2 g (5 Swiss francs); not magnetic (copper-nickel, brass).
+- A coin: 2.3 g (1 euro cent) to 13.2 g (5 Swiss francs); not magnetic (copper-nickel, brass). Dice:
+  one or two acrylic dice of 16 or 19 mm, 4.7-15.6 g (`DICE_G`).
 """
 from __future__ import annotations
 
@@ -51,6 +52,9 @@ SCAN_S = 1 / 40                  # the firmware's scan period at 40 Hz
 CALIBRATION_MASS_G = 100.0       # hardware/README.md, "Calibration": span with a 100 g mass
 CREEP_TIME_CONSTANT_S = 8 * 60   # creep of foil gauges on aluminium settles over minutes (first order)
 COINS_G = (2.30, 3.06, 3.92, 5.74, 7.50, 8.50, 13.20)   # euro 1c, 2c, 5c, 20c, 1 euro, 2 euro; 5 CHF
+# Dice left on a point: acrylic (1.19 g/cm3) cubes with rounded corners and drilled pips, about 5 % under a
+# full cube: one or two of 16 mm or 19 mm (two 19 mm dice weigh about a checker).
+DICE_G = (4.7, 7.8, 9.4, 15.6)
 
 
 @dataclass(frozen=True)
