@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from firmware_host.sensing.magnets import AXIAL, DIAMETRIC, DiscMagnet, field_mt
+from firmware_host.sensing.magnets import AXIAL, DiscMagnet, field_mt
 
 CHECKERS_A_SIDE = 15
 CHECKERS_IN_A_ROW = 5   # checkers lie in a row along the point before they stack
@@ -61,7 +61,7 @@ class Mechanics:
 
     def checker_from_load_mm(self, place: int) -> float:
         """Along the tray, from the cell's load point (the tray's middle) to the centre of the checker in
-        the `place`-th place of the row (0: the seat, at the tray's outer end; negative: toward the edge)."""
+        the `place`-th place of the row (0: the seat, at the tray's outer end); negative toward that end."""
         seat = self.checker_diameter_mm / 2 + self.seat_clearance_mm
         return seat + place * self.checker_diameter_mm - self.tray_length_mm / 2
 
@@ -69,7 +69,3 @@ class Mechanics:
         """The field magnitude at the sensor of a bottom checker centred on its seat: AXIAL (white) or
         DIAMETRIC (black)."""
         return abs(field_mt(self.magnet, axis, (0.0, 0.0, self.hall_depth_mm))[2 if axis == AXIAL else 0])
-
-    def weakest_field_mt(self) -> float:
-        """The weaker colour's centred field (the diametric magnet gives half the axial one's)."""
-        return min(self.centred_field_mt(AXIAL), self.centred_field_mt(DIAMETRIC))
