@@ -41,6 +41,7 @@ from firmware_host.hw.button import DiceButton
 from firmware_host.hw.dice import DiceSource
 from firmware_host.hw.gpio import simulated_pin_factory
 from firmware_host.journal import Journal
+from firmware_host.maker.mechanics import board_mechanics
 from firmware_host.leds.render import Frame, Renderer
 from firmware_host.leds.layout import LedConfig
 from firmware_host.leds.strips import CapturingStrip, NeoPixelStrip, Strip
@@ -297,7 +298,7 @@ class Rig:
         weighing = None
         if physics:
             from firmware_host.sim.weighed import WeighedBoard   # numpy: the `physics` extra
-            weighing = WeighedBoard.for_config(config.sensing, seed=0)
+            weighing = WeighedBoard.for_config(config.sensing, board_mechanics(config), seed=0)
         self.mcu = SimulatedMcu(self.board, config.sensing.sensors.channels,
                                 transport if realtime else LockstepTransport(transport, self.wire), clock=self.clock,
                                 weighing=weighing, colour_by=config.sensing.sensors.mcu.colour_by)

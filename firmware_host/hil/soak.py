@@ -53,6 +53,7 @@ from firmware_host.hil.legal_finals import LegalFinals
 from firmware_host.service.trace import TraceRecorder
 from firmware_host.hil.trace_rig import Cable, CableEnd, LoggedErrors, VirtualRig
 from firmware_host.journal import JournalReader, Kind
+from firmware_host.maker.mechanics import board_mechanics
 from firmware_host.referee import Reading, restore
 from firmware_host.rules import Color, Play, Position
 from firmware_host.rules.match import MatchRules
@@ -209,7 +210,7 @@ class SoakMatch:
         weighing = None
         if physics:
             from firmware_host.sim.weighed import WeighedBoard   # numpy: the `physics` extra
-            weighing = WeighedBoard.for_config(self.config.sensing, seed)
+            weighing = WeighedBoard.for_config(self.config.sensing, board_mechanics(self.config), seed)
         self.mcu = SimulatedMcu(self.board, self.config.sensing.sensors.channels, self.cable, clock=self.clock,
                                 weighing=weighing, colour_by=self.config.sensing.sensors.mcu.colour_by)
         self.heals: list[tuple[float, Callable[[], None]]] = []

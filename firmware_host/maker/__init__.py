@@ -28,7 +28,7 @@ def generate(board_file: Path = DEFAULT_BOARD_FILE) -> dict[str, str]:
     parts = netlist.build(facts)
     dimensions = mechanics.load_mechanics(board_file, facts.sensing, facts.leds.layout)
     return {
-        BOM: bom.table(facts, parts),
+        BOM: bom.table(facts, parts, dimensions),
         NETLIST: json.dumps(netlist.as_json(parts), indent=1, ensure_ascii=False) + "\n",
         SCHEMATIC: schematic.drawing(parts, f"tavli-board schematic: the Pi side and the sensor side "
                                             f"({len(facts.sensing.sensors.channels.locations)} locations)"),

@@ -2,9 +2,10 @@
 cells, cables, the Pi's supply) added per location or per board, each with a supplier part number
 and a unit cost; `hardware/docs/bom.md`.
 
-The catalogue below is the reference build's choice. Prices are approximate single-unit list prices
-in US dollars; check the supplier before ordering, and change a line here (not in bom.md, which is
-generated) to swap a part.
+The catalogue below is the reference build's choice. Prices are single-unit list prices in US dollars
+with where each comes from (`price_from`); check the supplier before ordering, and change a line here
+(not in bom.md, which is generated) to swap a part. Cable lengths are computed from the board's layout
+(`mechanics.qwiic_cable_runs_mm`); the total is the sum of the lines.
 """
 from __future__ import annotations
 
@@ -12,11 +13,14 @@ import math
 from collections import Counter
 from dataclasses import dataclass
 
+from firmware_host.maker.mechanics import qwiic_cable_runs_mm
 from firmware_host.maker.netlist import Part
+from firmware_host.sensing.geometry import Mechanics
 from firmware_host.sensing.stabiliser import CHECKERS_PER_SIDE
 from firmware_host.wiring import BoardFacts
 
 LEDS_PER_METRE = 60
+UNCHECKED = "supplier's list, not re-checked"
 
 
 @dataclass(frozen=True)
@@ -25,6 +29,7 @@ class Item:
     supplier: str
     number: str        # the supplier's part number
     unit_usd: float
+    price_from: str = UNCHECKED
 
 
 # kind (netlist.Part.kind, or an extra below) -> value (or "" for any) -> what to buy
@@ -54,14 +59,25 @@ CATALOGUE: dict[str, dict[str, Item]] = {
     "mux": {"": Item("TCA9548A 1-to-8 I2C multiplexer breakout", "Adafruit", "2717", 6.95)},
     "carrier": {"": Item("Location sensor carrier: NAU7802 24-bit ADC breakout, STEMMA QT/Qwiic (reference design)",
                          "Adafruit", "4538", 5.95)},
-    "load_cell": {"": Item("Load cell 500 g, straight bar (TAL221)", "SparkFun", "SEN-14728", 6.95)},
-    "hall_sensor": {"": Item("TMAG5273A1 3D Hall sensor, SOT-23-6 (colour by magnet: beside the NAU7802 on each "
-                             "carrier, I2C 0x35, with a 0.1 µF decoupling capacitor)", "Texas Instruments",
-                             "TMAG5273A1QDBVR", 1.10)},
-    "checker_magnet": {"": Item("Disc magnet 6 × 1 mm N35 (colour by magnet: one in every checker, north up in "
-                                "white, south up in black)", "any", "-", 0.15)},
-    "qwiic_cable": {"": Item("Qwiic cable, 4-pin JST SH, 200 mm (multiplexer port to carrier)", "SparkFun",
-                             "PRT-14428", 1.50)},
+    "load_cell": {"": Item("Load cell 500 g, straight bar (TAL221)", "SparkFun", "SEN-14728", 10.95,
+                           "listings reported in issue 32's review: $10.95-15.50 (the lowest taken)")},
+    "bulk_capacitor": {"": Item("Capacitor 10 µF 16 V electrolytic (at each multiplexer, for its cables)", "Panasonic",
+                                "ECA-1CM100", 0.20)},
+    "hall_carrier": {"": Item("TMAG5273 3D Hall sensor breakout, Qwiic, Mini, 0.5 × 1 in (colour: in a pocket under "
+                              "each location's seat; the B1 variant, I2C 0x22, 0.1 µF decoupling on board)", "SparkFun",
+                              "SEN-23881", 9.95, "an estimate, no listing checked: check before ordering")},
+    "magnet_axial": {"": Item("Disc magnet N35, magnetised axially (through its faces): one in each white checker",
+                              "any", "-", 0.15)},
+    "magnet_diametric": {"": Item("Disc magnet N35, magnetised diametrically (across): one in each black checker",
+                                  "any", "-", 0.30)},
+    "overload_stop": {"": Item("Nylon screw M3 × 12 with two nuts (overload stop under a tray's outer end)", "any", "-",
+                               0.10)},
+    "qwiic_cable": {
+        "50": Item("Qwiic cable, 4-pin JST SH, 50 mm", "SparkFun", "PRT-14426", 0.95),
+        "100": Item("Qwiic cable, 4-pin JST SH, 100 mm", "SparkFun", "PRT-14427", 1.50),
+        "200": Item("Qwiic cable, 4-pin JST SH, 200 mm", "SparkFun", "PRT-14428", 1.50),
+        "500": Item("Qwiic cable, 4-pin JST SH, 500 mm", "SparkFun", "PRT-14429", 1.95),
+    },
 }
 
 
@@ -70,7 +86,15 @@ def _item(kind: str, value: str) -> Item:
     return choices.get(value, choices.get(""))
 
 
-def lines(facts: BoardFacts, parts: list[Part]) -> list[tuple[Item, int, str]]:
+def cable_lengths_mm(runs: list[float]) -> list[int]:
+    """The shortest catalogue cable that reaches each run."""
+    lengths = sorted(int(length) for length in CATALOGUE["qwiic_cable"])
+    if max(runs) > lengths[-1]:
+        raise ValueError(f"a {max(runs):.0f} mm cable run is longer than the longest Qwiic cable ({lengths[-1]} mm)")
+    return [next(length for length in lengths if length >= run) for run in runs]
+
+
+def lines(facts: BoardFacts, parts: list[Part], mechanics: Mechanics) -> list[tuple[Item, int, str]]:
     """(item, quantity, where it goes) for everything to buy, in the order of the build."""
     counted = Counter((part.kind, part.value if part.kind == "resistor" else "") for part in parts)
     refs: dict[tuple[str, str], list[str]] = {}
@@ -85,42 +109,62 @@ def lines(facts: BoardFacts, parts: list[Part]) -> list[tuple[Item, int, str]]:
             names = refs[(kind, value)]
             where = ", ".join(names) if len(names) <= 4 else f"{names[0]} .. {names[-1]}"
         found.append((_item(kind, value), quantity, where))
-    channels = len(facts.sensing.sensors.channels.locations)
+    locations = facts.sensing.sensors.channels.locations
     found += [(_item("fuse_holder", ""), 1, "for F1"),
-              (_item("load_cell", ""), channels, "one under each location's tray"),
-              (_item("qwiic_cable", ""), channels, "one per carrier"),
-              *_colour_by_magnet(facts, channels),
+              (_item("overload_stop", ""), len(locations), "one under each tray's outer end"),
+              *_cables(mechanics, locations, facts.sensing.sensors.mcu.colour_by == "magnet"),
+              *_magnets(facts, mechanics),
               (_item("usb_cable", ""), 1 if facts.sensing.sensors.mcu.link == "usb" else 0, "the sensor link"),
               (_item("pi_supply", ""), 1, "the Pi")]
-    return [line for line in found if line[1]]
+    merged: dict[Item, tuple[int, list[str]]] = {}
+    for item, quantity, where in found:
+        if quantity:
+            total, places = merged.get(item, (0, []))
+            merged[item] = (total + quantity, places + [where])
+    return [(item, quantity, "; ".join(places)) for item, (quantity, places) in merged.items()]
 
 
-def _colour_by_magnet(facts: BoardFacts, channels: int) -> list[tuple[Item, int, str]]:
-    """A Hall sensor per location and a magnet per checker where the board tells colour by magnet."""
+def _cables(mechanics: Mechanics, locations: tuple[str, ...], colour_sensor: bool) -> list[tuple[Item, int, str]]:
+    """A cable from each multiplexer port to its carrier, long enough for its run; with colour by magnet one
+    more from each NAU7802 carrier up to the colour sensor's carrier under the seat."""
+    runs = Counter(cable_lengths_mm(qwiic_cable_runs_mm(mechanics, locations)))
+    found = [(_item("qwiic_cable", str(length)), count, "multiplexer port to carrier") for length, count in
+             sorted(runs.items())]
+    if colour_sensor:
+        rise = mechanics.spacer_mm + mechanics.cell_height_mm + mechanics.spacer_mm
+        (length,) = cable_lengths_mm([abs(mechanics.checker_from_load_mm(0)) + rise + 60])
+        found.append((_item("qwiic_cable", str(length)), len(locations), "NAU7802 carrier to the colour sensor's"))
+    return found
+
+
+def _magnets(facts: BoardFacts, mechanics: Mechanics) -> list[tuple[Item, int, str]]:
+    """A magnet per checker where the board tells colour by magnet: its axis is the checker's colour."""
     if facts.sensing.sensors.mcu.colour_by != "magnet":
         return []
-    return [(_item("hall_sensor", ""), channels, "one on each location's carrier"),
-            (_item("checker_magnet", ""), 2 * CHECKERS_PER_SIDE, "one in each checker")]
+    size = f"{mechanics.magnet_diameter_mm:g} × {mechanics.magnet_thickness_mm:g} mm"
+    return [(_item("magnet_axial", ""), CHECKERS_PER_SIDE, f"{size}, at a white checker's mid-height"),
+            (_item("magnet_diametric", ""), CHECKERS_PER_SIDE, f"{size}, at a black checker's mid-height")]
 
 
-def table(facts: BoardFacts, parts: list[Part]) -> str:
-    rows = lines(facts, parts)
+def table(facts: BoardFacts, parts: list[Part], mechanics: Mechanics) -> str:
+    rows = lines(facts, parts, mechanics)
     total = sum(item.unit_usd * quantity for item, quantity, _ in rows)
     text = [
         "# Bill of materials",
         "",
         f"Generated by `tavli-board maker-docs` from `{facts.board_file.rsplit('/', 1)[-1]}` and the netlist "
         "([netlist.json](netlist.json)); do not edit by hand. Quantities follow the board file (LEDs, sensor "
-        "channels, multiplexers); the parts are `firmware_host/maker/bom.py`'s catalogue. Prices are approximate "
-        "single-unit list prices in US dollars: check them, and the part numbers, with the supplier before ordering.",
+        "channels, multiplexers, cable runs from the layout); the parts are `firmware_host/maker/bom.py`'s catalogue. "
+        "Prices are single-unit list prices in US dollars, each with where it comes from: check them, and the part "
+        "numbers, with the supplier before ordering. The total is the sum of the lines.",
         "",
-        "| part | supplier | supplier part number | quantity | unit cost | total cost | where |",
-        "|---|---|---|---|---|---|---|",
+        "| part | supplier | supplier part number | quantity | unit cost | total cost | where | price from |",
+        "|---|---|---|---|---|---|---|---|",
     ]
     for item, quantity, where in rows:
         text.append(f"| {item.part} | {item.supplier} | {item.number} | {quantity} | ${item.unit_usd:.2f} | "
-                    f"${item.unit_usd * quantity:.2f} | {where} |")
-    text += [f"| **total** | | | | | **${total:.2f}** | |", "",
+                    f"${item.unit_usd * quantity:.2f} | {where} | {item.price_from} |")
+    text += [f"| **total** | | | | | **${total:.2f}** | | |", "",
              "Not listed: the board's woodwork (trays, frame, floor: [location.svg](location.svg)), 15 white and 15 "
              "black checkers (weighted as `[sensors.mcu]` says; with colour by magnet, resin ones of `checker_g` each), "
              "hook-up wire, a microSD card for the Pi.", ""]

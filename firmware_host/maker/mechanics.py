@@ -11,49 +11,25 @@ checkers in a row or too narrow for one, a location's LEDs longer than its tray,
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from firmware_host.hw.boardfile import Table, read_board_file
 from firmware_host.leds.layout import LedLayout
 from firmware_host.sensing.config import SensingConfig
+from firmware_host.sensing.geometry import CHECKERS_A_SIDE, CHECKERS_IN_A_ROW, Mechanics
+from firmware_host.sensing.magnets import AXIAL, DIAMETRIC, force_gf
 from firmware_host.wiring import Svg
-
-CHECKERS_A_SIDE = 15
-CHECKERS_IN_A_ROW = 5   # checkers lie in a row along the point before they stack
-
-
-@dataclass(frozen=True)
-class Mechanics:
-    tray_length_mm: float
-    tray_width_mm: float
-    tray_thickness_mm: float
-    tray_mass_g: float
-    gap_mm: float
-    led_channel_mm: float
-    cell_length_mm: float
-    cell_height_mm: float
-    cell_capacity_g: float
-    spacer_mm: float
-    floor_thickness_mm: float
-    checker_diameter_mm: float
-    checker_height_mm: float
-    led_pitch_mm: float
-
-    def full_load_g(self, heavier_checker_g: float) -> float:
-        """What a sensor carries at most: the tray and every checker of the heavier colour."""
-        return self.tray_mass_g + CHECKERS_A_SIDE * heavier_checker_g
-
-    @property
-    def point_pitch_mm(self) -> float:
-        """From one point's centre line to the next: a tray, its gaps and an LED channel."""
-        return self.tray_width_mm + 2 * self.gap_mm + self.led_channel_mm
 
 
 def load_mechanics(path: Path | str, sensing: SensingConfig, leds: LedLayout) -> Mechanics:
     """The `[mechanics]` table of the board file at `path`, checked against the checkers and the LEDs."""
     return parse_mechanics(read_board_file(path), Path(path), sensing, leds)
+
+
+def board_mechanics(config) -> Mechanics:
+    """The mechanics of a loaded `firmware_host.config.Config`'s board file."""
+    return load_mechanics(config.board_file, config.sensing, config.leds.layout)
 
 
 def parse_mechanics(document: dict[str, Any], path: Path | str, sensing: SensingConfig, leds: LedLayout) -> Mechanics:
@@ -80,6 +56,46 @@ def parse_mechanics(document: dict[str, Any], path: Path | str, sensing: Sensing
     return mechanics
 
 
+ROW_GAP_MM = 70          # between the near and the far row of trays, across the board's middle
+TRAY_COLUMN_GAP_MM = 22  # between point 24's (or 1's) column and the bear-off trays
+BEAR_OFF_WIDTH_MM = 134
+CABLE_SLACK_MM = 60      # a cable's drop from the multiplexer to the floor and up to the carrier, and its bends
+
+
+def carrier_position_mm(mechanics: Mechanics, location: str) -> tuple[float, float]:
+    """Where a location's NAU7802 carrier lies on the board's floor seen from above (x along the board from
+    point 12's edge, y across it from the far row's edge): beside its cell, under the tray's middle."""
+    pitch, far, near = mechanics.point_pitch_mm, mechanics.tray_length_mm / 2, 1.5 * mechanics.tray_length_mm + ROW_GAP_MM
+    kind, _, name = location.partition(":")
+    if kind == "point":
+        number = int(name)
+        column = 12 - number if number <= 12 else number - 13
+        return column * pitch + (pitch if column >= 6 else 0) + pitch / 2, near if number <= 12 else far
+    row = near if name == "white" else far
+    if kind == "bar":
+        return 6 * pitch + pitch / 2, row
+    return 13 * pitch + TRAY_COLUMN_GAP_MM + BEAR_OFF_WIDTH_MM / 2, row
+
+
+def qwiic_cable_runs_mm(mechanics: Mechanics, locations: tuple[str, ...], ports_per_mux: int = 8) -> list[float]:
+    """Each location's cable run from its multiplexer, which sits amid the locations it serves (at their
+    centroid): along and across the floor, plus the slack."""
+    runs = []
+    for first in range(0, len(locations), ports_per_mux):
+        served = [carrier_position_mm(mechanics, location) for location in locations[first:first + ports_per_mux]]
+        mux_x = sum(x for x, _ in served) / len(served)
+        mux_y = sum(y for _, y in served) / len(served)
+        runs += [abs(x - mux_x) + abs(y - mux_y) + CABLE_SLACK_MM for x, y in served]
+    return runs
+
+
+def magnet_push_gf(mechanics: Mechanics) -> float:
+    """The most one checker's magnet pushes the one stacked on it up: two axial discs with like poles facing
+    (either checker turned over) or two diametric ones side by side in the same direction."""
+    return max(force_gf(mechanics.magnet, axis, axis, mechanics.checker_height_mm, sign)
+               for axis in (AXIAL, DIAMETRIC) for sign in (1.0, -1.0))
+
+
 def _dimension(svg: Svg, x1: float, y: float, x2: float, label: str) -> None:
     """A horizontal dimension line with end ticks and its label above."""
     svg.line(x1, y, x2, y)
@@ -88,11 +104,14 @@ def _dimension(svg: Svg, x1: float, y: float, x2: float, label: str) -> None:
     svg.text((x1 + x2) / 2, y - 5, label, size=11, anchor="middle")
 
 
-def _vertical_dimension(svg: Svg, x: float, y1: float, y2: float, label: str) -> None:
+def _vertical_dimension(svg: Svg, x: float, y1: float, y2: float, label: str, *, label_left: bool = False) -> None:
     svg.line(x, y1, x, y2)
     for y in (y1, y2):
         svg.line(x - 4, y, x + 4, y)
-    svg.text(x + 7, (y1 + y2) / 2 + 4, label, size=11)
+    if label_left:   # where the right side is the drawing itself
+        svg.text(x - 7, (y1 + y2) / 2 + 4, label, size=11, anchor="end")
+    else:
+        svg.text(x + 7, (y1 + y2) / 2 + 4, label, size=11)
 
 
 def drawing(mechanics: Mechanics, sensing: SensingConfig, leds: LedLayout) -> str:
@@ -102,7 +121,7 @@ def drawing(mechanics: Mechanics, sensing: SensingConfig, leds: LedLayout) -> st
     heavier = max(mcu.white_checker_g, mcu.black_checker_g)
     point_leds = len(leds.locations["1"])
     tray_px = m.tray_length_mm * scale
-    svg = Svg(int(left * 2 + tray_px + 180), 640)
+    svg = Svg(int(left * 2 + tray_px + 260), 720)
     svg.text(20, 28, "One location, to scale: generated from [mechanics] of the board file", size=15, bold=True)
     svg.text(20, 46, "Every point, bar half and tray is built alike; the sensors are those of the location's carrier.",
              size=11)
@@ -112,38 +131,62 @@ def drawing(mechanics: Mechanics, sensing: SensingConfig, leds: LedLayout) -> st
     floor_top = floor_y - m.floor_thickness_mm * scale
     svg.rect(left - 20, floor_top, tray_px + 2 * m.gap_mm * scale + 40, m.floor_thickness_mm * scale, fill="#d7ccc8")
     svg.text(left - 20, floor_y + 16, f"floor {m.floor_thickness_mm:g} mm", size=11)
-    # the cell: fixed end on a spacer, free end under the tray on a spacer, centred under the tray
-    cell_x = left + (m.tray_length_mm / 2 - m.cell_length_mm / 2) * scale
+    # the cell: its free end on a spacer under the tray's middle (the load point), its fixed end on a spacer inward
+    block = 20 * scale
+    tray_x = left + m.gap_mm * scale
+    cell_x = tray_x + m.tray_length_mm / 2 * scale - block / 2
     spacer, cell_px = m.spacer_mm * scale, m.cell_length_mm * scale
     cell_bottom = floor_top - spacer
     cell_top = cell_bottom - m.cell_height_mm * scale
-    svg.rect(cell_x, cell_bottom, 20 * scale, spacer, fill="#9e9e9e")
+    svg.rect(cell_x + cell_px - block, cell_bottom, block, spacer, fill="#9e9e9e")
     svg.rect(cell_x, cell_top, cell_px, m.cell_height_mm * scale, fill="#b0bec5")
-    svg.rect(cell_x + cell_px - 20 * scale, cell_top - spacer, 20 * scale, spacer, fill="#9e9e9e")
+    svg.rect(cell_x, cell_top - spacer, block, spacer, fill="#9e9e9e")
     svg.text(cell_x + cell_px / 2, cell_top + m.cell_height_mm * scale / 2 + 4, f"load cell {m.cell_capacity_g:g} g",
              size=11, anchor="middle")
     tray_bottom = cell_top - spacer
     tray_top = tray_bottom - m.tray_thickness_mm * scale
-    tray_x = left + m.gap_mm * scale
     svg.rect(tray_x, tray_top, tray_px, m.tray_thickness_mm * scale, fill="#ffe0b2")
     checker = m.checker_diameter_mm * scale
+    seat_x = tray_x + (m.tray_length_mm / 2 + m.checker_from_load_mm(0)) * scale
     for number in range(CHECKERS_IN_A_ROW):
-        svg.rect(tray_x + number * checker + 2, tray_top - m.checker_height_mm * scale, checker - 4,
+        svg.rect(seat_x + (number - 0.5) * checker + 2, tray_top - m.checker_height_mm * scale, checker - 4,
                  m.checker_height_mm * scale, fill="#616161" if number % 2 == 0 else "#fafafa")
-    svg.rect(tray_x + 2, tray_top - 2 * m.checker_height_mm * scale, checker - 4, m.checker_height_mm * scale,
-             fill="#fafafa")
+    svg.rect(seat_x - checker / 2 + 2, tray_top - 2 * m.checker_height_mm * scale, checker - 4,
+             m.checker_height_mm * scale, fill="#fafafa")
+    magnet_y = tray_top - m.checker_height_mm * scale / 2
+    svg.rect(seat_x - m.magnet_diameter_mm * scale / 2, magnet_y - m.magnet_thickness_mm * scale / 2,
+             m.magnet_diameter_mm * scale, m.magnet_thickness_mm * scale, fill="#c62828")
+    # the colour sensor's carrier in a pocket under the seat, riding with the tray
+    sensor_y = magnet_y + m.hall_depth_mm * scale
+    svg.rect(seat_x - 12 * scale, tray_bottom, 24 * scale, 1.6 * scale, fill="#a5d6a7")
+    svg.rect(seat_x - 2, sensor_y - 2, 4, 4, fill="#1b5e20")
+    _vertical_dimension(svg, seat_x - 36, magnet_y, sensor_y, f"{m.hall_depth_mm:g} mm", label_left=True)
+    # the overload stop under the tray's outer end
+    stop_x = tray_x + 6 * scale
+    svg.rect(stop_x, tray_bottom + m.overload_stop_gap_mm * scale, 3 * scale,
+             floor_top - tray_bottom - m.overload_stop_gap_mm * scale, fill="#78909c")
+    svg.text(stop_x, floor_y + 50, f"overload stop (left), {m.overload_stop_gap_mm:g} mm under the tray", size=11)
     carrier_x = cell_x + cell_px + 24
     svg.rect(carrier_x, floor_top - 8, 70, 8, fill="#a5d6a7")
-    svg.text(carrier_x, floor_top - 14, "sensor carrier", size=11)
+    svg.text(carrier_x, floor_y + 16, "NAU7802 carrier", size=11)
     _dimension(svg, tray_x, tray_top - 2 * m.checker_height_mm * scale - 14, tray_x + tray_px,
                f"tray {m.tray_length_mm:g} mm, {m.tray_thickness_mm:g} mm thick")
-    _dimension(svg, cell_x, floor_y + 36, cell_x + cell_px, f"cell {m.cell_length_mm:g} mm")
+    _dimension(svg, cell_x, floor_y + 36, cell_x + cell_px, f"cell {m.cell_length_mm:g} mm, its free end under the "
+                                                           "tray's middle")
     _vertical_dimension(svg, tray_x + tray_px + 2 * m.gap_mm * scale + 28, tray_top, floor_top,
                         f"{(floor_top - tray_top) / scale:g} mm")
     svg.text(left, floor_y + 66, f"The tray touches nothing but its cell: {m.gap_mm:g} mm gap all round; "
                                  f"{m.spacer_mm:g} mm spacers let the cell bend.", size=11)
+    svg.text(left, floor_y + 82, f"Colour sensor (TMAG5273 carrier, I2C 0x{mcu.hall_address:02X}) in a pocket under the first "
+                                 f"checker's seat,", size=11)
+    svg.text(left, floor_y + 98, f"{m.hall_depth_mm:g} mm below the bottom magnet ({m.magnet_diameter_mm:g} × "
+                                 f"{m.magnet_thickness_mm:g} mm N35). Seat {m.seat_clearance_mm:g} mm wider than a "
+                                 "checker all round.", size=11)
+    svg.text(left, floor_y + 114, f"Field there: white (axial) {m.centred_field_mt(AXIAL):.1f} mT, black (diametric) "
+                                  f"{m.centred_field_mt(DIAMETRIC):.1f} mT; no magnet below {mcu.hall_threshold_mt:g} mT.",
+             size=11)
     # -- top view: the tray, a row of checkers, the LED channel along its long edge
-    top_y = 380.0
+    top_y = 440.0
     svg.text(left, top_y - 24, "Top view", bold=True)
     width_px = m.tray_width_mm * scale
     svg.rect(tray_x, top_y, tray_px, width_px, fill="#ffe0b2")
@@ -159,10 +202,13 @@ def drawing(mechanics: Mechanics, sensing: SensingConfig, leds: LedLayout) -> st
              f"LED channel {m.led_channel_mm:g} mm: a point's {point_leds} LEDs every {m.led_pitch_mm:g} mm, from the "
              "board's edge inward", size=11)
     _vertical_dimension(svg, tray_x + tray_px + 20, top_y, top_y + width_px, f"{m.tray_width_mm:g} mm")
-    svg.text(left, 600, f"Point pitch {m.point_pitch_mm:g} mm (tray, gaps, LED channel). Full load "
+    svg.text(left, 660, f"Point pitch {m.point_pitch_mm:g} mm (tray, gaps, LED channel). Full load "
                         f"{m.full_load_g(heavier):g} g (tray {m.tray_mass_g:g} g + {CHECKERS_A_SIDE} × {heavier:g} g) on a "
                         f"{m.cell_capacity_g:g} g cell.", size=12)
-    svg.text(left, 620, f"Checkers {m.checker_diameter_mm:g} mm across, {m.checker_height_mm:g} mm high.", size=12)
+    svg.text(left, 680, f"Checkers {m.checker_diameter_mm:g} mm across, {m.checker_height_mm:g} mm high. Like poles "
+                        "facing in a stack push the upper checker", size=12)
+    svg.text(left, 698, f"up by {magnet_push_gf(m):.1f} gf at most ({magnet_push_gf(m) / mcu.checker_g:.0%} of a "
+                        "checker's weight).", size=12)
     return svg.render()
 
 

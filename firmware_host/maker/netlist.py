@@ -4,9 +4,11 @@ The Pi side: the 40-pin header, the dice button, the buzzer's NPN driver (base r
 pull-down, a flyback diode across the buzzer), the 74AHCT125 level shifter with its unused gates
 tied off, the series resistor, the LED supply's fuse and capacitor, the strip. The sensor side: the
 Pico, its bus's pull-up pair, the TCA9548A multiplexers with their address straps, and per sensor
-channel one location's sensor carrier on a 4-pin Qwiic cable (GND, 3.3 V, SDA, SCL) with the pull-up
-pair that multiplexer port needs (a TCA9548A port has none). The carrier is described per location
-only by its bus: what sensors it holds is the firmware's business (hardware/README.md).
+channel one location's sensor carrier (a NAU7802 breakout, its load cell's four wires on its bridge
+pads) on a 4-pin Qwiic cable (GND, 3.3 V, SDA, SCL) with the pull-up pair that multiplexer port needs
+(a TCA9548A port has none), and with colour by magnet the colour sensor's carrier (a TMAG5273 breakout,
+its address in the part's value) on the same port. Every breakout carries its own 0.1 µF decoupling;
+each multiplexer has a 10 µF bulk capacitor for the cables it feeds.
 
 A net is named by what it carries (BUTTON, LED_DATA_3V3, SDA_POINT_7, +5V_LED ...); `nets()` turns the
 parts' pins into net -> [(part, pin)]. The schematic and the BOM are drawn from this.
@@ -99,9 +101,17 @@ def build(facts: BoardFacts) -> list[Part]:
         for port, location in enumerate(locations[number * 8:number * 8 + 8]):
             mux.update({f"SD{port}": f"SDA_{location_net(location)}", f"SC{port}": f"SCL_{location_net(location)}"})
         parts.add("U", "mux", f"0x{address:02X}", mux)
+        parts.add("C", "bulk_capacitor", "10 µF", {"+": SENSOR_3V3, "-": GND})   # at the multiplexer, for its cables
     for location in locations:
         net = location_net(location)
-        parts.add("A", "carrier", location, {"1": GND, "2": SENSOR_3V3, "3": f"SDA_{net}", "4": f"SCL_{net}"})
+        qwiic = {"1": GND, "2": SENSOR_3V3, "3": f"SDA_{net}", "4": f"SCL_{net}"}
+        # the NAU7802 carrier: its Qwiic port, and the cell's bridge on its E+, E-, A-, A+ pads
+        bridge = {pin: f"{pin}_{net}" for pin in ("E+", "E-", "A-", "A+")}
+        parts.add("A", "carrier", location, {**qwiic, **bridge})
+        parts.add("LC", "load_cell", location, {"red": bridge["E+"], "black": bridge["E-"], "white": bridge["A-"],
+                                                "green": bridge["A+"]})
+        if mcu.colour_by == "magnet":   # the colour sensor's carrier, chained on the NAU7802 carrier's second port
+            parts.add("H", "hall_carrier", f"{location} 0x{mcu.hall_address:02X}", dict(qwiic))
         parts.resistor(PULL_UP_OHMS, f"SDA_{net}", SENSOR_3V3)
         parts.resistor(PULL_UP_OHMS, f"SCL_{net}", SENSOR_3V3)
     return parts.parts

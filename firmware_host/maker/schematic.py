@@ -17,7 +17,8 @@ FILLS = {"pi_header": "#e8f5e9", "pico": "#e3f2fd", "mux": "#fff8e1", "carrier":
 KIND_NAMES = {"pi_header": "Raspberry Pi", "pico": "Raspberry Pi Pico", "mux": "TCA9548A", "carrier": "Qwiic sensor carrier",
               "resistor": "", "npn": "NPN", "diode": "diode", "buzzer": "buzzer", "buzzer_module": "buzzer module",
               "level_shifter": "", "supply": "supply", "fuse": "fuse", "capacitor": "", "led_strip": "LED strip",
-              "button": ""}
+              "button": "", "load_cell": "load cell", "hall_carrier": "TMAG5273",
+              "bulk_capacitor": ""}
 
 
 def _pin_order(pin: str) -> tuple[int, str]:
@@ -46,7 +47,7 @@ def drawing(parts: list[Part], title: str) -> str:
     sensor_side = [part for part in parts if part not in pi_side and part.ref not in inside]
     blocks = []   # (part, lines)
     for part in pi_side + sensor_side:
-        names = QWIIC_PINS if part.kind == "carrier" else {}
+        names = QWIIC_PINS if part.kind in ("carrier", "hall_carrier") else {}
         lines = [f"{pin}{' ' + names[pin] if pin in names else ''}: {net}"
                  for pin, net in sorted(part.pins.items(), key=lambda item: _pin_order(item[0]))]
         for resistor in owned.get(part.ref, []):

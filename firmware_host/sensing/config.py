@@ -52,15 +52,18 @@ class McuSettings:
     i2c_scl_pin: int = 5
     i2c_hz: int = 400_000
     mux_addresses: tuple[int, ...] = (0x70, 0x71, 0x72, 0x73)
-    # "magnet": count by weight (checker_g each) and the bottom checker's colour from a Hall sensor;
+    # "magnet": count by weight (checker_g each) and the bottom checker's colour from its magnet's axis;
     # "mass": colour by mass (white_checker_g, black_checker_g). hardware/README.md compares the two.
     colour_by: str = "magnet"
     checker_g: float = 16.0
-    count_window_g: float = 4.0       # a mass further than this from every count is no reading
-    steady_g: float = 0.3             # ... and so is one that wavered more than this over steady_scans scans
+    count_window_g: float = 2.0       # a mass further than this from every count is no reading
+    steady_g: float = 0.45            # ... and so is one that wavered more than this over steady_scans scans
     steady_scans: int = 8
-    hall_address: int = 0x35          # TMAG5273A1 beside each NAU7802, on the same multiplexer port
+    hall_address: int = 0x22          # TMAG5273 (B1, SparkFun's carrier) under each seat, on the location's multiplexer port
     hall_threshold_mt: float = 3.0    # a field weaker than this is no magnet
+    white_field_min_mt: float = 9.0   # a white checker's (axial) field on its seat is at least this strong
+    black_field_max_mt: float = 7.5   # and a black one's (diametric) at most this: off its seat they could look alike
+    confirm_field_mt: float = 0.2     # a second checker's magnet changes the field by at least twice this
     maintenance_pin: int = 22         # held to GND at power-up: main.py stays stopped (hardware/README.md)
     white_checker_g: float = 16.0
     black_checker_g: float = 17.0
@@ -169,6 +172,9 @@ MCU_KEYS: dict[str, Callable[[Any], str | None]] = {
     "steady_scans": _integer(1, 40),
     "hall_address": _integer(0x08, 0x77),
     "hall_threshold_mt": _positive_number,
+    "white_field_min_mt": _positive_number,
+    "black_field_max_mt": _positive_number,
+    "confirm_field_mt": _positive_number,
     "maintenance_pin": _integer(0, 29),
     "white_checker_g": _positive_number,
     "black_checker_g": _positive_number,
@@ -230,6 +236,10 @@ def _check_mcu(sensors: SensorSettings, source: str) -> None:
         if mcu.count_window_g >= mcu.checker_g / 2:
             raise BoardConfigError(f"{source}: [sensors.mcu] count_window_g ({mcu.count_window_g}) must be under "
                                    f"half of checker_g ({mcu.checker_g}), or two counts would overlap")
+        if not mcu.hall_threshold_mt < mcu.black_field_max_mt < mcu.white_field_min_mt:
+            raise BoardConfigError(f"{source}: [sensors.mcu] hall_threshold_mt ({mcu.hall_threshold_mt}), "
+                                   f"black_field_max_mt ({mcu.black_field_max_mt}) and white_field_min_mt "
+                                   f"({mcu.white_field_min_mt}) must rise in that order")
         return
     masses = sorted(white * mcu.white_checker_g + black * mcu.black_checker_g
                     for white in range(16) for black in range(16))

@@ -7,10 +7,14 @@ Steps, in order:
 2. each LED: every LED lights alone, in strip order, named by its group ("point 7, LED 2 of 6");
    the person answers yes if that one is lit. Every no is listed (a dead LED, a swapped segment).
 3. link and 4. sensors: the MCU's hello and its self-test of every channel.
-5. locations: the board emptied, then for each location in turn its LEDs light and the person puts a
-   known number and colour of checkers there; the sensors must read exactly that, there and nowhere
-   else (a miswired or badly calibrated location shows), then the checkers come off again.
-6. the self-test (`selftest.SelfTest`) on the board set up for a game.
+5. locations: the board emptied, then for each location in turn (every point, bar half and bear-off
+   tray) its LEDs light and the person puts a known number and colour of checkers there; the sensors
+   must read exactly that, there and nowhere else (a miswired or badly calibrated location shows), then
+   the checkers come off again.
+6. checkers: each of the 30 checkers, numbered by the person, alone on point 1's seat in turn, either
+   face up: it must read as one checker of its colour. One that reads the other colour or nothing is
+   named (its magnet is of the other kind, missing or weak, or it is not a checker's weight).
+7. the self-test (`selftest.SelfTest`) on the board set up for a game.
 
 The person's part goes through a `BringUpOperator`: on the terminal (`ConsoleBringUpOperator`), or
 played on the simulated board (`SimulatedBringUpOperator`), which puts the checkers on the
@@ -24,13 +28,15 @@ from typing import Protocol
 from firmware_host.leds.render import OFF, RGB
 from firmware_host.leds.scene import LOCATIONS
 from firmware_host.sensing.events import BoardStable
-from firmware_host.sensing.reading import BoardReading
+from firmware_host.sensing.reading import COLOURS, BoardReading
+from firmware_host.sensing.stabiliser import CHECKERS_PER_SIDE
 from firmware_host.service.selftest import (ConsoleOperator, Operator, Outcome, SelfTest, SimulatedOperator,
                                             StepResult, Timings, capped_frame,
                                             location_counts)
 from firmware_host.sim.board import OPENING_LAYOUT
 
 LOCATION_COLOUR: RGB = (255, 255, 255)
+REFERENCE_LOCATION = "1"   # every checker is read alone on point 1's seat
 EMPTY = BoardReading()
 OPENING = BoardReading.loads(OPENING_LAYOUT)
 
@@ -66,10 +72,17 @@ class BringUpOperator(Operator, Protocol):
     def lay_out(self, reading: BoardReading, what: str) -> None:
         """Ask for the whole board to be laid out as `reading` (`what` says it in words)."""
 
+    def put_checker(self, location: str, colour: str, number: int) -> None:
+        """Ask for the `number`-th checker of `colour` (1 to 15, as the person numbered them) alone on `location`."""
+
 
 class ConsoleBringUpOperator(ConsoleOperator):
     def put(self, location: str, white: int, black: int) -> None:
         self.tell("locations", f"Put {checkers_text(white, black)} on {location_name(location)} (its LEDs are lit).")
+
+    def put_checker(self, location: str, colour: str, number: int) -> None:
+        self.tell("checkers", f"Put {colour} checker {number} alone on {location_name(location)}'s seat, either face "
+                              "up.")
 
     def lay_out(self, reading: BoardReading, what: str) -> None:
         self.tell("board", f"{what[0].upper()}{what[1:]}.")
@@ -91,6 +104,7 @@ class BringUp(SelfTest):
         link_up = self._link()
         self._sensors(link_up)
         self._locations(link_up)
+        self._each_checker(link_up)
         if link_up and self._board_reads(OPENING, "set the board up for a game of portes"):
             self._add("self-test", Outcome.INFO, "the self-test's steps follow, on the board set up for a game")
             self.steps()
@@ -161,6 +175,37 @@ class BringUp(SelfTest):
         else:
             self._add("locations", Outcome.PASS, f"all {len(LOCATIONS)} locations read the checkers put on them")
 
+    def _each_checker(self, link_up: bool) -> None:
+        if not link_up:
+            self._add("checkers", Outcome.SKIP, "the link is down")
+            return
+        self.operator.tell("checkers", f"Number the checkers 1 to {CHECKERS_PER_SIDE} of each colour (a pencil mark "
+                                       "under each): each is read alone on point 1's seat in turn.")
+        wrong = []
+        self._light(REFERENCE_LOCATION)
+        for colour in COLOURS:
+            for number in range(1, CHECKERS_PER_SIDE + 1):
+                self.operator.put_checker(REFERENCE_LOCATION, colour, number)
+                one = (1, 0) if colour == "white" else (0, 1)
+                if not self._wait_for_reading(self._with(REFERENCE_LOCATION, *one)):
+                    wrong.append(f"{colour} checker {number} reads {self._read_alone(REFERENCE_LOCATION)}")
+                if not self._board_reads(EMPTY, f"take {colour} checker {number} off {location_name(REFERENCE_LOCATION)}"):
+                    wrong.append(f"the board did not read empty again: {self._misread(EMPTY)}")
+                    self._light(None)
+                    self._add("checkers", Outcome.FAIL, " | ".join(wrong))
+                    return
+        self._light(None)
+        if wrong:
+            self._add("checkers", Outcome.FAIL, "; ".join(wrong) + " (the other colour: its magnet is the other kind; "
+                                                "nothing: its magnet is missing or weak, or its weight is off)")
+        else:
+            self._add("checkers", Outcome.PASS, f"all {2 * CHECKERS_PER_SIDE} checkers read alone in their colour")
+
+    def _read_alone(self, location: str) -> str:
+        if self._reading is None:
+            return "nothing (no reading from the sensors)"
+        return checkers_text(*location_counts(self._reading)[location])
+
     # -- helpers ----------------------------------------------------------------------------------
 
     def _light(self, location: str | None) -> None:
@@ -199,7 +244,13 @@ class BringUp(SelfTest):
 
 
 class SimulatedBringUpOperator(SimulatedOperator):
-    """The person's part on the simulated board: checkers put on the `SimBoard`, LEDs read from the frames."""
+    """The person's part on the simulated board: checkers put on the `SimBoard`, LEDs read from the frames.
+    `faulty_checkers`: (colour, number) -> what that checker reads as alone ("white", "black", or None for
+    nothing), a set with a wrong or missing magnet."""
+
+    def __init__(self, hardware, *args, faulty_checkers: dict[tuple[str, int], str | None] | None = None, **options):
+        super().__init__(hardware, *args, **options)
+        self.faulty_checkers = faulty_checkers or {}
 
     def confirm(self, step: str, question: str) -> bool:
         if step == "calibration":
@@ -221,3 +272,9 @@ class SimulatedBringUpOperator(SimulatedOperator):
     def lay_out(self, reading: BoardReading, what: str) -> None:
         self._write(f"[board] {what} (simulated)")
         self.simulation.board.set_reading(reading)
+
+    def put_checker(self, location: str, colour: str, number: int) -> None:
+        self._write(f"[checkers] put {colour} checker {number} on {location_name(location)} (simulated)")
+        reads_as = self.faulty_checkers.get((colour, number), colour)
+        if reads_as is not None:
+            self.simulation.board.add(int(location) if location.isdigit() else location, reads_as, 1)

@@ -3,7 +3,7 @@
 The simulated MCU's perfect sensors say exactly how many checkers lie on a location; real ones weigh
 them. This model turns what lies on each location (checkers of a real, imperfect set, a hand, a coin,
 a checker across two strips) into the 24-bit ADC value the firmware reads, with the errors the
-datasheets specify, and into the field a Hall sensor under the location's first checker sees. Every
+datasheets specify, and into the field (x, y, z) a Hall sensor under the location's first checker sees. Every
 array is vectorised over locations (numpy), so the simulated MCU (28 locations, one scan at a time)
 and bench/bench_sensors.py (a million locations at once) run the same model. All randomness comes
 from the `numpy.random.Generator` passed in.
@@ -27,14 +27,16 @@ Figures, with their sources:
   weight spread of injection moulding) and take up well under 0.1 % water between dry and humid air;
   wooden ones change mass with the wood's equilibrium moisture content, about 0.2 % of the wood's mass
   per % relative humidity (6 % moisture at 30 % RH, 12 % at 65 %, USDA Wood Handbook table 4-2).
-- Hall sensing (the colour of the bottom checker): a disc magnet in each checker, polarity by colour,
-  seen by a linear Hall sensor under the first checker of the location as a point dipole; fields are
-  in units of a centred bottom magnet's field, magnets vary ±5 % (N35 remanence tolerance) and the
-  sensor's noise is 1 % of that field (TMAG5273 averaging 16 conversions, about 0.15 mT RMS against the
-  15 mT of a 6 x 1 mm N35 disc 6.5 mm away).
+- Hall sensing (the colour of the bottom checker): a disc magnet at each checker's mid-height, seen by
+  a 3D Hall sensor under the location's seat as the sum of the disc's volume elements, each a point
+  dipole (firmware_host.sensing.magnets), magnets ±5 % (N35 remanence tolerance), the sensor's noise
+  0.15 mT RMS per axis (TMAG5273 averaging 16 conversions). Every distance (sensor to magnet, the seat,
+  checker height) and the magnet come from the board file's `[mechanics]` (`HallFigures.for_mechanics`).
+  A checker on a stack lies within 3 mm of the one below; each lies either face up, turned any way.
 - A hand: a finger resting on a point presses 5-300 g, wavering with a physiological tremor of
   8-12 Hz at a few % of the force and drifting slowly by 5-10 %.
-- A coin: 2.3 g (1 euro cent) to 13.2 g (5 Swiss francs); not magnetic (copper-nickel, brass).
+- A coin: 2.3 g (1 euro cent) to 13.2 g (5 Swiss francs); not magnetic (copper-nickel, brass). Dice:
+  one or two acrylic dice of 16 or 19 mm, 4.7-15.6 g (`DICE_G`).
 """
 from __future__ import annotations
 
@@ -43,10 +45,16 @@ from dataclasses import dataclass, field, replace
 
 import numpy as np
 
+from firmware_host.sensing.geometry import Mechanics
+from firmware_host.sensing.magnets import AXIAL, DIAMETRIC, DiscMagnet
+
 SCAN_S = 1 / 40                  # the firmware's scan period at 40 Hz
 CALIBRATION_MASS_G = 100.0       # hardware/README.md, "Calibration": span with a 100 g mass
 CREEP_TIME_CONSTANT_S = 8 * 60   # creep of foil gauges on aluminium settles over minutes (first order)
 COINS_G = (2.30, 3.06, 3.92, 5.74, 7.50, 8.50, 13.20)   # euro 1c, 2c, 5c, 20c, 1 euro, 2 euro; 5 CHF
+# Dice left on a point: acrylic (1.19 g/cm3) cubes with rounded corners and drilled pips, about 5 % under a
+# full cube: one or two of 16 mm or 19 mm (two 19 mm dice weigh about a checker).
+DICE_G = (4.7, 7.8, 9.4, 15.6)
 
 
 @dataclass(frozen=True)
@@ -109,21 +117,86 @@ class CheckerSet:
 
 @dataclass(frozen=True)
 class HallFigures:
-    """A magnet in every checker (north up for white, south up for black) over a linear Hall sensor."""
+    """The colour sensor under a location's seat and the checkers' magnets: distances from the board
+    file's `[mechanics]` (`for_mechanics`), tolerances and noise from the datasheets."""
 
-    depth_mm: float = 6.5                    # sensor to the bottom magnet's centre: 3 mm board + half a checker
-    checker_height_mm: float = 7.0           # magnet to magnet up a stack
-    magnet_tolerance: float = 0.05
-    noise: float = 0.01                      # RMS, in units of a centred bottom magnet's field
-    placement_mm: float = 3.0                # the first checker's centre within this of the sensor (a seat)
-    centred_mt: float = 15.0                 # a 6 x 1 mm N35 disc 6.5 mm above a TMAG5273 (Br 1.2 T, on axis)
+    depth_mm: float                          # the sensor's die to the bottom magnet's centre
+    checker_height_mm: float                 # magnet to magnet up a stack
+    magnet: DiscMagnet
+    placement_mm: float                      # the first checker's magnet within this of the sensor (its seat)
+    stack_offset_mm: float = 3.0             # a checker on a stack lies within this of the one below it
+    magnet_tolerance: float = 0.05           # N35 remanence, ±5 %
+    noise_mt: float = 0.15                   # per axis, RMS (TMAG5273 averaging 16 conversions)
+
+    @classmethod
+    def for_mechanics(cls, mechanics: Mechanics, **changes) -> HallFigures:
+        """`changes`: fields other than the board's (a checker off its seat: `placement_mm`)."""
+        return replace(cls(mechanics.hall_depth_mm, mechanics.checker_height_mm, mechanics.magnet,
+                           mechanics.seat_clearance_mm + MAGNET_CENTRING_MM), **changes)
 
 
-def dipole_field(depth_mm: np.ndarray, offset_mm: np.ndarray, reference_depth_mm: float) -> np.ndarray:
-    """The axial field of a point dipole at `depth_mm` above and `offset_mm` aside from the sensor,
-    in units of the same dipole centred at `reference_depth_mm`."""
-    z2, r2 = depth_mm ** 2, offset_mm ** 2
-    return (2 * z2 - r2) / (z2 + r2) ** 2.5 / (2 / reference_depth_mm ** 3)
+MAGNET_CENTRING_MM = 0.3     # a magnet in its drilled pocket lies within this of its checker's centre
+POLARITY, AXIS = "polarity", "axis"   # colour by the magnet's pole (before issue 32) or by its axis
+
+
+def _elements(magnet: DiscMagnet, axis: str) -> tuple[np.ndarray, np.ndarray]:
+    """(positions mm, moments A m^2) of a disc's volume elements, for the vectorised field."""
+    cells = magnet.elements(axis, rings=3, layers=1)
+    return np.array([position for position, _ in cells]), np.array([moment for _, moment in cells])
+
+
+def hall_field(rng: np.random.Generator, colours: np.ndarray, figures: HallFigures, scheme: str = AXIS,
+               wrong_pole_rate: float = 0.0, placement_mm: np.ndarray | None = None) -> np.ndarray:
+    """(count, 3) fields in mT, without the sensor's noise, under the first checker of each location.
+
+    `colours` (count, k): the colours up a stack, the bottom one first (0 white, 1 black, -1 none).
+    Colour by AXIS: white checkers hold an axial disc, black ones a diametric one, each lying either face
+    up and turned any way. Colour by POLARITY: an axial disc in each, north up in white ones, south up in
+    black ones, but a share `wrong_pole_rate` of the checkers lie the other pole up (turned over, or the
+    magnet glued in backwards). `placement_mm` (count, 2): the first magnet's offset from the sensor
+    (drawn within the seat if None); the checkers above lie within `stack_offset_mm` of the one below."""
+    count, levels = colours.shape
+    if placement_mm is None:
+        radius = figures.placement_mm * np.sqrt(rng.random(count))
+        angle = rng.uniform(0, 2 * np.pi, count)
+        placement_mm = np.stack([radius * np.cos(angle), radius * np.sin(angle)], axis=1)
+    step = rng.uniform(-1, 1, (count, levels, 2)) * figures.stack_offset_mm / np.sqrt(2)
+    step[:, 0] = 0.0
+    centres_xy = placement_mm[:, None, :] + np.cumsum(step, axis=1)
+    heights = figures.depth_mm + figures.checker_height_mm * np.arange(levels)
+    if scheme == AXIS:
+        pole = rng.choice((-1.0, 1.0), (count, levels))
+        diametric = colours == 1
+    else:
+        pole = np.where(colours == 0, 1.0, -1.0) * np.where(rng.random((count, levels)) < wrong_pole_rate, -1.0, 1.0)
+        diametric = np.zeros_like(colours, dtype=bool)
+    strength = pole * (1 + rng.uniform(-figures.magnet_tolerance, figures.magnet_tolerance, (count, levels)))
+    strength = np.where(colours >= 0, strength, 0.0)
+    turn = rng.uniform(0, 2 * np.pi, (count, levels))
+    cos, sin = np.cos(turn)[..., None], np.sin(turn)[..., None]
+    total = np.zeros((count, 3))
+    for axis, chosen in ((AXIAL, ~diametric), (DIAMETRIC, diametric)):
+        positions, moments = _elements(figures.magnet, axis)
+        # each element turned about z with its checker, then placed at the checker's magnet
+        px = cos * positions[None, None, :, 0] - sin * positions[None, None, :, 1] + centres_xy[..., 0, None]
+        py = sin * positions[None, None, :, 0] + cos * positions[None, None, :, 1] + centres_xy[..., 1, None]
+        pz = heights[None, :, None] + positions[None, None, :, 2]
+        mx = cos * moments[None, None, :, 0] - sin * moments[None, None, :, 1]
+        my = sin * moments[None, None, :, 0] + cos * moments[None, None, :, 1]
+        mz = np.broadcast_to(moments[None, None, :, 2], mx.shape)
+        weight = np.where(chosen, strength, 0.0)[..., None]
+        x, y, z = -px / 1e3, -py / 1e3, -pz / 1e3          # from each element to the sensor, in m
+        r2 = x * x + y * y + z * z
+        m_dot_r = (mx * x + my * y + mz * z) * weight
+        inverse3 = 1e-7 * 1e3 / (r2 * np.sqrt(r2))         # mu0 / 4 pi, in mT
+        for index, (c, m) in enumerate(((x, mx), (y, my), (z, mz))):
+            total[:, index] += (inverse3 * (3 * m_dot_r * c / r2 - m * weight)).sum(axis=(1, 2))
+    return total
+
+
+def sensor_noise(rng: np.random.Generator, figures: HallFigures, shape: tuple[int, ...]) -> np.ndarray:
+    """The colour sensor's noise, mT, on each of its three axes."""
+    return rng.normal(0, figures.noise_mt, (*shape, 3))
 
 
 @dataclass
@@ -219,31 +292,15 @@ class WeighedLocations:
         return self._noise_g
 
 
-def hand_force_g(rng: np.random.Generator, count: int, scans: int, scan_s: float = SCAN_S) -> np.ndarray:
-    """(count, scans) forces of fingers resting on locations (see the module docstring)."""
+def hand_force_g(rng: np.random.Generator, count: int, scans: int, scan_s: float = SCAN_S,
+                 unsteadiness: float = 1.0) -> np.ndarray:
+    """(count, scans) forces of fingers resting on locations (see the module docstring); `unsteadiness`
+    scales the tremor and the drift (0.1: a hand ten times steadier than the physiological figures)."""
     force = rng.uniform(5, 300, (count, 1))
     tremor_hz = rng.uniform(8, 12, (count, 1))
     phase = rng.uniform(0, 2 * math.pi, (count, 1))
     t = np.arange(scans) * scan_s
-    tremor = rng.uniform(0.01, 0.04, (count, 1)) * np.sin(2 * math.pi * tremor_hz * t + phase)
-    drift = rng.uniform(0.05, 0.10, (count, 1)) * np.sin(2 * math.pi * t / rng.uniform(1, 4, (count, 1)) + phase)
+    tremor = unsteadiness * rng.uniform(0.01, 0.04, (count, 1)) * np.sin(2 * math.pi * tremor_hz * t + phase)
+    drift = unsteadiness * rng.uniform(0.05, 0.10, (count, 1)) * np.sin(
+        2 * math.pi * t / rng.uniform(1, 4, (count, 1)) + phase)
     return force * (1 + tremor + drift)
-
-
-def hall_field(rng: np.random.Generator, bottom_colour: np.ndarray, above: np.ndarray,
-               figures: HallFigures = HallFigures(), placement_mm: np.ndarray | None = None) -> np.ndarray:
-    """The field under the first checker of each location, in units of a centred magnet's: `bottom_colour`
-    0 white, 1 black, -1 none; `above` (count, k) colours of the checkers stacked on it (-1 where none);
-    `placement_mm` how far each first checker lies from its sensor (drawn within the figures' if None)."""
-    count = len(bottom_colour)
-    placement = (rng.uniform(-figures.placement_mm, figures.placement_mm, count) if placement_mm is None
-                 else placement_mm)
-    polarity = np.where(bottom_colour == 0, 1.0, -1.0) * (bottom_colour >= 0)
-    strength = 1 + rng.uniform(-figures.magnet_tolerance, figures.magnet_tolerance, count)
-    field_here = polarity * strength * dipole_field(np.full(count, figures.depth_mm), placement, figures.depth_mm)
-    if above.size:
-        levels = np.arange(1, above.shape[1] + 1) * figures.checker_height_mm + figures.depth_mm
-        above_polarity = np.where(above == 0, 1.0, -1.0) * (above >= 0)
-        field_here = field_here + (above_polarity * dipole_field(levels[None, :], placement[:, None],
-                                                                 figures.depth_mm)).sum(axis=1)
-    return field_here + rng.normal(0, figures.noise, count)

@@ -5,7 +5,7 @@ checkers on each location (from the `SimBoard`, bottom first) become a load on t
 modelled cell (firmware_host.sim.physics), its NAU7802 converts, and the firmware's `LoadCellSensors`
 decodes with the calibration the Pico would have found (tare empty, span 100 g) and the board file's
 scheme: colour by mass (MassDecoder) or count by weight and colour by magnet (CountDecoder, with the
-modelled field under each location's first checker). So a channel reads nothing, or a wrong layout,
+modelled field under each location's first checker). Distances come from the board's `[mechanics]`. So a channel reads nothing, or a wrong layout,
 exactly where the reference design would. Coins, fingers and checkers across two strips are
 `extra_load`s.
 """
@@ -15,12 +15,11 @@ import numpy as np
 
 from firmware_host.sensing.channels import UNUSED, ChannelMap
 from firmware_host.sensing.config import McuSettings, SensingConfig
+from firmware_host.sensing.geometry import CHECKERS_IN_A_ROW, Mechanics
 from firmware_host.sim.firmware import firmware_module
 from firmware_host.sim.physics import (CheckerSet, Environment, HallFigures, LoadCellFigures, WeighedLocations,
-                                       hall_field)
+                                       hall_field, sensor_noise)
 
-POINT_BASE_CM = -10.0     # a point's first checker lies at its base, 10 cm from the cell under the strip's middle
-CHECKER_PITCH_CM = 3.6    # checkers lie in rows of five along the point
 MAX_STACK = 16
 HALL_SEEN = 4             # magnets above the bottom one that add to its field (the rest are too far)
 COLOURS = ("white", "black")
@@ -41,14 +40,16 @@ class _ModelledBank:
 
 
 class WeighedBoard:
-    def __init__(self, channels: ChannelMap, mcu: McuSettings, seed: int, *,
+    def __init__(self, channels: ChannelMap, mcu: McuSettings, mechanics: Mechanics, seed: int, *,
                  cell: LoadCellFigures = LoadCellFigures(), environment: Environment | None = None,
-                 hall: HallFigures = HallFigures(), checker_tolerance: float | None = None) -> None:
+                 checker_tolerance: float | None = None) -> None:
         """`checker_tolerance`: each checker within ± this fraction of its mass (default: ±0.1 g colour by
         mass, as its BOM asks, ±1 % colour by magnet, moulded checkers)."""
         self.rng = rng = np.random.default_rng(seed)
+        self.seed = seed
         self.channels = channels
-        self.hall = hall
+        self.mechanics = mechanics
+        self.hall = hall = HallFigures.for_mechanics(mechanics)
         self.cells = WeighedLocations(channels.channel_count, rng, cell, environment=environment or Environment())
         zero, counts_per_gram = self.cells.calibrate()
         weighing = firmware_module("weighing")
@@ -57,10 +58,13 @@ class WeighedBoard:
         self.magnet = mcu.colour_by == "magnet"
         if self.magnet:
             nominal = (mcu.checker_g, mcu.checker_g)
-            decoder = firmware_module("counting").CountDecoder(channels.channel_count, mcu.checker_g, mcu.count_window_g,
-                                                               mcu.steady_g, mcu.steady_scans, mcu.hall_threshold_mt)
+            decoder = firmware_module("counting").CountDecoder(
+                channels.channel_count, mcu.checker_g, mcu.count_window_g, mcu.steady_g, mcu.steady_scans,
+                (mcu.hall_threshold_mt, mcu.black_field_max_mt, mcu.white_field_min_mt), mcu.confirm_field_mt)
             self._fields = _ModelledBank(channels.channel_count)
-            self._placement = rng.uniform(-hall.placement_mm, hall.placement_mm, channels.channel_count)
+            radius = hall.placement_mm * np.sqrt(rng.random(channels.channel_count))
+            angle = rng.uniform(0, 2 * np.pi, channels.channel_count)
+            self._placement = np.stack([radius * np.cos(angle), radius * np.sin(angle)], axis=1)
         else:
             nominal = (mcu.white_checker_g, mcu.black_checker_g)
             decoder = weighing.MassDecoder(mcu.white_checker_g, mcu.black_checker_g, mcu.mass_tolerance_g)
@@ -77,9 +81,9 @@ class WeighedBoard:
         self._unused = np.array([name == UNUSED for name in channels.locations])
 
     @classmethod
-    def for_config(cls, config: SensingConfig, seed: int) -> WeighedBoard:
-        """The board file's channels and sensing scheme, cells drawn within the datasheet from `seed`."""
-        return cls(config.sensors.channels, config.sensors.mcu, seed)
+    def for_config(cls, config: SensingConfig, mechanics: Mechanics, seed: int) -> WeighedBoard:
+        """The board file's channels, sensing scheme and mechanics, cells drawn within the datasheet from `seed`."""
+        return cls(config.sensors.channels, config.sensors.mcu, mechanics, seed)
 
     def extra_load(self, location: str, grams: float) -> None:
         """A coin, a finger's press or part of a checker across two strips on `location` (0 removes it)."""
@@ -92,8 +96,10 @@ class WeighedBoard:
         ranks = np.arange(MAX_STACK)[None, :]
         loads = sum(np.where(ranks < held[:, colour, None], self._masses[:, colour], 0.0).sum(axis=1)
                     for colour in (0, 1)) + self._extra
-        in_row = np.minimum(held.sum(axis=1), 5)
-        offsets = POINT_BASE_CM + CHECKER_PITCH_CM * np.maximum(in_row - 1, 0) / 2
+        in_row = np.minimum(held.sum(axis=1), CHECKERS_IN_A_ROW)
+        # the load's centre: the middle of the row of checkers from the seat, measured from the cell's load point
+        offsets = (self.mechanics.checker_from_load_mm(0)
+                   + self.mechanics.checker_diameter_mm * np.maximum(in_row - 1, 0) / 2) / 10
         self.cells.load(np.where(self._unused, 0.0, loads), offsets)
         self.cells.advance(seconds)
         self._bank.values = [int(value) for value in self.cells.raw()]
@@ -101,6 +107,9 @@ class WeighedBoard:
             codes = [[COLOURS.index(colour) for colour in stack[:HALL_SEEN + 1]] + [-1] * (HALL_SEEN + 1 - len(stack))
                      for stack in stacks]
             codes = np.array(codes, dtype=np.int64).reshape(len(stacks), HALL_SEEN + 1)
-            field = hall_field(self.rng, codes[:, 0], codes[:, 1:], self.hall, self._placement)
-            self._fields.values = [float(value) for value in field * self.hall.centred_mt]
+            # a layout's checkers lie as they lie (face up, turned) until it changes: drawn from the layout
+            layout_rng = np.random.default_rng([self.seed, *codes.ravel() + 1])
+            field = hall_field(layout_rng, codes, self.hall, placement_mm=self._placement)
+            field = field + sensor_noise(self.rng, self.hall, (len(stacks),))
+            self._fields.values = [tuple(float(value) for value in row) for row in field]
         return self.sensors.read_counts()

@@ -35,6 +35,7 @@ def test_a_good_board_passes_the_whole_bring_up(config_file, capsys):
     out = capsys.readouterr().out
     assert "BRING-UP PASSED" in out
     for line in ("PASS  calibration", "PASS  each LED     all 200 LEDs seen lit", "PASS  locations    all 28 locations",
+                 "all 30 checkers read alone in their colour",
                  "PASS  leds", "PASS  counts", "PASS  press", "PASS  hold"):
         assert line in out, line
     assert "put 1 black checker on point 6 (simulated)" in out
@@ -71,3 +72,19 @@ def test_a_dead_led_and_two_swapped_sensors_are_named(config_file):
     assert "point 3: 4 black checkers (wanted nothing); point 4: nothing (wanted 4 black checkers)" in locations.detail
     assert "point 5" not in locations.detail
     assert by_step["self-test"].outcome is Outcome.INFO and by_step["counts"].outcome is Outcome.PASS
+
+
+def test_a_checker_whose_magnet_is_of_the_other_kind_or_missing_is_named(config_file):
+    config = load_config(config_file)
+    events = queue.SimpleQueue()
+    hardware = Hardware.open(config, events.put, board=BoardReading())
+    # white checker 7 reads black (a diametric magnet in it); black checker 3 reads nothing (no magnet)
+    operator = SimulatedBringUpOperator(hardware, faulty_checkers={("white", 7): "black", ("black", 3): None})
+    try:
+        results = BringUp(hardware, events, operator, Timings(led_dwell_s=0, person_timeout_s=2)).run()
+    finally:
+        hardware.close()
+    (checkers,) = [result for result in results if result.step == "checkers"]
+    assert checkers.outcome is Outcome.FAIL
+    assert checkers.detail.startswith("white checker 7 reads 1 black checker; black checker 3 reads nothing (")
+    assert "white checker 6" not in checkers.detail and "black checker 4" not in checkers.detail

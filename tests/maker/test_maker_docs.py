@@ -9,7 +9,7 @@ import pytest
 from firmware_host import maker
 from firmware_host.cli import main
 from firmware_host.hw.boardfile import BoardFileError
-from firmware_host.maker import mechanics
+from firmware_host.maker import bom, mechanics
 from firmware_host.wiring import BoardFacts
 
 PI_PIN = {17: "11", 27: "13", 10: "19", 14: "8", 15: "10", 22: "15", 5: "29"}   # BCM -> 40-pin header
@@ -141,12 +141,29 @@ def test_a_silent_board_with_a_button_to_3v3_leaves_no_net_dangling(board, write
 def test_the_bom_counts_what_the_board_file_asks_for(board, write_board):
     board["leds"]["count"] = 200
     bom = maker.generate(write_board(board))[maker.BOM]
-    rows = {line.split(" | ")[2]: line.split(" | ") for line in bom.splitlines() if line.startswith("| ") and " | $" in line}
+    lines = [line.split(" | ") for line in bom.splitlines() if line.startswith("| ") and " | $" in line]
+    rows = {row[2]: row for row in lines if row[2] != "-"}
     assert rows["2717"][3] == "4" and rows["4538"][3] == "28" and rows["SEN-14728"][3] == "28"
     assert rows["CFR-25JB-52-4K7"][3] == "58"          # 29 pull-up pairs
     assert rows["1138"][3] == "4"                       # 200 LEDs at 60 a metre
-    total = sum(float(row[5].lstrip("$")) for row in rows.values())
+    assert rows["SEN-23881"][3] == "28"                 # a colour sensor's carrier per location
+    # every line's total is its quantity times its unit cost, and the total is their sum
+    assert all(f"{int(row[3]) * float(row[4].lstrip('$')):.2f}" == row[5].lstrip("$") for row in lines)
+    total = sum(float(row[5].lstrip("$")) for row in lines)
     assert f"**${total:.2f}**" in bom
+
+
+def test_every_qwiic_cable_reaches_from_its_multiplexer_to_its_carrier(shipped_board_file):
+    # at 63.5 mm a point, a multiplexer amid its 8 locations is up to 4 points away from the farthest
+    facts = BoardFacts.load(shipped_board_file)
+    dimensions = mechanics.load_mechanics(shipped_board_file, facts.sensing, facts.leds.layout)
+    runs = mechanics.qwiic_cable_runs_mm(dimensions, facts.sensing.sensors.channels.locations)
+    assert max(runs) > 4 * dimensions.point_pitch_mm > 200          # a 200 mm cable cannot serve every port
+    bought = bom.cable_lengths_mm(runs)
+    assert all(length >= run for length, run in zip(bought, runs))
+    table = maker.generate(shipped_board_file)[maker.BOM]
+    assert f"| {sum(1 for length in bought if length == 500)} |" in next(
+        line for line in table.splitlines() if "PRT-14429" in line)
 
 
 @pytest.mark.parametrize("colour_by, halls, magnets", [("magnet", "28", "30"), ("mass", None, None)])
@@ -155,8 +172,9 @@ def test_colour_by_magnet_buys_a_hall_sensor_per_location_and_a_magnet_per_check
     board["sensors"]["mcu"]["colour_by"] = colour_by
     bom = maker.generate(write_board(board))[maker.BOM]
     rows = [line.split(" | ") for line in bom.splitlines() if line.startswith("| ") and " | $" in line]
-    assert next((row[3] for row in rows if row[2] == "TMAG5273A1QDBVR"), None) == halls
-    assert next((row[3] for row in rows if row[0].startswith("| Disc magnet")), None) == magnets
+    assert next((row[3] for row in rows if row[2] == "SEN-23881"), None) == halls
+    magnet_rows = [row[3] for row in rows if row[0].startswith("| Disc magnet")]
+    assert (str(sum(map(int, magnet_rows))) if magnet_rows else None) == magnets
 
 
 def test_the_location_drawing_is_dimensioned_from_the_board_file(board, write_board):
@@ -189,3 +207,50 @@ def test_the_command_writes_checks_and_names_a_bad_board_file(tmp_path, board, w
     del board["mechanics"]
     assert main(["maker-docs", "--board", str(write_board(board)), "--output", str(tmp_path / "x")]) == 2
     assert "mechanics" in capsys.readouterr().err
+
+
+def test_the_drawing_and_the_physical_model_take_the_colour_sensors_place_from_the_board_file(board, write_board):
+    from firmware_host.sim.physics import HallFigures   # numpy: the `physics` extra
+
+    board["mechanics"]["hall_cover_mm"] = 2.5            # a thicker skin over the sensor's pocket
+    path = write_board(board)
+    facts = BoardFacts.load(path)
+    dimensions = mechanics.load_mechanics(path, facts.sensing, facts.leds.layout)
+    assert HallFigures.for_mechanics(dimensions).depth_mm == 2.5 + board["mechanics"]["checker_height_mm"] / 2
+    drawing = maker.generate(path)[maker.LOCATION]
+    assert "6.5 mm below the bottom magnet" in drawing
+    assert f"white (axial) {dimensions.centred_field_mt('axial'):.1f} mT" in drawing
+    # a 4 x 1 mm N35 disc 6.5 mm above the sensor, on its axis: Br/2 ((z + t/2)/sqrt(R^2 + (z + t/2)^2) - ...)
+    assert dimensions.centred_field_mt("axial") == pytest.approx(
+        1200 / 2 * (7 / (4 + 49) ** 0.5 - 6 / (4 + 36) ** 0.5), rel=0.02)
+
+
+def test_every_length_the_assembly_guide_states_is_the_board_files(shipped_board_file):
+    import re
+    from pathlib import Path
+
+    facts = BoardFacts.load(shipped_board_file)
+    dimensions = mechanics.load_mechanics(shipped_board_file, facts.sensing, facts.leds.layout)
+    known = {round(value, 1) for value in vars(dimensions).values()} | {round(dimensions.hall_depth_mm, 1)}
+    guide = (Path(maker.DOCS_DIR).parent / "ASSEMBLY.md").read_text()
+    stated = {float(number) for number in re.findall(r"(\d+(?:\.\d+)?) mm\b", guide)}
+    assert stated and stated <= known, sorted(stated - known)
+
+
+def test_every_load_cell_is_wired_to_its_own_carrier_and_every_colour_sensor_shares_its_port(shipped):
+    netlist, board = shipped
+    locations = board["sensors"]["channels"]
+    cells = {part["value"]: part for part in netlist.of_kind("load_cell")}
+    carriers = {part["value"]: part for part in netlist.of_kind("carrier")}
+    halls = {part["value"].split()[0]: part for part in netlist.of_kind("hall_carrier")}
+    assert set(cells) == set(carriers) == set(halls) == set(locations)
+    # a TAL221's wires: red E+, black E-, white A-, green A+ (its datasheet's colour code)
+    for location in locations:
+        cell, carrier, hall = cells[location], carriers[location], halls[location]
+        for wire, pad in (("red", "E+"), ("black", "E-"), ("white", "A-"), ("green", "A+")):
+            net = cell["pins"][wire]
+            assert carrier["pins"][pad] == net and netlist.nets[net] == {f"{cell['ref']}.{wire}", f"{carrier['ref']}.{pad}"}
+        assert hall["pins"] == {pin: carrier["pins"][pin] for pin in ("1", "2", "3", "4")}   # the same Qwiic port
+        assert hall["value"].endswith(f"0x{board['sensors']['mcu']['hall_address']:02X}")
+    # a bulk capacitor at each multiplexer, across the sensors' supply
+    assert len(netlist.of_kind("bulk_capacitor")) == len(netlist.of_kind("mux"))

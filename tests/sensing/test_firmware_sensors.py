@@ -1,5 +1,6 @@
 """The reference design's sensor scan (NAU7802s behind TCA9548As) and mass decoding, with a fake I2C bus."""
 import ast
+import math
 import runpy
 
 import pytest
@@ -209,7 +210,7 @@ hall = firmware_module("hall")
 
 
 def count_decoder():
-    return counting.CountDecoder(2, 16.0, 4.0, 0.3, 8, 3.0)
+    return counting.CountDecoder(2, 16.0, 2.0, 0.45, 8, (3.0, 7.5, 9.0), 0.2)
 
 
 def steady(decoder, grams, field_mt, scans=8, channel=0):
@@ -218,31 +219,71 @@ def steady(decoder, grams, field_mt, scans=8, channel=0):
     return result
 
 
-@given(st.integers(0, 15), st.floats(-3.9, 3.9), st.sampled_from([-1, 1]))
-def test_a_steady_count_is_read_in_its_bottom_checkers_colour(count, error_g, pole):
-    field = 0.0 if count == 0 else pole * 8.0
-    expected = (0, 0) if count == 0 else ((count, 0) if pole > 0 else (0, count))
+NOTHING = (0.1, -0.2, 0.3)
+
+
+def axial(pole, tilt_deg=0.0, strength=12.0):
+    """A white checker's field: through its faces, `pole` +1 face up as made, -1 turned over."""
+    return (strength * math.sin(math.radians(tilt_deg)), 0.0, pole * strength * math.cos(math.radians(tilt_deg)))
+
+
+def diametric(turn_deg, strength=6.0, vertical=0.0):
+    """A black checker's field: across its diameter, however it lies (`turn_deg` about the vertical)."""
+    return (strength * math.cos(math.radians(turn_deg)), strength * math.sin(math.radians(turn_deg)), vertical)
+
+
+@given(st.integers(0, 15), st.floats(-1.9, 1.9), st.sampled_from([-1, 1]), st.floats(0, 25),
+       st.booleans(), st.floats(0, 360), st.floats(-4.0, 4.0))
+def test_a_steady_count_is_read_in_its_bottom_checkers_colour_whichever_face_is_up(
+        count, error_g, pole, tilt, white, turn, vertical):
+    # The colour is the magnet's axis: a checker turned over (or a magnet glued in backwards) keeps it.
+    field = NOTHING if count == 0 else (axial(pole, tilt) if white else diametric(turn, vertical=vertical))
+    expected = (0, 0) if count == 0 else ((count, 0) if white else (0, count))
     assert steady(count_decoder(), count * 16.0 + error_g, field) == expected
 
 
-@given(st.floats(-3.9, 3.9))
-def test_a_full_stack_is_read_as_all_fifteen_of_one_colour_on_a_pinned_checker_of_the_other(error_g):
+@given(st.floats(-1.9, 1.9), st.sampled_from([-1, 1]))
+def test_a_full_stack_is_read_as_all_fifteen_of_one_colour_on_a_pinned_checker_of_the_other(error_g, pole):
     # 16 checkers on a point can only be 15 on one pinned checker; a snapshot carries at most 15 of a colour.
-    assert steady(count_decoder(), 16 * 16.0 + error_g, 8.0) == (1, 15)      # a white checker at the bottom
-    assert steady(count_decoder(), 16 * 16.0 + error_g, -8.0) == (15, 1)
+    assert steady(count_decoder(), 16 * 16.0 + error_g, axial(pole)) == (1, 15)      # a white checker at the bottom
+    assert steady(count_decoder(), 16 * 16.0 + error_g, diametric(40)) == (15, 1)
+
+
+@given(st.floats(33, 37), st.sampled_from([-1, 1]))
+def test_a_field_between_the_two_axes_is_no_colour(tilt, pole):
+    assert steady(count_decoder(), 32.0, axial(pole, tilt)) is None
+
+
+@given(st.sampled_from([-1, 1]), st.floats(0, 360))
+def test_a_field_of_one_colours_direction_and_the_others_strength_is_no_colour(pole, turn):
+    # off its seat a black checker's field can turn vertical and a white one's horizontal, but weaker or stronger
+    assert steady(count_decoder(), 32.0, axial(pole, strength=6.5)) is None
+    assert steady(count_decoder(), 32.0, diametric(turn, strength=8.5)) is None
+
+
+def test_a_weight_that_rises_from_one_checker_without_a_second_magnet_is_no_reading():
+    decoder = count_decoder()
+    assert steady(decoder, 16.0, axial(1)) == (1, 0)
+    # a finger (or a coin) of a checker's weight on it: the field stays the bottom magnet's
+    assert [decoder.decode(0, 32.1, axial(1)) for _ in range(40)] == [None] * 40
+    assert steady(decoder, 16.0, axial(1)) == (1, 0)                      # lifted again: read as before
+    # a second checker, a black one: its diametric magnet adds 0.4 mT across
+    second = tuple(a + b for a, b in zip(axial(1), diametric(30, strength=0.4)))
+    assert steady(decoder, 32.0, second, scans=9) == (2, 0)
+    assert steady(decoder, 48.0, second) == (3, 0)                        # a third one's field is not looked for
 
 
 def test_no_reading_without_a_steady_count_and_a_magnet_that_agree():
-    assert steady(count_decoder(), 48.0, 8.0, scans=7) is None            # not yet steady
-    assert steady(count_decoder(), 40.0, 8.0) is None                     # half way between counts
-    assert steady(count_decoder(), 16.5, 0.5) is None                     # a coin-sized mass, no magnet
-    assert steady(count_decoder(), 0.2, -9.0) is None                     # a magnet, no weight
+    assert steady(count_decoder(), 48.0, axial(1), scans=7) is None       # not yet steady
+    assert steady(count_decoder(), 40.0, axial(1)) is None                # half way between counts
+    assert steady(count_decoder(), 16.5, NOTHING) is None                 # a coin-sized mass, no magnet
+    assert steady(count_decoder(), 0.2, diametric(0)) is None             # a magnet, no weight
     assert steady(count_decoder(), 32.0, None) is None                    # the Hall sensor gave nothing
-    assert steady(count_decoder(), 17 * 16.0, 8.0) is None                # more than a location holds
+    assert steady(count_decoder(), 17 * 16.0, axial(1)) is None           # more than a location holds
     decoder = count_decoder()
-    readings = [decoder.decode(0, 32.0 + (0.5 if scan % 2 else 0.0), 8.0) for scan in range(16)]
+    readings = [decoder.decode(0, 32.0 + (0.5 if scan % 2 else 0.0), axial(1)) for scan in range(16)]
     assert readings == [None] * 16                                        # a wavering finger
-    assert steady(decoder, 32.0, 8.0, channel=1) == (2, 0)                # channels are apart
+    assert steady(decoder, 32.0, axial(-1), channel=1) == (2, 0)          # channels are apart
 
 
 class FakeHallBus:
@@ -257,16 +298,18 @@ class FakeHallBus:
     def readfrom_mem(self, address, register, count):
         if self.dead:
             raise OSError(19, "ENODEV")
-        assert (register, count) == (hall.Z_MSB_RESULT, 2)
-        return (self.field_counts & 0xFFFF).to_bytes(2, "big")
+        # the X, Y and Z results: registers 0x12 to 0x17, each MSB first (TMAG5273 datasheet, register map)
+        assert (register, count) == (0x12, 6)
+        return b"".join((value & 0xFFFF).to_bytes(2, "big") for value in self.field_counts)
 
 
-def test_the_hall_sensor_is_set_to_continuous_z_readings_and_its_field_is_signed_millitesla():
-    bus = FakeHallBus(-8192)
+def test_the_hall_sensor_is_set_to_continuous_xyz_readings_and_its_field_is_signed_millitesla():
+    bus = FakeHallBus((4096, 0, -8192))
     selected = []
     sensors = hall.HallBank(bus, selected.append, 2, 0x35)
     assert sensors.start_all() == set()
-    assert bus.written[(0x35, hall.DEVICE_CONFIG_2)] == 0x02 and bus.written[(0x35, hall.SENSOR_CONFIG_1)] == 0x40
-    assert sensors.field_mt(1) == pytest.approx(-10.0) and selected[-1] == 1
-    assert hall.HallBank(FakeHallBus(0, dead=True), selected.append, 2, 0x35).field_mt(0) is None
-    assert hall.HallBank(FakeHallBus(0, dead=True), selected.append, 2, 0x35).start_all() == {0, 1}
+    # DEVICE_CONFIG_2 0x01: continuous; SENSOR_CONFIG_1 0x02: MAG_CH_EN = 7, X, Y and Z
+    assert bus.written[(0x35, 0x01)] == 0x02 and bus.written[(0x35, 0x02)] == 0x70
+    assert sensors.field_mt(1) == pytest.approx((5.0, 0.0, -10.0)) and selected[-1] == 1
+    assert hall.HallBank(FakeHallBus((0, 0, 0), dead=True), selected.append, 2, 0x35).field_mt(0) is None
+    assert hall.HallBank(FakeHallBus((0, 0, 0), dead=True), selected.append, 2, 0x35).start_all() == {0, 1}

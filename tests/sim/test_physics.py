@@ -1,13 +1,16 @@
 """The physical model of weighed locations holds to the datasheet figures it cites, and the simulated MCU
 reads through it with the firmware's own decoder."""
 import dataclasses
+from dataclasses import replace
 
 import numpy as np
 import pytest
 
-from firmware_host.sensing.config import load_sensing_config
-from firmware_host.sim.physics import (CREEP_TIME_CONSTANT_S, AdcFigures, CheckerSet, HallFigures, LoadCellFigures,
-                                       WeighedLocations, dipole_field, hall_field, hand_force_g)
+from firmware_host.maker.mechanics import load_mechanics
+from firmware_host.sensing.config import DEFAULT_BOARD_FILE, load_sensing_config
+from firmware_host.wiring import BoardFacts
+from firmware_host.sim.physics import (AXIS, CREEP_TIME_CONSTANT_S, POLARITY, AdcFigures, CheckerSet, HallFigures,
+                                       LoadCellFigures, WeighedLocations, hall_field, hand_force_g)
 from firmware_host.sim.weighed import WeighedBoard
 
 CELLS = 2000
@@ -103,16 +106,33 @@ def test_checkers_spread_within_their_tolerance_and_wood_takes_up_water():
     assert wood.masses(rng, (1,), 0, humidity_change_rh=20.0)[0] == pytest.approx(16.0 * 1.04)
 
 
-def test_the_hall_sensor_sees_the_bottom_checkers_polarity_through_a_stack_of_the_other_colour():
+def angle_from_vertical(fields):
+    return np.degrees(np.arctan2(np.hypot(fields[:, 0], fields[:, 1]), np.abs(fields[:, 2])))
+
+
+def test_the_hall_sensor_sees_the_bottom_magnets_axis_whichever_face_is_up_and_through_a_stack(mechanics):
     rng = np.random.default_rng(4)
-    bottom = np.array([0, 1, 0, -1])
-    above = np.array([[-1] * 4, [-1] * 4, [1, 1, 1, 1], [-1] * 4])
-    fields = np.stack([hall_field(rng, bottom, above) for _ in range(200)])
-    assert fields[:, 0].min() > 0.4 and fields[:, 1].max() < -0.4
-    assert fields[:, 2].min() > 0.3                           # a white pinned under four black
-    assert np.abs(fields[:, 3]).max() < 0.1                   # nothing there
-    off_seat = dipole_field(np.array([6.5]), np.array([HallFigures().placement_mm * 3]), 6.5)
-    assert off_seat[0] < 0.3                                  # a checker far off its seat is no reading
+    figures = HallFigures.for_mechanics(mechanics)
+    stacks = {"white": [0, -1, -1, -1, -1], "black": [1, -1, -1, -1, -1], "white under black": [0, 1, 1, 1, 1],
+              "black under white": [1, 0, 0, 0, 0], "empty": [-1] * 5}
+    seen = {name: hall_field(rng, np.array([colours] * 2000), figures) for name, colours in stacks.items()}
+    for name in ("white", "white under black"):
+        assert angle_from_vertical(seen[name]).max() < 28 and (seen[name][:, 2] < 0).any() and (seen[name][:, 2] > 0).any()
+    for name in ("black", "black under white"):
+        assert angle_from_vertical(seen[name]).min() > 40
+    assert np.linalg.norm(seen["empty"], axis=1).max() == 0.0
+    centred = np.zeros((1, 2))
+    white = hall_field(rng, np.array([stacks["white"]]), replace(figures, magnet_tolerance=0.0), placement_mm=centred)
+    assert np.linalg.norm(white) == pytest.approx(mechanics.centred_field_mt("axial"), rel=0.05)
+
+
+def test_colour_by_polarity_reads_a_checker_turned_over_as_the_other_colour(mechanics):
+    rng = np.random.default_rng(5)
+    figures = HallFigures.for_mechanics(mechanics)
+    fields = hall_field(rng, np.array([[0, -1, -1, -1, -1]] * 1000), figures, POLARITY, wrong_pole_rate=0.1)
+    assert 50 < (fields[:, 2] < 0).sum() < 150          # a tenth of the white ones show a south pole
+    fields = hall_field(rng, np.array([[0, -1, -1, -1, -1]] * 1000), figures, AXIS, wrong_pole_rate=0.1)
+    assert angle_from_vertical(fields).max() < 28        # colour by axis: every one of them still white
 
 
 def test_a_resting_finger_wavers():
@@ -122,6 +142,13 @@ def test_a_resting_finger_wavers():
 
 
 SHIPPED = load_sensing_config()
+_FACTS = BoardFacts.load(DEFAULT_BOARD_FILE)
+MECHANICS = load_mechanics(DEFAULT_BOARD_FILE, _FACTS.sensing, _FACTS.leds.layout)
+
+
+@pytest.fixture
+def mechanics():
+    return MECHANICS
 # The old scheme, colour by mass (the board file's default is colour by magnet, MAGNET below).
 CONFIG = dataclasses.replace(SHIPPED, sensors=dataclasses.replace(
     SHIPPED.sensors, mcu=dataclasses.replace(SHIPPED.sensors.mcu, colour_by="mass")))
@@ -133,7 +160,7 @@ def stacks_of(counts):
 
 
 def test_colour_by_mass_reads_through_the_firmwares_decoder_and_fails_where_that_scheme_does():
-    weighed = WeighedBoard.for_config(CONFIG, seed=1)
+    weighed = WeighedBoard.for_config(CONFIG, MECHANICS, seed=1)
     counts = [(0, 0)] * CONFIG.sensors.channels.channel_count
     counts[0], counts[5], counts[11] = (2, 0), (0, 5), (1, 1)
     assert weighed.read(stacks_of(counts), 0.025) == counts
@@ -147,7 +174,7 @@ MAGNET = dataclasses.replace(CONFIG.sensors.mcu, colour_by="magnet")
 
 
 def magnet_board(seed=1):
-    return WeighedBoard(CONFIG.sensors.channels, MAGNET, seed)
+    return WeighedBoard(CONFIG.sensors.channels, MAGNET, MECHANICS, seed)
 
 
 def scans(weighed, stacks, count=12):
@@ -206,7 +233,7 @@ def test_the_simulated_mcu_with_weighing_debounces_what_the_model_decodes():
     from sim_rig import OPENING
 
     clock = ManualClock(0.0)
-    weighed = WeighedBoard.for_config(CONFIG, seed=2)
+    weighed = WeighedBoard.for_config(CONFIG, MECHANICS, seed=2)
     mcu = SimulatedMcu(SimBoard(OPENING), CONFIG.sensors.channels, Wire(), clock=clock, weighing=weighed)
     for _ in range(4):
         clock.advance(0.025)
@@ -223,3 +250,22 @@ def test_the_simulated_mcu_with_weighing_debounces_what_the_model_decodes():
         clock.advance(0.025)
         mcu.step()
     assert mcu.node.debouncer.stable[six] == (5, 1)
+
+
+def test_the_board_files_field_limits_fit_the_fields_its_mechanics_give(mechanics):
+    # [sensors.mcu]'s limits and [mechanics]'s magnet and depth are two tables of one file: they must agree
+    rng = np.random.default_rng(8)
+    figures = replace(HallFigures.for_mechanics(mechanics), noise_mt=0.0)
+    limits = SHIPPED.sensors.mcu
+
+    def strengths(colours):
+        return np.linalg.norm(hall_field(rng, np.array([colours] * 5000), figures), axis=1)
+
+    assert strengths([0, 1, 1, 1, 1]).min() > limits.white_field_min_mt
+    assert strengths([1, 0, 0, 0, 0]).max() < limits.black_field_max_mt
+    assert strengths([1, 1, 1, 1, 1]).min() > limits.hall_threshold_mt
+    for bottom, second in ((0, 1), (1, 1), (1, 0)):     # the second checker's magnet, either kind
+        seed = int(rng.integers(1 << 30))
+        one = hall_field(np.random.default_rng(seed), np.array([[bottom, -1, -1, -1, -1]] * 5000), figures)
+        two = hall_field(np.random.default_rng(seed), np.array([[bottom, second, -1, -1, -1]] * 5000), figures)
+        assert np.linalg.norm(two - one, axis=1).min() > 2 * limits.confirm_field_mt

@@ -2,16 +2,41 @@
 
 Every checker weighs about `checker_g` whatever its colour: a location's count is the nearest whole
 number of checkers within `window_g`, and is read only while its last `steady_scans` masses agree
-within `steady_g` (checkers lie still; a finger resting on them wavers). Each checker carries a
-magnet, north up in white ones and south up in black ones; a Hall sensor under the location's first
-checker sees the bottom checker's pole: the sign of the field is its colour. A count without a magnet
-or a magnet without a count is no reading (None), never a guess. A reading is reported as `count`
+within `steady_g` (checkers lie still; a finger resting on them wavers). Each checker carries a disc
+magnet whose axis is its colour: magnetised through its faces (axial) in white ones, across its
+diameter (diametric) in black ones. A 3D Hall sensor under the location's first checker sees the
+bottom one's field: near vertical is white, near horizontal black. A checker lying the other face up,
+or a magnet glued in backwards, reverses the field but not its axis, so it reads its own colour; a
+field between the two, a count without a magnet or a magnet without a count is no reading (None),
+never a guess (hardware/README.md, "Colour"). A reading is reported as `count`
 checkers of the bottom colour, (count, 0) or (0, count): the host works out mixed (pinned) points
 from the play (firmware_host/referee/observe.py). The one exception is a full stack (`reported`).
 """
 
 MAX_COUNT = 16   # 15 of one colour, and one pinned under them
 CHECKERS_PER_SIDE = MAX_COUNT - 1
+# A bottom checker on its seat gives a field within 25 degrees of vertical (white) or beyond 44 degrees
+# from it (black), stacks and magnet tolerance included (bench/bench_sensors.py); between, no colour.
+WHITE_TILT = 0.53    # white: horizontal part at most this times the vertical one (28 degrees)
+BLACK_TILT = 0.9     # black: horizontal part at least this times the vertical one (42 degrees)
+WHITE, BLACK = 1, 2
+
+
+def colour_of(field_mt, limits_mt):
+    """WHITE or BLACK from the field (x, y, z) in mT, 0 for no magnet, None for a field of neither kind.
+    `limits_mt`: (no magnet below, black at most, white at least). A checker off its seat tilts and weakens
+    its field: a white one could look black, a black one white, but not with its own colour's strength."""
+    threshold, black_max, white_min = limits_mt
+    x, y, z = field_mt
+    horizontal2 = x * x + y * y
+    strength2 = horizontal2 + z * z
+    if strength2 < threshold * threshold:
+        return 0
+    if horizontal2 <= WHITE_TILT * WHITE_TILT * z * z and strength2 >= white_min * white_min:
+        return WHITE
+    if horizontal2 >= BLACK_TILT * BLACK_TILT * z * z and strength2 <= black_max * black_max:
+        return BLACK
+    return None
 
 
 def reported(count, bottom_is_white):
@@ -25,27 +50,68 @@ def reported(count, bottom_is_white):
     return (count, 0) if bottom_is_white else (0, count)
 
 
+# The magnets of the bottom two checkers reach the sensor (the second one's adds 0.4 mT or more); a third
+# one's adds about 0.1 mT, within the noise. So a count that rises from 1 must bring a field change.
+CONFIRMED_BELOW = 2
+SETTLED_FOLLOW = 1 / 8   # how fast a steady count's field follows slow drift (and averages the noise)
+
+
 class CountDecoder:
-    def __init__(self, channels, checker_g, window_g, steady_g, steady_scans, threshold_mt):
+    def __init__(self, channels, checker_g, window_g, steady_g, steady_scans, field_limits_mt, confirm_mt):
+        """`field_limits_mt`: `colour_of`'s (no magnet below, black at most, white at least); `confirm_mt`:
+        the least change of the field that a second checker's magnet brings."""
         self.checker_g = checker_g
         self.window_g = window_g
         self.steady_g = steady_g
         self.steady_scans = steady_scans
-        self.threshold_mt = threshold_mt
+        self.field_limits_mt = field_limits_mt
+        self.confirm_mt = confirm_mt
         self._recent = [[] for _ in range(channels)]
+        self._fields = [[] for _ in range(channels)]
+        self._settled = [None] * channels    # (count, mean field) of the last reading given
+        self._unconfirmed = [None] * channels   # a count that rose without a magnet: no reading while it lasts
 
     def decode(self, channel, grams, field_mt):
-        """The count as `reported` in the bottom checker's colour (white: the field's north), (0, 0) for
-        an empty location, None for no reading. `field_mt` is None when the Hall sensor gave nothing."""
-        recent = self._recent[channel]
+        """The count as `reported` in the bottom checker's colour (`colour_of` the field), (0, 0) for an
+        empty location, None for no reading. `field_mt` is (x, y, z), None when the Hall sensor gave nothing.
+        A count that rose from one checker without the field change of a second one's magnet (a finger, a
+        coin) is no reading until the count changes."""
+        recent, fields = self._recent[channel], self._fields[channel]
         recent.append(grams)
+        fields.append(field_mt)
         if len(recent) > self.steady_scans:
             recent.pop(0)
+            fields.pop(0)
         if len(recent) < self.steady_scans or max(recent) - min(recent) > self.steady_g:
             return None
         count = int(grams / self.checker_g + 0.5) if grams > 0 else 0
-        if count > MAX_COUNT or abs(grams - count * self.checker_g) > self.window_g or field_mt is None:
+        if count > MAX_COUNT or abs(grams - count * self.checker_g) > self.window_g or None in fields:
             return None
-        if abs(field_mt) > self.threshold_mt:
-            return None if count == 0 else reported(count, field_mt > 0)
-        return (0, 0) if count == 0 else None
+        colour = colour_of(field_mt, self.field_limits_mt)
+        if colour is None or (count == 0) != (colour == 0):
+            return None
+        if not self._confirmed(channel, count, [sum(axis) / len(fields) for axis in zip(*fields)]):
+            return None
+        return (0, 0) if count == 0 else reported(count, colour == WHITE)
+
+    def _confirmed(self, channel, count, mean):
+        """Whether the field agrees with this count; follows the settled field while it does."""
+        if self._unconfirmed[channel] == count:
+            return False
+        self._unconfirmed[channel] = None
+        settled = self._settled[channel]
+        if settled is not None and settled[0] != count:
+            before, field = settled
+            if 1 <= before < CONFIRMED_BELOW and count > before and _distance(mean, field) < self.confirm_mt:
+                self._unconfirmed[channel] = count
+                return False
+            settled = None
+        if settled is None:
+            self._settled[channel] = (count, mean)
+        else:
+            self._settled[channel] = (count, [old + (new - old) * SETTLED_FOLLOW for old, new in zip(settled[1], mean)])
+        return True
+
+
+def _distance(one, other):
+    return sum((a - b) * (a - b) for a, b in zip(one, other)) ** 0.5
