@@ -18,7 +18,7 @@ PACKAGE = Path(__file__).resolve().parents[1] / "firmware_host"
 CORE = {"rules", "referee", "bot", "club"}
 DRIVERS = {"hw", "sensing", "leds", "sim"}
 BELOW_APP = CORE | DRIVERS | {"journal", "controller", "config", "wiring", "maker"}
-APPLICATIONS = {"service", "demo", "web", "hil"}
+APPLICATIONS = {"service", "demo", "web", "hil", "hub"}
 
 # What every package may import: the package root and the reading of named files.
 BASE = {"", "files"}
@@ -47,6 +47,7 @@ ALLOWED: dict[str, set[str]] = {
     "demo": BELOW_APP | {"app", "service"},
     "web": BELOW_APP | {"app", "service"},
     "hil": BELOW_APP | {"app", "service", "demo"},
+    "hub": BELOW_APP,                         # the club's hub: the broker's messages, its records, its pages
     # the shell: the only place with argparse, stdin and stdout
     "commands": BELOW_APP | {"app"} | APPLICATIONS,
     "cli": {"commands"},
