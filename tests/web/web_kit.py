@@ -7,6 +7,8 @@ from firmware_host.config import hash_pin, load_config
 from firmware_host.service.run import Service
 
 PIN = "2468"
+# The companion answers to the names it is served on (localhost among them), never TestClient's "testserver".
+BASE_URL = "http://localhost"
 
 
 def write_config(folder: Path, port: int = 8080) -> Path:
