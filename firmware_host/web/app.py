@@ -65,6 +65,7 @@ log = logging.getLogger(__name__)
 
 MAX_BODY = 64 * 1024
 MAX_QUERY = 8 * 1024
+BODY_TIMEOUT_S = 10.0
 CSRF_COOKIE, CSRF_HEADER = "tavli_csrf", "x-csrf-token"
 STATIC = Path(__file__).resolve().parent / "static"
 HISTORY_SHOWN = 200
@@ -142,10 +143,14 @@ async def json_body(request: Request) -> dict[str, Any]:
     if declared is not None and (not declared.isdigit() or int(declared) > MAX_BODY):
         raise Refused(413, f"the request body is larger than {MAX_BODY} bytes")
     body = b""
-    async for chunk in request.stream():
-        body += chunk
-        if len(body) > MAX_BODY:
-            raise Refused(413, f"the request body is larger than {MAX_BODY} bytes")
+    try:
+        async with asyncio.timeout(BODY_TIMEOUT_S):      # a body sent slowly must not hold a connection
+            async for chunk in request.stream():
+                body += chunk
+                if len(body) > MAX_BODY:
+                    raise Refused(413, f"the request body is larger than {MAX_BODY} bytes")
+    except TimeoutError:
+        raise Refused(408, f"the request body did not arrive within {BODY_TIMEOUT_S:g} s") from None
     data = parse_json(body, "the body is not JSON")
     if not isinstance(data, dict):
         raise Refused(400, "the body must be a JSON object")

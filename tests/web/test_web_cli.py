@@ -27,3 +27,35 @@ def test_web_pin_prints_a_hashed_pin_line_and_refuses_a_short_one():
 def test_a_bad_port_is_a_usage_error(argv, message, capsys):
     assert main(argv) == 2
     assert capsys.readouterr().err.strip().endswith(message)
+
+
+def test_web_on_a_busy_port_is_one_line_and_a_non_zero_exit(tmp_path):
+    import socket
+
+    from web_kit import write_config
+
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        done = subprocess.run([sys.executable, "-m", "firmware_host", "web", "--config", str(write_config(tmp_path, port))],
+                              capture_output=True, text=True, timeout=60)
+    assert done.returncode == 2 and "Traceback" not in done.stderr
+    assert done.stderr.strip().splitlines() == [
+        f"tavli-board web: cannot listen on 127.0.0.1:{port}: another program listens there (an earlier demo or "
+        "`tavli-board web` still running?)"]
+
+
+def test_the_log_says_a_repeated_message_a_few_times_a_minute_and_then_how_many_it_left_out():
+    import logging
+
+    from firmware_host.web.server import LOG_BURST, LOG_WINDOW_S, RateLimitedLog
+
+    now = [0.0]
+    limit = RateLimitedLog(clock=lambda: now[0])
+    record = lambda: logging.LogRecord("asyncio", logging.ERROR, __file__, 1, "accept failed: %s", ("EMFILE",), None)  # noqa: E731
+    shown = [record() for _ in range(100)]
+    assert sum(map(limit.filter, shown)) == LOG_BURST
+    now[0] = LOG_WINDOW_S
+    later = record()
+    assert limit.filter(later) and later.getMessage() == f"accept failed: EMFILE (and {100 - LOG_BURST} more like it left out)"
