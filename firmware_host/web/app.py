@@ -220,8 +220,9 @@ def page(name: str):
 # == the live board ===============================================================================================
 
 async def events(request: Request) -> Response:
-    """Server-sent events: `snapshot` with the service's snapshot and its SVG, `link` when the service
-    is unreachable; a comment every 15 s keeps proxies from closing the stream."""
+    """Server-sent events: `snapshot` with the service's snapshot, its SVG and whether the service is
+    there now (`live`: false for the last snapshot of a service gone), `link` whenever the service is
+    unreachable; a comment every 15 s keeps proxies from closing the stream."""
     companion: Companion = request.app.state.companion
 
     async def stream():
@@ -235,7 +236,11 @@ async def events(request: Request) -> Response:
                 except asyncio.TimeoutError:
                     yield ": still here\n\n"
                     continue
-                yield _sse("snapshot", {"snapshot": snapshot, "svg": companion.snapshot_svg(snapshot)})
+                if snapshot is None:
+                    yield _sse("link", {"connected": False})
+                    continue
+                yield _sse("snapshot", {"snapshot": snapshot, "svg": companion.snapshot_svg(snapshot),
+                                        "live": companion.link.connected})
         finally:
             await subscription.aclose()
 

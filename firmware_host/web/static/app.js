@@ -53,14 +53,16 @@ function listen(callback) {
   if (latest) callback(latest.snapshot, latest.svg);
 }
 
+const SERVICE_GONE = "not live: the referee service is not reachable (the board shown is the last it sent)";
+
 function connect() {
   const source = new EventSource("/events");
   source.addEventListener("snapshot", (event) => {
     latest = JSON.parse(event.data);
-    $("#link-state").textContent = "live";
+    $("#link-state").textContent = latest.live ? "live" : SERVICE_GONE;
     for (const callback of listeners) callback(latest.snapshot, latest.svg);
   });
-  source.addEventListener("link", () => { $("#link-state").textContent = "the referee service is not reachable"; });
+  source.addEventListener("link", () => { $("#link-state").textContent = SERVICE_GONE; });
   source.onerror = () => { $("#link-state").textContent = "reconnecting\u2026"; };
   // A page left for another closes its stream at once (a browser keeps few connections per server).
   window.addEventListener("pagehide", () => source.close());

@@ -1,0 +1,65 @@
+"""A page whose referee service is gone says so (issue 29: a companion left running after its demo kept
+showing the old game with a footer that said "live"): the event stream tells every open page when the
+service goes, and a page opened later gets the last board marked as not live."""
+import http.client
+import json
+import socket
+import subprocess
+import sys
+import time
+
+from web_kit import Referee, write_config
+
+WAIT_S = 60
+
+
+def free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+def events(port: int):
+    """The companion's server-sent events as (event, data) pairs, comments skipped."""
+    connection = http.client.HTTPConnection("127.0.0.1", port, timeout=WAIT_S)
+    connection.request("GET", "/events", headers={"Host": "localhost"})
+    response = connection.getresponse()
+    assert response.status == 200
+    event = None
+    while line := response.fp.readline():
+        line = line.decode().rstrip("\n")
+        if line.startswith("event: "):
+            event = line[len("event: "):]
+        elif line.startswith("data: "):
+            yield event, json.loads(line[len("data: "):])
+
+
+def test_open_and_new_pages_hear_that_the_service_is_gone(tmp_path):
+    port = free_port()
+    config = write_config(tmp_path, port)
+    referee = Referee(config)
+    web = subprocess.Popen([sys.executable, "-m", "firmware_host", "web", "--config", str(config)],
+                           stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        deadline = time.monotonic() + WAIT_S
+        while True:
+            try:
+                stream = events(port)
+                kind, data = next(stream)
+                if kind == "snapshot":
+                    break
+            except OSError:
+                pass
+            assert web.poll() is None and time.monotonic() < deadline, "no snapshot from tavli-board web"
+            time.sleep(0.2)
+        assert data["live"] is True
+        referee.stop()
+        assert next(event for event in stream if event[0] == "link") == ("link", {"connected": False})
+        later = events(port)
+        assert next(later) == ("link", {"connected": False})
+        kind, data = next(later)
+        assert kind == "snapshot" and data["live"] is False
+    finally:
+        web.kill()
+        web.wait(10)
+        referee.stop()
