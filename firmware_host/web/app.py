@@ -167,6 +167,8 @@ def parse_json(text: str | bytes, refusal: str) -> Any:
         raise Refused(400, f"{refusal}: not UTF-8") from None
     except ValueError:   # int() refuses a number this long (a denial-of-service guard of Python's)
         raise Refused(400, f"{refusal}: a number is longer than {sys.get_int_max_str_digits()} digits") from None
+    except RecursionError:
+        raise Refused(400, f"{refusal}: nested too deeply") from None
 
 
 def check_csrf(request: Request) -> None:

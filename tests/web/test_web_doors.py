@@ -163,6 +163,7 @@ def test_the_odd_inputs_that_were_server_errors_are_refused_with_what_is_wrong(w
         "palette []": web.post("/board.svg", headers=headers, json={"position": json.loads(portes), "palette": []}),
         "orientation []": web.post("/board.svg", headers=headers, json={"position": json.loads(portes),
                                                                          "orientation": []}),
+        "nested 60,000 deep": web.post("/board.svg", headers=headers, content="[" * 60_000),
     }
     for what, answer in answers.items():
         assert 400 <= answer.status_code < 500, (what, answer.status_code, answer.text[:200])
@@ -170,3 +171,10 @@ def test_the_odd_inputs_that_were_server_errors_are_refused_with_what_is_wrong(w
     assert answers["history ٣"].json()["error"] == "no match '٣' in the journal"
     assert "digits" in answers["5,000 digits POST"].json()["error"]
     assert answers["palette []"].json()["error"].startswith("palette [] is not valid")
+
+
+def test_a_reading_of_any_count_is_drawn_without_listing_every_checker(web):
+    for count in (16, 10**100, 10**9):      # were: an OverflowError, or a list of 10**9 names (8 GB)
+        drawn = web.post("/board.svg", headers=csrf_headers(web),
+                         json={"reading": {"white": {"points": {"6": count}}, "black": {}}})
+        assert drawn.status_code == 200 and f">{count}</text>" in drawn.text
