@@ -66,6 +66,7 @@ log = logging.getLogger(__name__)
 MAX_BODY = 64 * 1024
 MAX_QUERY = 8 * 1024
 BODY_TIMEOUT_S = 10.0
+STREAM_KEEPALIVE_S = 15.0     # a comment on a quiet event stream, so that proxies keep it open
 CSRF_COOKIE, CSRF_HEADER = "tavli_csrf", "x-csrf-token"
 STATIC = Path(__file__).resolve().parent / "static"
 HISTORY_SHOWN = 200
@@ -231,19 +232,27 @@ async def events(request: Request) -> Response:
         if not companion.link.connected:
             yield _sse("link", {"connected": False})
         subscription = companion.link.subscribe()
+        # The wait for the next snapshot outlives each keep-alive comment: cancelling it would end the
+        # subscription (a cancelled generator is closed), and the stream with an error 15 s later.
+        waiting: asyncio.Future | None = None
         try:
             while True:
-                try:
-                    snapshot = await asyncio.wait_for(subscription.__anext__(), 15.0)
-                except asyncio.TimeoutError:
+                waiting = waiting or asyncio.ensure_future(anext(subscription))
+                done, _ = await asyncio.wait({waiting}, timeout=STREAM_KEEPALIVE_S)
+                if not done:
                     yield ": still here\n\n"
                     continue
+                snapshot, waiting = waiting.result(), None
                 if snapshot is None:
                     yield _sse("link", {"connected": False})
                     continue
                 yield _sse("snapshot", {"snapshot": snapshot, "svg": companion.snapshot_svg(snapshot),
                                         "live": companion.link.connected})
         finally:
+            if waiting is not None:
+                waiting.cancel()
+                with contextlib.suppress(asyncio.CancelledError, StopAsyncIteration):
+                    await waiting
             await subscription.aclose()
 
     return StreamingResponse(stream(), media_type="text/event-stream",

@@ -63,3 +63,35 @@ def test_open_and_new_pages_hear_that_the_service_is_gone(tmp_path):
         web.kill()
         web.wait(10)
         referee.stop()
+
+
+def test_a_quiet_event_stream_stays_open_and_brings_the_next_snapshot(monkeypatch):
+    """Was: the keep-alive's timeout cancelled the wait and with it the subscription, so the stream
+    ended with an error (a traceback in the log) after the second quiet period."""
+    import asyncio
+    from types import SimpleNamespace
+
+    from firmware_host.web import app as web_app
+
+    monkeypatch.setattr(web_app, "STREAM_KEEPALIVE_S", 0.05)
+    snapshots: asyncio.Queue = asyncio.Queue()
+
+    async def subscribe():
+        while True:
+            yield await snapshots.get()
+
+    link = SimpleNamespace(connected=True, subscribe=subscribe)
+    companion = SimpleNamespace(link=link, snapshot_svg=lambda snapshot: "<svg/>")
+    request = SimpleNamespace(app=SimpleNamespace(state=SimpleNamespace(companion=companion)))
+
+    async def read() -> list[str]:
+        body = (await web_app.events(request)).body_iterator
+        seen = [await anext(body) for _ in range(3)]           # three quiet periods
+        await snapshots.put({"seq": 1})
+        seen.append(await anext(body))
+        await body.aclose()
+        return seen
+
+    seen = asyncio.run(asyncio.wait_for(read(), 30))
+    assert seen[:3] == [": still here\n\n"] * 3
+    assert seen[3].startswith("event: snapshot\n") and '"seq":1' in seen[3] and '"live":true' in seen[3]
