@@ -42,30 +42,18 @@ import time
 from datetime import datetime, timezone
 from pathlib import Path
 
-from firmware_host.config import hash_pin, load_config
+from bench_web import free_port, write_config   # the service's config, PIN 0000, as bench_web.py runs it
+from firmware_host.config import load_config
 from firmware_host.rules import Position
 from firmware_host.service.run import Service
 from firmware_host.web.guard import TOTAL_TRIES
 from firmware_host.web.server import HEAD_TIMEOUT_S
 
-PIN = "2468"
+PIN = "0000"             # write_config's
+WRONG_PIN = "1111"
 WEB_OPEN_FILES = 1024
 OWNER = "127.0.0.1"
 CSRF = {"Cookie": "tavli_csrf=bench", "X-CSRF-Token": "bench", "Content-Type": "application/json"}
-
-
-def free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return probe.getsockname()[1]
-
-
-def write_config(folder: Path, port: int) -> Path:
-    path = folder / "config.toml"
-    path.write_text(f'hardware = "simulated"\n[journal]\npath = "{folder / "journal.sqlite3"}"\n'
-                    f'[logging]\nfile = "{folder / "log"}"\nraw_frames_dir = "{folder / "raw"}"\n'
-                    f'[web]\nsocket = "{folder / "companion.sock"}"\nport = {port}\npin = "{hash_pin(PIN)}"\n')
-    return path
 
 
 class Tally:
@@ -161,7 +149,7 @@ def urllib_quote(text: str) -> str:
 def bug_report(port: int, tally: Tally) -> dict:
     no_pin_get, _ = ask(port, tally, "GET", "/bug-report")
     no_pin_post, _ = post_json(port, tally, "/bug-report", {})
-    wrong, _ = post_json(port, tally, "/bug-report", {"pin": "1111"})
+    wrong, _ = post_json(port, tally, "/bug-report", {"pin": WRONG_PIN})
     right, data = post_json(port, tally, "/bug-report", {"pin": PIN})
     with tarfile.open(fileobj=io.BytesIO(data)) as bundle:
         texts = [bundle.extractfile(member).read() for member in bundle if member.isfile()]
@@ -183,7 +171,7 @@ def lockout(port: int, tally: Tally, duration_s: float) -> dict:
 
     def attack() -> None:
         while not stop.is_set():
-            status, _ = post_json(port, tally, "/api/settings", {"pin": "0000", "settings": {}}, source="127.0.0.2")
+            status, _ = post_json(port, tally, "/api/settings", {"pin": WRONG_PIN, "settings": {}}, source="127.0.0.2")
             attacker[status] = attacker.get(status, 0) + 1
             stop.wait(0.5)
     thread = threading.Thread(target=attack)
@@ -203,7 +191,7 @@ def many_addresses(port: int, tally: Tally) -> dict:
     answers: dict[str, int] = {}
     for number in range(60):
         for _ in range(3):
-            status, data = post_json(port, tally, "/api/settings", {"pin": "0000", "settings": {}},
+            status, data = post_json(port, tally, "/api/settings", {"pin": WRONG_PIN, "settings": {}},
                                      source=f"127.0.2.{number + 1}")
             key = "wrong PIN (checked)" if status == 403 else f"{status} {json.loads(data or b'{}').get('error', '')[:50]}"
             answers[key] = answers.get(key, 0) + 1
