@@ -13,11 +13,13 @@ each. So, on top of uvicorn's keep-alive timeout and h11's head size limit:
 - all clients together hold at most `TOTAL_CONNECTIONS`, well below the open-files limit (raised
   to its hard limit at start, up to `OPEN_FILES`): when full, the connection that has waited longest
   for its head is closed to make room, else the new one is;
-- the log says each kind of trouble a few times a minute, then how many more it left out.
+- the log says each kind of trouble 5 times a minute and 60 lines a minute in all, then how many
+  lines it left out.
 """
 from __future__ import annotations
 
 import asyncio
+import errno
 import collections
 import logging
 import resource
@@ -36,7 +38,7 @@ OPEN_FILES = 4096            # the soft limit asked for (systemd's default soft 
 FILES_KEPT_FREE = 128        # for the journal, the socket to the service, static files, the log
 HEAD_BYTES = 16 * 1024       # h11's bound on a request's head
 BACKLOG = 128
-LOG_BURST, LOG_WINDOW_S = 5, 60.0
+LOG_BURST, LOG_TOTAL, LOG_WINDOW_S = 5, 60, 60.0
 
 
 class PortBusy(OSError):
@@ -59,7 +61,7 @@ def listen(host: str, port: int) -> socket.socket:
     except OSError as error:
         sock.close()
         why = ("another program listens there (an earlier demo or `tavli-board web` still running?)"
-               if error.errno in (98, 48) else error.strerror)   # EADDRINUSE on Linux, macOS
+               if error.errno == errno.EADDRINUSE else error.strerror)
         raise PortBusy(f"cannot listen on {host}:{port}: {why}") from None
     sock.set_inheritable(False)
     return sock
@@ -161,30 +163,30 @@ class BoundedH11Protocol(H11Protocol):
 
 
 class RateLimitedLog(logging.Filter):
-    """Lets each message template through `LOG_BURST` times a `LOG_WINDOW_S`; the next one let through
-    says how many were left out."""
+    """Lets each message template through `LOG_BURST` times a `LOG_WINDOW_S`, and all of them together
+    `LOG_TOTAL` times; the next line let through says how many were left out before it."""
 
     def __init__(self, clock=time.monotonic) -> None:
         super().__init__()
         self.clock = clock
-        self._seen: dict[tuple[str, Any], list] = {}    # key -> [window start, shown, left out]
+        self._window = -LOG_WINDOW_S
+        self._shown: collections.Counter = collections.Counter()    # (logger, template) -> lines shown
+        self._left_out = 0
 
     def filter(self, record: logging.LogRecord) -> bool:
         now = self.clock()
+        if now - self._window >= LOG_WINDOW_S:
+            self._window = now
+            self._shown.clear()
         key = (record.name, record.msg if isinstance(record.msg, str) else type(record.msg).__name__)
-        if len(self._seen) > 1000:
-            self._seen.clear()
-        entry = self._seen.setdefault(key, [now, 0, 0])
-        if now - entry[0] >= LOG_WINDOW_S:
-            entry[0], entry[1] = now, 0
-        if entry[1] >= LOG_BURST:
-            entry[2] += 1
+        if self._shown.total() >= LOG_TOTAL or self._shown[key] >= LOG_BURST:
+            self._left_out += 1
             return False
-        entry[1] += 1
-        if entry[2]:
-            record.msg = f"{record.getMessage()} (and {entry[2]} more like it left out)"
+        self._shown[key] += 1
+        if self._left_out:
+            record.msg = f"{record.getMessage()} (and {self._left_out} lines left out before it)"
             record.args = None
-            entry[2] = 0
+            self._left_out = 0
         return True
 
 

@@ -46,16 +46,20 @@ def test_web_on_a_busy_port_is_one_line_and_a_non_zero_exit(tmp_path):
         "`tavli-board web` still running?)"]
 
 
-def test_the_log_says_a_repeated_message_a_few_times_a_minute_and_then_how_many_it_left_out():
+def test_the_log_says_each_message_a_few_times_a_minute_and_then_how_many_lines_it_left_out():
     import logging
 
-    from firmware_host.web.server import LOG_BURST, LOG_WINDOW_S, RateLimitedLog
+    from firmware_host.web.server import LOG_BURST, LOG_TOTAL, LOG_WINDOW_S, RateLimitedLog
 
     now = [0.0]
     limit = RateLimitedLog(clock=lambda: now[0])
-    record = lambda: logging.LogRecord("asyncio", logging.ERROR, __file__, 1, "accept failed: %s", ("EMFILE",), None)  # noqa: E731
-    shown = [record() for _ in range(100)]
-    assert sum(map(limit.filter, shown)) == LOG_BURST
+
+    def record(template: str = "accept failed: %s") -> logging.LogRecord:
+        return logging.LogRecord("asyncio", logging.ERROR, __file__, 1, template, ("EMFILE",), None)
+    assert sum(limit.filter(record()) for _ in range(100)) == LOG_BURST
+    assert sum(limit.filter(record(f"kind {number}: %s")) for number in range(1000)) == LOG_TOTAL - LOG_BURST
     now[0] = LOG_WINDOW_S
     later = record()
-    assert limit.filter(later) and later.getMessage() == f"accept failed: EMFILE (and {100 - LOG_BURST} more like it left out)"
+    assert limit.filter(later)
+    # The 95 left out were said on the first "kind" line; the kinds past the total are said now.
+    assert later.getMessage() == f"accept failed: EMFILE (and {1000 - (LOG_TOTAL - LOG_BURST)} lines left out before it)"
