@@ -8,8 +8,8 @@ each. So, on top of uvicorn's keep-alive timeout and h11's head size limit:
 
 - a request's head must arrive whole within `HEAD_TIMEOUT_S` of the connection (or of the previous
   response); the body is bounded in time by the application (`app.BODY_TIMEOUT_S`);
-- one client holds at most `CLIENT_CONNECTIONS` connections (a browser opens about six); a new one
-  beyond that is closed at once;
+- one client (`guard.client_key`: an IPv4 address or an IPv6 /64) holds at most `CLIENT_CONNECTIONS`
+  connections (a browser opens about six); a new one beyond that is closed at once;
 - all clients together hold at most `TOTAL_CONNECTIONS`, well below the open-files limit (raised
   to its hard limit at start, up to `OPEN_FILES`): when full, the connection that has waited longest
   for its head is closed to make room, else the new one is;
@@ -29,6 +29,8 @@ from typing import Any
 
 import uvicorn
 from uvicorn.protocols.http.h11_impl import H11Protocol
+
+from firmware_host.web.guard import client_key
 
 HEAD_TIMEOUT_S = 10.0
 KEEP_ALIVE_S = 5
@@ -98,7 +100,7 @@ class BoundedH11Protocol(H11Protocol):
     def connection_made(self, transport: asyncio.Transport) -> None:   # type: ignore[override]
         super().connection_made(transport)
         limits = self.limits
-        self._client_key = self.client[0] if self.client else "unknown"
+        self._client_key = client_key(self.client[0] if self.client else None)
         self._head_timer: asyncio.TimerHandle | None = None
         self._counted = False
         if limits.by_client[self._client_key] >= limits.per_client:
