@@ -7,7 +7,8 @@ A LAN is not a friendly place: one device can open a thousand connections and se
 each. So, on top of uvicorn's keep-alive timeout and h11's head size limit:
 
 - a request's head must arrive whole within `HEAD_TIMEOUT_S` of the connection (or of the previous
-  response); the body is bounded in time by the application (`app.BODY_TIMEOUT_S`);
+  response); the body is bounded in time by the application (`app.BODY_TIMEOUT_S`); a client that
+  reads nothing of a response (an event stream) for `WRITE_STALL_S` once its buffers are full is dropped;
 - one client (`guard.client_key`: an IPv4 address or an IPv6 /64) holds at most `CLIENT_CONNECTIONS`
   connections (a browser opens about six); a new one beyond that is closed at once;
 - all clients together hold at most `TOTAL_CONNECTIONS`, well below the open-files limit (raised
@@ -33,6 +34,7 @@ from uvicorn.protocols.http.h11_impl import H11Protocol
 from firmware_host.web.guard import client_key
 
 HEAD_TIMEOUT_S = 10.0
+WRITE_STALL_S = 60.0         # a client that takes nothing of what is sent for this long is dropped
 KEEP_ALIVE_S = 5
 CLIENT_CONNECTIONS = 24
 TOTAL_CONNECTIONS = 256
@@ -102,6 +104,7 @@ class BoundedH11Protocol(H11Protocol):
         limits = self.limits
         self._client_key = client_key(self.client[0] if self.client else None)
         self._head_timer: asyncio.TimerHandle | None = None
+        self._stall_timer: asyncio.TimerHandle | None = None
         self._counted = False
         if limits.by_client[self._client_key] >= limits.per_client:
             limits.refused += 1
@@ -124,7 +127,21 @@ class BoundedH11Protocol(H11Protocol):
         self._count_off()
         super().connection_lost(exc)
 
+    def pause_writing(self) -> None:
+        super().pause_writing()
+        if self._stall_timer is None:
+            self._stall_timer = self.loop.call_later(WRITE_STALL_S, self.transport.abort)
+
+    def resume_writing(self) -> None:
+        super().resume_writing()
+        if self._stall_timer is not None:
+            self._stall_timer.cancel()
+            self._stall_timer = None
+
     def _count_off(self) -> None:
+        if self._stall_timer is not None:
+            self._stall_timer.cancel()
+            self._stall_timer = None
         if not getattr(self, "_counted", False):
             return
         self._counted = False

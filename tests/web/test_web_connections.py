@@ -121,3 +121,37 @@ def test_a_body_sent_too_slowly_is_refused(server):
         while chunk and not answer.endswith(b"}"):        # the head and the JSON body may come apart
             answer += (chunk := sock.recv(4096))
     assert answer.startswith(b"HTTP/1.1 408") and b"did not arrive within" in answer, answer[:300]
+
+
+def test_a_client_that_reads_nothing_is_dropped_once_the_server_cannot_write(monkeypatch):
+    """A stalled reader of an event stream: the transport's buffer stays full (writing paused)."""
+    import asyncio
+    from unittest import mock
+
+    import uvicorn
+    from uvicorn.server import ServerState
+
+    from firmware_host.web import server as web_server
+
+    monkeypatch.setattr(web_server, "WRITE_STALL_S", 0.05)
+
+    async def run() -> tuple[bool, bool]:
+        limits = web_server.ConnectionLimits(total=8)
+        protocol_class = type("Protocol", (web_server.BoundedH11Protocol,), {"limits": limits})
+        config = uvicorn.Config(lambda scope, receive, send: None, http=protocol_class, log_config=None)
+        config.load()
+        protocol = protocol_class(config=config, server_state=ServerState(), app_state={})
+        transport = mock.Mock(is_closing=lambda: False)
+        transport.get_extra_info.side_effect = lambda name, default=None: \
+            ("127.0.0.1", 40000) if name == "peername" else ("127.0.0.1", 8080) if name == "sockname" else default
+        protocol.connection_made(transport)
+        protocol.pause_writing()
+        protocol.resume_writing()                       # it read in time: kept
+        await asyncio.sleep(0.1)
+        kept = not transport.abort.called
+        protocol.pause_writing()                        # and now it reads nothing more
+        await asyncio.sleep(0.1)
+        return kept, transport.abort.called
+
+    kept, dropped = asyncio.run(run())
+    assert kept and dropped
