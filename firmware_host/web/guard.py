@@ -98,6 +98,7 @@ def host_name(header: str) -> str | None:
         address, bracket, rest = header[1:].partition("]")
         return address if bracket and (not rest or rest[1:].isdigit() and rest[0] == ":") else None
     name, _, port = header.partition(":")
+    name = name.removesuffix(".")              # "localhost." is the fully qualified "localhost"
     if not name or (port and not port.isdigit()):
         return None
     return name

@@ -124,6 +124,7 @@ def test_any_host_when_the_configuration_says_so(tmp_path):
 
 def test_host_names_and_local_addresses():
     assert host_name("Tavli.Local:8080") == "tavli.local" and host_name("[::1]:80") == "::1"
+    assert host_name("localhost.:8080") == "localhost" and host_name("evil.example.") == "evil.example"
     assert host_name("a:b") is None and host_name("[::1]x") is None
     addresses = LocalAddresses()
     assert "127.0.0.9" in addresses and "::1" in addresses
