@@ -35,10 +35,10 @@ from typing import Any
 from starlette.applications import Starlette
 from starlette.background import BackgroundTask
 from starlette.exceptions import HTTPException
+from starlette.middleware import Middleware
 from starlette.requests import Request
 from starlette.responses import (FileResponse, HTMLResponse, JSONResponse, Response,
                                  StreamingResponse)
-from starlette.middleware import Middleware
 from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 

@@ -26,7 +26,6 @@ import logging
 import resource
 import socket
 import time
-from typing import Any
 
 import uvicorn
 from uvicorn.protocols.http.h11_impl import H11Protocol

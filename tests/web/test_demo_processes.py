@@ -10,14 +10,9 @@ import time
 from pathlib import Path
 
 import pytest
+from web_kit import free_port
 
 START_S = 60
-
-
-def free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return probe.getsockname()[1]
 
 
 def answers(port: int) -> bool:

@@ -9,18 +9,12 @@ import sys
 import time
 
 import pytest
-from web_kit import write_config
+from web_kit import free_port, write_config
 
 from firmware_host.web.server import CLIENT_CONNECTIONS, HEAD_TIMEOUT_S
 
 OPEN_FILES = 256          # the server's open-files limit, soft and hard: it cannot raise it
 ATTACKERS, PER_ATTACKER = 20, 15
-
-
-def free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return probe.getsockname()[1]
 
 
 def low_open_files_limit() -> None:

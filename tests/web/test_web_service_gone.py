@@ -8,15 +8,9 @@ import subprocess
 import sys
 import time
 
-from web_kit import Referee, write_config
+from web_kit import Referee, free_port, write_config
 
 WAIT_S = 60
-
-
-def free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return probe.getsockname()[1]
 
 
 def events(port: int):

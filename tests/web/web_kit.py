@@ -1,5 +1,6 @@
 """The web companion's test kit: a config file with a socket and a PIN, the referee service running on
 the simulated board on a thread, and the headers of a page's POST."""
+import socket
 import threading
 from pathlib import Path
 
@@ -41,6 +42,13 @@ class Referee:
     def stop(self) -> None:
         self.service.stop()
         self.thread.join(20)
+
+
+def free_port() -> int:
+    """A TCP port free on 127.0.0.1 now."""
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
 
 
 def csrf_headers(client) -> dict:
