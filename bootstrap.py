@@ -30,10 +30,19 @@ STAMP = VENV / ".installed-from"
 # A change to any of these installs again (the compiled search is rebuilt from its source).
 BUILD_INPUTS = ("pyproject.toml", "setup.py", "firmware_host/rules/_search.c")
 HEARTBEAT_S = 10.0        # a line saying it still works, when pip has said nothing this long
-# pip's lines worth passing on, as (their start, what to say); the rest is kept for a failure's report.
-PIP_STEPS = (("Collecting ", "fetching "), ("Obtaining ", "reading "), ("Building editable for ", "building "),
-             ("Building wheel for ", "building "), ("Installing collected packages: ", "installing "),
-             ("Successfully installed ", "installed "))
+
+def pip_step(line: str) -> str | None:
+    """What a line of pip's says it is doing, in a few words; None for the lines not passed on (they
+    are kept for a failure's report)."""
+    line = line.strip()    # pip indents a step's lines under the package they are for
+    if line.startswith("Collecting "):
+        return "fetching " + line.removeprefix("Collecting ").split(" (from ")[0]
+    if line.startswith(("Building editable for ", "Building wheel for ")) and line.endswith(": started"):
+        return "building " + line.split(" for ", 1)[1].removesuffix(": started")
+    for start, said in (("Installing collected packages: ", "installing"), ("Successfully installed ", "installed")):
+        if line.startswith(start):
+            return f"{said} {len(line.removeprefix(start).replace(',', ' ').split())} packages"
+    return None
 
 
 def ensure_environment() -> None:
@@ -71,10 +80,9 @@ def install(requirement: str) -> None:
         if line is None:
             break
         kept.append(line)
-        said = next((said + line[len(start):] for start, said in PIP_STEPS if line.startswith(start)), None)
-        if said is not None and not said.rstrip().endswith("finished with status 'done'"):
-            said = said.strip().removesuffix(": started")
-            step = said if len(said) <= 100 else said[:97] + "..."
+        said = pip_step(line)
+        if said is not None:
+            step = said
             print(f"bootstrap:   {step}", file=sys.stderr)
     if pip.wait() != 0:
         sys.stderr.write("".join(kept))

@@ -12,9 +12,12 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 FAKE_PIP = """#!{python}
 import sys, time
-for line, pause in [("Obtaining file:///project", 0.1), ("Collecting starlette>=0.37", 0.1),
-                    ("Building editable for tavli-board (pyproject.toml): started", {build_s}),
-                    ("Building editable for tavli-board (pyproject.toml): finished with status 'done'", 0.1),
+# As pip writes to a pipe (its spinner's lines, indented under the package they are for).
+for line, pause in [("Obtaining file:///project", 0.1), ("Collecting starlette>=0.37 (from tavli-board==0.1)", 0.1),
+                    ("  Downloading starlette-1.0-py3-none-any.whl (70 kB)", 0.1),
+                    ("Building wheels for collected packages: tavli-board", 0.1),
+                    ("  Building editable for tavli-board (pyproject.toml): started", {build_s}),
+                    ("  Building editable for tavli-board (pyproject.toml): finished with status 'done'", 0.1),
                     ("Installing collected packages: starlette, tavli-board", 0.1),
                     ("Successfully installed starlette-1.0 tavli-board-0.1", 0)]:
     print(line, flush=True)
@@ -50,10 +53,10 @@ def test_the_first_install_says_what_it_does_and_that_it_takes_a_minute(tmp_path
                           capture_output=True, text=True, timeout=60)
     lines = done.stderr.splitlines()
     assert "about a minute the first time" in lines[0]
-    assert "bootstrap:   fetching starlette>=0.37" in lines
+    assert "bootstrap:   fetching starlette>=0.37" in lines and not any("Downloading" in line for line in lines)
     assert "bootstrap:   building tavli-board (pyproject.toml)" in lines
     assert any(line.startswith("bootstrap:   still building tavli-board (pyproject.toml) (") for line in lines)
-    assert "bootstrap:   installed starlette-1.0 tavli-board-0.1" in lines
+    assert "bootstrap:   installing 2 packages" in lines and "bootstrap:   installed 2 packages" in lines
 
 
 def interrupted(command: list[str], after_s: float, cwd=None) -> subprocess.CompletedProcess:
