@@ -94,7 +94,7 @@ _MATCH_KEYS = ("sequence", "target", "opening_roll", "tie_advances_rotation", "t
 SEATS = ("person", "bot")
 _TOP_LEVEL = ("hardware", "board_file", "match", "house_rules", *BOARD_OVERRIDES, "journal", "logging", "hil", "web",
               "referee", "club")
-_WEB_KEYS = ("socket", "host", "port", "pin")
+_WEB_KEYS = ("socket", "host", "port", "pin", "hosts")
 
 
 def _state_home() -> Path:
@@ -174,12 +174,14 @@ def pin_matches(stored: str, pin: str) -> bool:
 
 @dataclass(frozen=True)
 class WebSettings:
-    """[web]: the companion's socket and address; `pin`: the hashed PIN (None: settings are read-only)."""
+    """[web]: the companion's socket and address; `pin`: the hashed PIN (None: settings are read-only);
+    `hosts`: names it answers to besides localhost, this machine's name and addresses ("*": any)."""
 
     socket: Path
     host: str = "127.0.0.1"
     port: int = 8080
     pin: str | None = None
+    hosts: tuple[str, ...] = ()
 
 
 # [club]: boards that talk to a club's MQTT broker (firmware_host/service/club.py); off without a broker.
@@ -311,6 +313,7 @@ class Config:
             ("web.host", self.web.host, origin("web.host")),
             ("web.port", self.web.port, origin("web.port")),
             ("web.pin", "set (hashed)" if self.web.pin else "not set", origin("web.pin")),
+            ("web.hosts", list(self.web.hosts), origin("web.hosts")),
             ("club.broker", self.club.broker or "none (no club)", origin("club.broker")),
             ("club.port", self.club.port, origin("club.port")),
             ("club.club", self.club.club, origin("club.club")),
@@ -496,11 +499,20 @@ def _web_settings(problems: _Collector, table: Table | None, relative_to: Path |
     if pin is not None and _pin_parts(pin) is None:
         problems.add("web.pin", "is not a hashed PIN", "the line `tavli-board web-pin` prints")
         pin = None
+    hosts = table.data.get("hosts", [])
+    if not isinstance(hosts, list) or not all(isinstance(name, str) and _HOST_NAME.fullmatch(name) for name in hosts):
+        problems.add("web.hosts", f"{hosts!r} is not valid",
+                     'a list of host names or addresses without a port, such as ["tavli.lan", "192.168.1.20"], or ["*"]')
+        hosts = []
     return WebSettings(
         socket=_table_path(problems, table, "socket", defaults.socket, relative_to),
         host=problems.read(table.string, "host", default=defaults.host) or defaults.host,
         port=problems.read(table.integer, "port", default=defaults.port, minimum=1, maximum=65535) or defaults.port,
-        pin=pin)
+        pin=pin, hosts=tuple(name.lower() for name in hosts))
+
+
+# A name or an IPv4 address (letters, digits, dots, hyphens), an IPv6 address (hex digits and colons), or "*".
+_HOST_NAME = re.compile(r"\*|[A-Za-z0-9.-]{1,253}|[0-9A-Fa-f:.]{2,45}")
 
 
 def _club_settings(problems: _Collector, table: Table | None, relative_to: Path | str | None) -> ClubSettings:

@@ -4,6 +4,7 @@ state machine's declaration)."""
 from __future__ import annotations
 
 import argparse
+import signal
 import sys
 from pathlib import Path
 
@@ -87,8 +88,18 @@ DOCS_DIR = Path(__file__).resolve().parents[2] / "docs"
 LEGEND_SVG = DOCS_DIR / "led-legend.svg"
 
 
+class Terminated(Exception):
+    """SIGTERM, raised in the main thread so that the demo cleans up on the way out as after Ctrl-C."""
+
+
+def _terminate(signum, frame) -> None:
+    signal.signal(signal.SIGTERM, signal.SIG_IGN)     # once: the way out is not interrupted again
+    raise Terminated
+
+
 def run(args: argparse.Namespace) -> int:
     from firmware_host.demo import Settings, run_demo
+    from firmware_host.demo.rig import CompanionDidNotStart
 
     if not 0.5 <= args.speed <= 20:
         raise UsageError(f"--speed {args.speed:g} is not allowed: from 0.5 to 20 (the MCU scans at its real rate)")
@@ -98,13 +109,36 @@ def run(args: argparse.Namespace) -> int:
         raise UsageError(str(error)) from None
     if not 0 <= args.web_port <= 65535:
         raise UsageError(f"--web-port {args.web_port} is not valid: from 1 to 65535, or 0 for no companion")
+    if args.web_port:
+        _check_port_free(args.web_port)
+    previous = signal.signal(signal.SIGTERM, _terminate)
     try:
         return run_demo(Settings(match, seed=args.seed, speed=args.speed, boards=args.boards,
                                  web_port=args.web_port or None, bots=frozenset(map(Color, args.bot))),
                         interactive=args.interactive)
-    except KeyboardInterrupt:   # the demo's folder and threads are cleaned up on the way out
+    except KeyboardInterrupt:   # the demo's folder, threads and web companion are cleaned up on the way out
         print("\ntavli-board demo: stopped (Ctrl-C)", file=sys.stderr)
         return 130
+    except Terminated:
+        print("tavli-board demo: stopped (SIGTERM)", file=sys.stderr)
+        return 128 + signal.SIGTERM
+    except CompanionDidNotStart as error:
+        print(f"tavli-board demo: {error}", file=sys.stderr)
+        return 1
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+
+
+def _check_port_free(port: int) -> None:
+    """A busy --web-port is a usage error before play starts (the companion could not serve there)."""
+    try:
+        from firmware_host.web.server import PortBusy, listen
+    except ImportError:
+        return   # no web extra: the companion's own process says so
+    try:
+        listen("127.0.0.1", port).close()
+    except PortBusy as error:
+        raise UsageError(f"--web-port {port}: {error}; choose another port, or 0 for no companion") from None
 
 
 def run_state_diagram(args: argparse.Namespace) -> int:

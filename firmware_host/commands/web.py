@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import getpass
 import sys
 
@@ -34,16 +35,19 @@ def run_web(args: argparse.Namespace) -> int:
     if args.port is not None and not 1 <= args.port <= 65535:
         raise UsageError(f"--port {args.port} is not valid: from 1 to 65535")
     try:
-        import uvicorn
-
         from firmware_host.web.app import create_app
+        from firmware_host.web.server import PortBusy, listen, serve
     except ImportError as error:
         raise UsageError(f"the web companion needs the `web` extra (pip install 'tavli-board[web]'): {error}") from None
     host, port = args.host or config.web.host, args.port or config.web.port
+    # The Host check answers to the name it listens on: the one given here, where given.
+    config = dataclasses.replace(config, web=dataclasses.replace(config.web, host=host, port=port))
+    try:
+        sock = listen(host, port)
+    except PortBusy as error:
+        raise UsageError(str(error)) from None
     print(f"tavli-board web: http://{host}:{port}/ (the service's socket: {config.web.socket})", flush=True)
-    # Event streams never end by themselves: a stop waits for them this long, then closes them.
-    uvicorn.run(create_app(config), host=host, port=port, log_level="warning", access_log=False,
-                timeout_graceful_shutdown=1)
+    serve(create_app(config), sock)
     return 0
 
 

@@ -19,6 +19,7 @@ import dataclasses
 import queue
 import random
 import shutil
+import socket
 import subprocess
 import sys
 import tempfile
@@ -121,9 +122,7 @@ class Demo:
         self.hardware.start()
         self._thread.start()
         if self.config_file is not None:
-            # The companion's own process, as on the Pi (`tavli-board web`), on the demo's config file.
-            self.web = subprocess.Popen([sys.executable, "-m", "firmware_host", "web", "--config", str(self.config_file)],
-                                        stdout=subprocess.DEVNULL)
+            self.web = start_companion_process(self.config_file, self.config.web.port)
         return self
 
     def __exit__(self, *exc_info) -> None:
@@ -222,6 +221,44 @@ def write_companion_config(folder: Path, settings: Settings) -> Path:
                 "pin": hash_pin(DEMO_PIN)},
     }))
     return path
+
+
+class CompanionDidNotStart(RuntimeError):
+    """The web companion's process ended before it answered (its own error is on stderr)."""
+
+
+COMPANION_START_S = 60.0     # importing the web stack on a busy Pi takes seconds
+
+
+def start_companion_process(config_file: Path, port: int) -> subprocess.Popen:
+    """The companion's own process, as on the Pi (`tavli-board web`), on the demo's config file, once it
+    answers on `port`. It ends with the demo: terminated on the way out, and on Linux sent SIGTERM by
+    the kernel if the demo dies without a word (kill -9)."""
+    process = subprocess.Popen([sys.executable, "-m", "firmware_host", "web", "--config", str(config_file)],
+                               stdout=subprocess.DEVNULL, preexec_fn=_end_with_parent())
+    deadline = time.monotonic() + COMPANION_START_S
+    while process.poll() is None and time.monotonic() < deadline:
+        try:
+            socket.create_connection(("127.0.0.1", port), timeout=1).close()
+            return process
+        except OSError:
+            time.sleep(0.1)
+    process.kill()
+    process.wait()
+    raise CompanionDidNotStart(f"the web companion did not start on 127.0.0.1:{port} (exit {process.returncode})")
+
+
+def _end_with_parent() -> Callable[[], None] | None:
+    """For `preexec_fn`: the child gets SIGTERM when its parent ends (Linux's PR_SET_PDEATHSIG); None
+    elsewhere. The C function is looked up here, before the fork: the child only calls it."""
+    if not sys.platform.startswith("linux"):
+        return None
+    import ctypes
+    import signal
+
+    prctl = ctypes.CDLL(None, use_errno=True).prctl
+    set_parent_death_signal, terminate = 1, int(signal.SIGTERM)   # PR_SET_PDEATHSIG
+    return lambda: prctl(set_parent_death_signal, terminate)
 
 
 def play_scripted_match(demo: Demo) -> GameView:

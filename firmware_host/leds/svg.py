@@ -72,17 +72,17 @@ def _location_counts(reading: Reading | None) -> dict[str, tuple[int, int]]:
 
 def _stack(x_centre: float, edge_y: float, down: bool, white: int, black: int, step: float) -> list[str]:
     """Checkers from the edge inward, white first; past STACK the last one shows the count."""
-    colours = ["white"] * white + ["black"] * black
-    shown = colours[:STACK]
+    # At most STACK of each colour are listed: a reading's count can be any size (a web client's).
+    shown = (["white"] * min(white, STACK) + ["black"] * min(black, STACK))[:STACK]
     parts = []
     for index, colour in enumerate(shown):
         y = edge_y + (RADIUS + index * step) * (1 if down else -1)
         fill, line = CHECKER[colour]
         parts.append(f'<circle cx="{x_centre:g}" cy="{y:g}" r="{RADIUS - 1}" fill="{fill}" stroke="{line}" '
                      f'stroke-width="2" class="checker {colour}"/>')
-        if index == STACK - 1 and len(colours) > STACK:
+        if index == STACK - 1 and white + black > STACK:
             parts.append(f'<text x="{x_centre:g}" y="{y + 6:g}" text-anchor="middle" font-size="17" '
-                         f'font-weight="bold" fill="{line}">{len(colours)}</text>')
+                         f'font-weight="bold" fill="{line}">{white + black}</text>')
     return parts
 
 

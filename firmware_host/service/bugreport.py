@@ -1,7 +1,7 @@
 """`tavli-board bug-report`: one .tar.gz with what an engineer needs to see what went wrong.
 
     README.txt               what is inside, when, on which machine and version
-    config/config.toml       the configuration file as written (if there is one)
+    config/config.toml       the configuration file as written (if there is one), its secrets removed
     config/effective.txt     every effective setting and its origin, or why the configuration fails
     config/board.toml        the board file
     log/tail.log             the last lines of the log, across its rotated files
@@ -12,6 +12,9 @@
 It is built from files only, so it works while the service runs, hangs or is stopped, and with a
 configuration that does not load (then its paths are the built-in defaults). A part that cannot
 be had is replaced by a note saying why: a bug report never fails for want of one piece.
+
+No secret goes in, whoever asks for the report: the value of any key named like a secret (`pin`,
+`password`, `secret`, `token`) is removed from the configuration, and a PIN hash from every part.
 """
 from __future__ import annotations
 
@@ -19,6 +22,7 @@ import io
 import json
 import os
 import platform
+import re
 import sqlite3
 import sys
 import tarfile
@@ -40,6 +44,29 @@ from firmware_host.service.rawlog import WINDOW_S, recent_frames
 LOG_TAIL_LINES = 2000
 JOURNAL_TAIL_RECORDS = 500
 REPORTED_BYTES = 1024 * 1024   # of one file (the config, the board file): a wrong path cannot fill the bundle
+REMOVED = "(removed from the bug report)"
+# A TOML line `key = value` (the key bare, quoted or dotted) and a table header `[name]`.
+_ASSIGNMENT = re.compile(r"""^(\s*([\w"'. -]+?)\s*=\s*).*$""")
+_HEADER = re.compile(r"^\s*\[+\s*([^\]]+?)\s*\]+")
+# Keys whose value is a secret anywhere; `pin` is one in [web] only (elsewhere it is a GPIO number).
+_SECRET_KEYS = ("password", "secret", "token")
+# A stored PIN hash wherever it appears (an inline table, a log line quoting the file).
+_PIN_HASH = re.compile(r"scrypt\$[^\s\"']*")
+
+
+def without_secrets(text: str) -> str:
+    """`text` with every secret's value replaced by `REMOVED`."""
+    lines, table = [], ""
+    for line in text.splitlines(keepends=True):
+        header, assignment = _HEADER.match(line), _ASSIGNMENT.match(line)
+        if header:
+            table = header.group(1).replace('"', "").replace("'", "").replace(" ", "")
+        elif assignment:
+            key = f"{table}.{assignment.group(2)}".replace('"', "").replace("'", "").replace(" ", "").lower()
+            if key.endswith(_SECRET_KEYS) or key.split(".")[-2:] == ["web", "pin"]:
+                line = f'{assignment.group(1)}"{REMOVED}"' + ("\n" if line.endswith("\n") else "")
+        lines.append(line)
+    return _PIN_HASH.sub(REMOVED, "".join(lines))
 
 
 def effective_settings(config: Config) -> str:
@@ -123,7 +150,7 @@ def build_bug_report(config_path: Path | None, output: Path, now: float | None =
                        f"configuration: {config_path or 'built-in defaults'}\nboard file: {board_file}\n"
                        f"log: {log_settings.file}\njournal: {journal_path}\n"
                        f"raw frames: {log_settings.raw_frames_dir}\n\n" + (__doc__ or "")),
-        "config/config.toml": _read(config_path),
+        "config/config.toml": _read(config_path),     # secrets removed below, with any in the other parts
         "config/effective.txt": effective,
         "config/board.toml": _read(board_file),
         "log/tail.log": log_tail(log_settings),
@@ -142,7 +169,7 @@ def build_bug_report(config_path: Path | None, output: Path, now: float | None =
         for name, text in parts.items():
             if text is None:
                 continue
-            data = text.encode("utf-8")
+            data = without_secrets(text).encode("utf-8")
             info = tarfile.TarInfo(f"{root}/{name}")
             info.size, info.mtime, info.mode = len(data), int(now), 0o600
             bundle.addfile(info, io.BytesIO(data))

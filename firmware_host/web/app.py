@@ -12,10 +12,12 @@ JSON POSTs, each checked and answered with a 4xx and one clear message when wron
 - every POST must carry the CSRF token the page was given (a cookie and the same value in the
   `X-CSRF-Token` header: another site can make a browser send the cookie, never read it) and, when
   the browser names one, the page's own origin;
-- changing settings or starting a match needs the PIN of `[web] pin` (stored hashed; no PIN set:
-  read-only), with at most `PIN_TRIES` wrong tries a minute.
+- changing settings, starting a match, the self-test and the bug report need the PIN of `[web] pin`
+  (stored hashed; no PIN set: read-only), with wrong tries limited per client and in total
+  (`guard.PinGuard`).
 
-Viewing needs nothing. The journal is read read-only (`JournalReader`).
+Every request must name this board as its Host (`guard.HostCheck`: served names, this machine's
+addresses, `[web] hosts`). Viewing needs nothing more. The journal is read read-only (`JournalReader`).
 """
 from __future__ import annotations
 
@@ -25,14 +27,15 @@ import hmac
 import json
 import logging
 import secrets
+import sys
 import tempfile
-import time
 from pathlib import Path
 from typing import Any
 
 from starlette.applications import Starlette
 from starlette.background import BackgroundTask
 from starlette.exceptions import HTTPException
+from starlette.middleware import Middleware
 from starlette.requests import Request
 from starlette.responses import (FileResponse, HTMLResponse, JSONResponse, Response,
                                  StreamingResponse)
@@ -51,10 +54,10 @@ from firmware_host.leds.palette import PALETTES
 from firmware_host.leds.scene import DiceSignal, Mark, Scene, Score
 from firmware_host.leds.svg import board_svg
 from firmware_host.rules import Position, dice_text
-from firmware_host.rules.position import PositionError
-from firmware_host.sensing.reading import BoardReading, ReadingError
+from firmware_host.sensing.reading import BoardReading
 from firmware_host.service.bugreport import build_bug_report
 from firmware_host.web import pages
+from firmware_host.web.guard import HostCheck, PinGuard, client_key, served_names
 from firmware_host.web.link import ServiceLink, ServiceUnavailable
 from firmware_host.web.settings import SettingsRefused, save_settings, settings_form
 
@@ -62,7 +65,8 @@ log = logging.getLogger(__name__)
 
 MAX_BODY = 64 * 1024
 MAX_QUERY = 8 * 1024
-PIN_TRIES, PIN_WINDOW_S = 5, 60.0
+BODY_TIMEOUT_S = 10.0
+STREAM_KEEPALIVE_S = 15.0     # a comment on a quiet event stream, so that proxies keep it open
 CSRF_COOKIE, CSRF_HEADER = "tavli_csrf", "x-csrf-token"
 STATIC = Path(__file__).resolve().parent / "static"
 HISTORY_SHOWN = 200
@@ -79,7 +83,7 @@ class Companion:
         self.config = config
         self.link = ServiceLink(config.web.socket)
         self._svg_of: tuple[int, str] | None = None
-        self._pin_failures: list[float] = []
+        self.pin_guard = PinGuard()
 
     # -- the live board ------------------------------------------------------------------------------
 
@@ -91,24 +95,25 @@ class Companion:
 
     # -- checks -----------------------------------------------------------------------------------------
 
-    async def check_pin(self, body: dict[str, Any]) -> None:
+    async def check_pin(self, request: Request, body: dict[str, Any]) -> None:
         """The PIN of the body against `[web] pin`; a 4xx when it is missing or wrong, or after too many
-        wrong ones. The hash (scrypt, 16 MiB, tens of ms) is worked out off the event loop."""
+        wrong ones (from this client, or from all: `guard.PinGuard`). The hash (scrypt, 16 MiB, tens of
+        ms) is worked out off the event loop."""
         stored = self.config.web.pin
         if stored is None:
             raise Refused(403, "changes are turned off: no PIN is set in the configuration ([web] pin, made by "
                                "`tavli-board web-pin`)")
-        now = time.monotonic()
-        self._pin_failures = [t for t in self._pin_failures if now - t < PIN_WINDOW_S]
-        if len(self._pin_failures) >= PIN_TRIES:
-            raise Refused(429, "too many wrong PINs: wait a minute")
         pin = body.get("pin")
         if not isinstance(pin, str) or not pin:
             raise Refused(401, "the PIN is needed for this change")
-        self._pin_failures.append(now)        # counted before the check: tries made at once count too
+        client = client_key(request.client.host if request.client else None)
+        refusal = self.pin_guard.refusal(client)
+        if refusal is not None:
+            raise Refused(429, refusal)
+        tried_at = self.pin_guard.tried(client)
         if len(pin) > 128 or not await asyncio.to_thread(pin_matches, stored, pin):
             raise Refused(403, "wrong PIN")
-        self._pin_failures.remove(now)
+        self.pin_guard.right(client, tried_at)
 
 
 def _snapshot_svg(snapshot: dict[str, Any]) -> str:
@@ -134,17 +139,32 @@ async def json_body(request: Request) -> dict[str, Any]:
     if declared is not None and (not declared.isdigit() or int(declared) > MAX_BODY):
         raise Refused(413, f"the request body is larger than {MAX_BODY} bytes")
     body = b""
-    async for chunk in request.stream():
-        body += chunk
-        if len(body) > MAX_BODY:
-            raise Refused(413, f"the request body is larger than {MAX_BODY} bytes")
     try:
-        data = json.loads(body)
-    except (UnicodeDecodeError, json.JSONDecodeError) as error:
-        raise Refused(400, f"the body is not JSON: {error}") from None
+        async with asyncio.timeout(BODY_TIMEOUT_S):      # a body sent slowly must not hold a connection
+            async for chunk in request.stream():
+                body += chunk
+                if len(body) > MAX_BODY:
+                    raise Refused(413, f"the request body is larger than {MAX_BODY} bytes")
+    except TimeoutError:
+        raise Refused(408, f"the request body did not arrive within {BODY_TIMEOUT_S:g} s") from None
+    data = parse_json(body, "the body is not JSON")
     if not isinstance(data, dict):
         raise Refused(400, "the body must be a JSON object")
     return data
+
+
+def parse_json(text: str | bytes, refusal: str) -> Any:
+    """`text` as JSON; a 400 starting with `refusal` when it is not UTF-8 JSON that Python reads."""
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as error:
+        raise Refused(400, f"{refusal}: {error}") from None
+    except UnicodeDecodeError:
+        raise Refused(400, f"{refusal}: not UTF-8") from None
+    except ValueError:   # int() refuses a number this long (a denial-of-service guard of Python's)
+        raise Refused(400, f"{refusal}: a number is longer than {sys.get_int_max_str_digits()} digits") from None
+    except RecursionError:
+        raise Refused(400, f"{refusal}: nested too deeply") from None
 
 
 def check_csrf(request: Request) -> None:
@@ -181,7 +201,8 @@ def _journal(companion: Companion) -> JournalReader:
 
 
 def _match_id(reader: JournalReader, text: str) -> int:
-    if not text.isdigit() or int(text) not in reader.match_ids():
+    # ASCII digits only: "²" and "٣" are digits to str.isdigit, and int() or the header refuses them.
+    if not (text.isascii() and text.isdigit()) or int(text) not in reader.match_ids():
         raise Refused(404, f"no match {text!r} in the journal")
     return int(text)
 
@@ -197,23 +218,36 @@ def page(name: str):
 # == the live board ===============================================================================================
 
 async def events(request: Request) -> Response:
-    """Server-sent events: `snapshot` with the service's snapshot and its SVG, `link` when the service
-    is unreachable; a comment every 15 s keeps proxies from closing the stream."""
+    """Server-sent events: `snapshot` with the service's snapshot, its SVG and whether the service is
+    there now (`live`: false for the last snapshot of a service gone), `link` whenever the service is
+    unreachable; a comment every 15 s keeps proxies from closing the stream."""
     companion: Companion = request.app.state.companion
 
     async def stream():
         if not companion.link.connected:
             yield _sse("link", {"connected": False})
         subscription = companion.link.subscribe()
+        # The wait for the next snapshot outlives each keep-alive comment: cancelling it would end the
+        # subscription (a cancelled generator is closed), and the stream with an error 15 s later.
+        waiting: asyncio.Future | None = None
         try:
             while True:
-                try:
-                    snapshot = await asyncio.wait_for(subscription.__anext__(), 15.0)
-                except asyncio.TimeoutError:
+                waiting = waiting or asyncio.ensure_future(anext(subscription))
+                done, _ = await asyncio.wait({waiting}, timeout=STREAM_KEEPALIVE_S)
+                if not done:
                     yield ": still here\n\n"
                     continue
-                yield _sse("snapshot", {"snapshot": snapshot, "svg": companion.snapshot_svg(snapshot)})
+                snapshot, waiting = waiting.result(), None
+                if snapshot is None:
+                    yield _sse("link", {"connected": False})
+                    continue
+                yield _sse("snapshot", {"snapshot": snapshot, "svg": companion.snapshot_svg(snapshot),
+                                        "live": companion.link.connected})
         finally:
+            if waiting is not None:
+                waiting.cancel()
+                with contextlib.suppress(asyncio.CancelledError, StopAsyncIteration):
+                    await waiting
             await subscription.aclose()
 
     return StreamingResponse(stream(), media_type="text/event-stream",
@@ -242,10 +276,7 @@ async def board(request: Request) -> Response:
         given = dict(request.query_params)
         for name in ("position", "reading", "marks"):
             if name in given:
-                try:
-                    given[name] = json.loads(given[name])
-                except json.JSONDecodeError as error:
-                    raise Refused(400, f"{name}: not JSON: {error}") from None
+                given[name] = parse_json(given[name], f"{name}: not JSON")
     unknown = sorted(set(given) - {"position", "reading", "orientation", "palette", "marks", "pin"})
     if unknown:
         raise Refused(400, f"unknown parameter {unknown[0]!r}; allowed: position, reading, orientation, palette, marks")
@@ -261,11 +292,11 @@ def _given_svg(given: dict[str, Any]) -> str:
     orientation_name = given.get("orientation", Orientation.AS_WIRED.value)
     try:
         orientation = Orientation(orientation_name)
-    except ValueError:
+    except (ValueError, TypeError):
         raise Refused(400, f"orientation {orientation_name!r} is not valid; allowed: "
                            f"{', '.join(o.value for o in Orientation)}") from None
     palette = given.get("palette", "standard")
-    if palette not in PALETTES:
+    if not isinstance(palette, str) or palette not in PALETTES:
         raise Refused(400, f"palette {palette!r} is not valid; allowed: {', '.join(PALETTES)}")
     try:
         if "position" in given:
@@ -273,7 +304,7 @@ def _given_svg(given: dict[str, Any]) -> str:
             reading, title = laid_out(position, orientation), f"{position.variant}, {position.turn} to play"
         else:
             reading, title = BoardReading.from_json(given["reading"]), "a board reading"
-    except (PositionError, ReadingError, TypeError, AttributeError) as error:
+    except (ValueError, TypeError, AttributeError) as error:   # PositionError and ReadingError are ValueErrors
         raise Refused(400, f"{'position' if 'position' in given else 'reading'}: {error}") from None
     marks = given.get("marks", {})
     try:
@@ -316,7 +347,7 @@ async def new_match(request: Request) -> Response:
     unknown = sorted(set(body) - {"pin", "match", "house_rules"})
     if unknown:
         raise Refused(400, f"unknown key {unknown[0]!r}; allowed: pin, match, house_rules")
-    await companion.check_pin(body)
+    await companion.check_pin(request, body)
     command = {"command": "new_match", "match": body.get("match", {}), "house_rules": body.get("house_rules", {})}
     return JSONResponse(await _service_command(companion, command))
 
@@ -327,7 +358,7 @@ async def self_test(request: Request) -> Response:
     body = await json_body(request)
     if set(body) - {"pin"}:
         raise Refused(400, f"unknown key {sorted(set(body) - {'pin'})[0]!r}; allowed: pin")
-    await companion.check_pin(body)
+    await companion.check_pin(request, body)
     return JSONResponse(await _service_command(companion, {"command": "self_test"}))
 
 
@@ -343,7 +374,7 @@ async def save(request: Request) -> Response:
     unknown = sorted(set(body) - {"pin", "settings"})
     if unknown:
         raise Refused(400, f"unknown key {unknown[0]!r}; allowed: pin, settings")
-    await companion.check_pin(body)
+    await companion.check_pin(request, body)
     if companion.config.source == BUILT_IN:
         raise Refused(409, "the service runs on the built-in settings: there is no configuration file to change")
     try:
@@ -472,7 +503,15 @@ async def api_status(request: Request) -> Response:
 
 
 async def bug_report(request: Request) -> Response:
+    """The bug report (`tavli-board bug-report`, no secret in it) for a POST with the PIN: it holds the
+    journal and the configuration."""
     companion: Companion = request.app.state.companion
+    if request.method != "POST":
+        raise Refused(401, "the bug report needs the PIN: ask for it on the Status page (a POST with the PIN)")
+    body = await json_body(request)
+    if set(body) - {"pin"}:
+        raise Refused(400, f"unknown key {sorted(set(body) - {'pin'})[0]!r}; allowed: pin")
+    await companion.check_pin(request, body)
     folder = Path(tempfile.mkdtemp(prefix="tavli-web-report-"))
     source = None if companion.config.source == BUILT_IN else Path(companion.config.source)
     output = await asyncio.to_thread(build_bug_report, source, folder / "tavli-board-bug-report.tar.gz")
@@ -517,9 +556,10 @@ def create_app(config: Config) -> Starlette:
         Route("/api/history", api_history),
         Route("/history/{match}.{format:str}", export),
         Route("/api/status", api_status),
-        Route("/bug-report", bug_report),
+        Route("/bug-report", bug_report, methods=["GET", "POST"]),
         Mount("/static", StaticFiles(directory=STATIC), name="static"),
     ]
-    app = Starlette(routes=routes, lifespan=lifespan, exception_handlers={HTTPException: refused})
+    app = Starlette(routes=routes, lifespan=lifespan, exception_handlers={HTTPException: refused},
+                    middleware=[Middleware(HostCheck, names=served_names(config.web.hosts, config.web.host))])
     app.state.companion = companion
     return app

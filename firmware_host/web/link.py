@@ -3,7 +3,8 @@
     link = ServiceLink(path)
     task = asyncio.create_task(link.run())      # connects, and reconnects while the service restarts
     link.snapshot                               # the newest snapshot (None until one came)
-    async for snapshot in link.subscribe(): ... # every snapshot from now on, for one browser
+    async for snapshot in link.subscribe(): ... # every snapshot from now on, for one browser, and
+                                                # None each time the service goes away
     reply = await link.command({"command": "referee", "action": "enter"})
 
 Each browser's stream has a small queue of its own; a browser that reads too slowly skips to the
@@ -60,6 +61,7 @@ class ServiceLink:
                 self.connected = False
                 self._writer.close()
                 self._writer = None
+                self._tell(None)              # every browser hears that the service is gone
                 for future in self._replies.values():
                     if not future.done():
                         future.set_exception(ServiceUnavailable("the service closed the connection"))
@@ -69,17 +71,21 @@ class ServiceLink:
     def _dispatch(self, message: dict[str, Any]) -> None:
         if message.get("type") == "snapshot":
             self.snapshot = message
-            for queue in self._subscribers:
-                if queue.full():
-                    queue.get_nowait()        # this browser is behind: it skips to the newest
-                queue.put_nowait(message)
+            self._tell(message)
         elif message.get("type") == "reply":
             future = self._replies.pop(str(message.get("id")), None)
             if future is not None and not future.done():
                 future.set_result(message)
 
-    async def subscribe(self) -> AsyncIterator[dict[str, Any]]:
-        """The newest snapshot at once (if any), then each new one, until the caller stops."""
+    def _tell(self, message: dict[str, Any] | None) -> None:
+        for queue in self._subscribers:
+            if queue.full():
+                queue.get_nowait()            # this browser is behind: it skips to the newest
+            queue.put_nowait(message)
+
+    async def subscribe(self) -> AsyncIterator[dict[str, Any] | None]:
+        """The newest snapshot at once (if any), then each new one, and None whenever the service goes
+        away, until the caller stops."""
         queue: asyncio.Queue = asyncio.Queue(STREAM_QUEUE)
         if self.snapshot is not None:
             queue.put_nowait(self.snapshot)

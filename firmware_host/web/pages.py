@@ -77,8 +77,14 @@ BODIES = {
   </form>
   <h3>Faults</h3>
   <table id="faults" class="cards"><thead><tr><th>When</th><th>What</th></tr></thead><tbody></tbody></table>
-  <p><a href="/bug-report" id="bug-report" download>Download a bug report</a> (configuration, log, journal tail,
-  the sensor link's last minute)</p>
+  <h3>Bug report</h3>
+  <form id="bug-report-form">
+    <label class="pin">PIN <input type="password" id="bug-report-pin" autocomplete="current-password"></label>
+    <button type="submit">Download a bug report</button>
+    <p class="muted">The configuration (its PIN removed), the log, the journal's tail and the sensor link's last
+    minute, in one .tar.gz to attach to a bug report.</p>
+    <p id="bug-report-message" class="message" role="status"></p>
+  </form>
 </section>""",
 }
 

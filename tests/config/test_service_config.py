@@ -261,6 +261,6 @@ def test_a_web_table_with_a_plain_pin_or_a_bad_port_is_refused_with_each_problem
     with pytest.raises(ConfigError) as refused:
         parse_config({"web": {"port": 0, "pin": "1234", "colour": "red"}}, "c.toml")
     assert str(refused.value).splitlines() == [
-        "c.toml: web.colour: unknown key; allowed: socket, host, port, pin",
+        "c.toml: web.colour: unknown key; allowed: socket, host, port, pin, hosts",
         "c.toml: web.pin: is not a hashed PIN; allowed: the line `tavli-board web-pin` prints",
         "c.toml: web.port: 0 is not valid; allowed: an integer from 1 to 65535"]

@@ -86,3 +86,20 @@ def test_a_broken_configuration_still_gives_a_report_that_says_why(tmp_path, cap
     assert files["config/config.toml"] == config.read_text()
     assert "cannot be read" in files["journal/tail.jsonl"] or "no journal" in files["journal/tail.jsonl"]
     assert f"bug report written to {output}" in capsys.readouterr().out
+
+
+def test_no_secret_goes_into_the_bundle_whoever_makes_it(tmp_path, capsys):
+    from firmware_host.config import hash_pin
+
+    hashed = hash_pin("2468")
+    config = tmp_path / "config.toml"
+    config.write_text(f'[journal]\npath = "journal.sqlite3"\n[logging]\nfile = "t.log"\nraw_frames_dir = "raw"\n'
+                      f'[web]\nport = 8080\npin = "{hashed}"\n'
+                      f'[pins.button]\npin = 17\n')   # a GPIO number, not a secret: kept
+    (tmp_path / "t.log").write_text(f"a line quoting the file: pin = {hashed}\n")
+    output = tmp_path / "report.tar.gz"
+    assert main(["bug-report", "--config", str(config), "--output", str(output)]) == 0
+    files = contents(output)
+    assert not any(hashed.split("$")[-1] in text or "scrypt$" in text for text in files.values())
+    assert 'pin = "(removed from the bug report)"' in files["config/config.toml"]
+    assert "port = 8080" in files["config/config.toml"] and "pin = 17" in files["config/config.toml"]

@@ -10,7 +10,7 @@ import pytest
 pytest.importorskip("starlette", reason="the web companion needs the `web` extra (starlette, uvicorn)")
 
 from firmware_host.config import load_config  # noqa: E402
-from web_kit import Referee, write_config  # noqa: E402
+from web_kit import BASE_URL, Referee, write_config  # noqa: E402
 
 
 @pytest.fixture(scope="module")
@@ -29,7 +29,7 @@ def web(referee):
     from firmware_host.web.app import create_app
 
     app = create_app(load_config(referee.config_path))
-    with TestClient(app, base_url="http://testserver") as client:
+    with TestClient(app, base_url=BASE_URL) as client:
         deadline = time.monotonic() + 20
         # The simulated board starts set up: the first game begins, then nothing changes by itself.
         while app.state.companion.link.snapshot is None or referee.controller.state != "opening_roll":

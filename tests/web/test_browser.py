@@ -196,6 +196,12 @@ def test_the_other_pages_show_the_match_history_and_status(demo, browser, shots)
     browser.find_element(By.CSS_SELECTOR, "#self-test-form button").click()
     wait(browser, lambda: "MCU self-test\npassed" in browser.find_element(By.ID, "status-facts").text,
          "the MCU's self-test result")
+    assert browser.find_element(By.ID, "link-state").text == "live"
+    for pin, answer in (("0000", "wrong PIN"), (DEMO_PIN, "Downloaded.")):     # the bug report needs the PIN
+        browser.find_element(By.ID, "bug-report-pin").clear()
+        browser.find_element(By.ID, "bug-report-pin").send_keys(pin)
+        browser.find_element(By.CSS_SELECTOR, "#bug-report-form button").click()
+        wait(browser, lambda: browser.find_element(By.ID, "bug-report-message").text == answer, answer)
 
 
 def choose_seat(browser, demo, side: str, seat: str, target: str | None = None) -> str:

@@ -6,10 +6,11 @@ import re
 import time
 
 import pytest
-from web_kit import PIN, csrf_headers, write_config
+from web_kit import BASE_URL, PIN, csrf_headers, write_config
 
 from firmware_host.config import load_config
 from firmware_host.rules import Color, Position
+from firmware_host.web.guard import PinGuard
 
 
 def svg_counts(svg: str) -> dict[str, tuple[int, int]]:
@@ -32,7 +33,7 @@ def test_every_page_is_served_with_a_strict_content_policy_and_a_csrf_cookie(ref
     from firmware_host.config import load_config
     from firmware_host.web.app import create_app
 
-    with TestClient(create_app(load_config(referee.config_path))) as fresh:
+    with TestClient(create_app(load_config(referee.config_path)), base_url=BASE_URL) as fresh:
         for path in ("/", "/match", "/history", "/settings", "/status"):
             response = fresh.get(path)
             assert response.status_code == 200 and "<script src=\"/static/app.js\" defer>" in response.text
@@ -112,7 +113,7 @@ def test_changes_need_the_pin_and_wrong_pins_are_limited(web, referee):
     locked = web.post("/api/settings", headers=csrf_headers(web), json={"pin": PIN, "settings": {}})
     assert locked.status_code == 429 and locked.json()["error"] == "too many wrong PINs: wait a minute"
     assert referee.config_path.read_bytes() == file_before and referee.controller.match_rules.target == target_before
-    web.app.state.companion._pin_failures.clear()    # the minute, passed
+    web.app.state.companion.pin_guard = PinGuard()    # the minute, passed
 
 
 def test_a_bad_setting_is_refused_with_the_parsers_message_and_a_good_one_written_and_applied(web, referee):
@@ -178,7 +179,7 @@ def test_status_and_match_pages_data(web, referee):
     assert status["link"]["hello"]["channels"] > 0 and status["journal"]["bytes"] > 0
     match = web.get("/api/match").json()
     assert match["dice"]["rolls"] == len([g for g in match["games"] for _ in g["plays"]]) or match["dice"]["rolls"] >= 0
-    report = web.get("/bug-report")
+    report = web.post("/bug-report", headers=csrf_headers(web), json={"pin": PIN})
     assert report.status_code == 200 and report.headers["content-type"] == "application/gzip"
 
 
@@ -189,7 +190,7 @@ def test_without_the_service_the_pages_say_so_and_settings_are_saved_for_its_nex
     from firmware_host.web.app import create_app
 
     config_path = write_config(tmp_path)       # no service behind its socket
-    with TestClient(create_app(load_config(config_path))) as lonely:
+    with TestClient(create_app(load_config(config_path)), base_url=BASE_URL) as lonely:
         lonely.get("/")
         assert lonely.get("/").status_code == 200
         assert lonely.get("/api/snapshot").json()["error"] == \

@@ -7,6 +7,8 @@ from web_kit import csrf_headers
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from firmware_host.web.guard import PinGuard
+
 KEYS = ["pin", "settings", "match", "house_rules", "action", "position", "reading", "marks", "orientation",
         "palette", "leds", "target", "sequence", "brightness", "command"]
 values = st.recursive(
@@ -64,7 +66,7 @@ def test_any_query_is_answered_without_a_server_error(web, referee, path, query)
 
 
 def test_the_service_is_unaffected_by_the_fuzzing(web, referee):
-    web.app.state.companion._pin_failures.clear()
+    web.app.state.companion.pin_guard = PinGuard()
     referee.board.lift(8, "white")
     try:
         deadline = time.monotonic() + 10

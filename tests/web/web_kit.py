@@ -1,5 +1,6 @@
 """The web companion's test kit: a config file with a socket and a PIN, the referee service running on
 the simulated board on a thread, and the headers of a page's POST."""
+import socket
 import threading
 from pathlib import Path
 
@@ -7,6 +8,8 @@ from firmware_host.config import hash_pin, load_config
 from firmware_host.service.run import Service
 
 PIN = "2468"
+# The companion answers to the names it is served on (localhost among them), never TestClient's "testserver".
+BASE_URL = "http://localhost"
 
 
 def write_config(folder: Path, port: int = 8080) -> Path:
@@ -39,6 +42,13 @@ class Referee:
     def stop(self) -> None:
         self.service.stop()
         self.thread.join(20)
+
+
+def free_port() -> int:
+    """A TCP port free on 127.0.0.1 now."""
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
 
 
 def csrf_headers(client) -> dict:

@@ -16,13 +16,18 @@ function csrfToken() {
   return cookie ? cookie.slice("tavli_csrf=".length) : "";
 }
 
-// A JSON POST; resolves to {ok, status, data}; the server's message is data.error when not ok.
-async function post(path, body) {
-  const response = await fetch(path, {
+// A JSON POST with the page's CSRF token; resolves to the response.
+function send(path, body) {
+  return fetch(path, {
     method: "POST", credentials: "same-origin",
     headers: {"Content-Type": "application/json", "X-CSRF-Token": csrfToken()},
     body: JSON.stringify(body),
   });
+}
+
+// A JSON POST answered in JSON; resolves to {ok, status, data}; the server's message is data.error when not ok.
+async function post(path, body) {
+  const response = await send(path, body);
   let data = {};
   try { data = await response.json(); } catch (error) { data = {error: response.statusText}; }
   return {ok: response.ok, status: response.status, data};
@@ -65,14 +70,16 @@ function listen(callback) {
   if (latest) callback(latest.snapshot, latest.svg);
 }
 
+const SERVICE_GONE = "not live: the referee service is not reachable (the board shown is the last it sent)";
+
 function connect() {
   const source = new EventSource("/events");
   source.addEventListener("snapshot", (event) => {
     latest = JSON.parse(event.data);
-    $("#link-state").textContent = "live";
+    $("#link-state").textContent = latest.live ? "live" : SERVICE_GONE;
     for (const callback of listeners) callback(latest.snapshot, latest.svg);
   });
-  source.addEventListener("link", () => { $("#link-state").textContent = "the referee service is not reachable"; });
+  source.addEventListener("link", () => { $("#link-state").textContent = SERVICE_GONE; });
   source.onerror = () => { $("#link-state").textContent = "reconnecting\u2026"; };
   // A page left for another closes its stream at once (a browser keeps few connections per server).
   window.addEventListener("pagehide", () => source.close());
@@ -302,6 +309,23 @@ function setUpStatus() {
     event.preventDefault();
     const answer = await post("/api/self-test", {pin: $("#self-test-pin").value});
     say($("#self-test-message"), answer.ok ? "Asked: the result shows above when the MCU answers." : answer.data.error, answer.ok);
+  });
+  $("#bug-report-form").addEventListener("submit", async (event) => {
+    event.preventDefault();
+    const response = await send("/bug-report", {pin: $("#bug-report-pin").value});
+    if (!response.ok) {
+      let error = response.statusText;
+      try { error = (await response.json()).error; } catch (ignored) { /* the status text says it */ }
+      say($("#bug-report-message"), error, false);
+      return;
+    }
+    const name = (response.headers.get("Content-Disposition") || "").match(/filename="([^"]+)"/);
+    const link = element("a", null, {href: URL.createObjectURL(await response.blob()),
+                                      download: name ? name[1] : "tavli-board-bug-report.tar.gz"});
+    document.body.append(link);
+    link.click();
+    link.remove();
+    say($("#bug-report-message"), "Downloaded.", true);
   });
   let shown = null;
   listen((snapshot) => {
