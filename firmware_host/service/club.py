@@ -45,6 +45,7 @@ log = logging.getLogger(__name__)
 ACK_TIMEOUT_S = 10      # a message not acknowledged by then is sent again after a reconnection
 BATCH = 200             # records read from the journal at a time
 HUB_LAG_S = 5           # the hub still short of what was sent this long after the last send: send again
+VIEW_INTERVAL_S = 0.5   # at most two views a second: a screen needs no more, a broker of 100 boards less
 
 
 def topic(club: ClubSettings, leaf: str) -> str:
@@ -131,9 +132,14 @@ class ClubPublisher:
         self.client.disconnect()
 
     def show(self, view: Any) -> None:
-        """The latest view (JSON-able): the loop's observer calls this; it never waits."""
+        """The latest view (a `GameView`, or JSON-ready data); it never waits."""
         self._view = view
         self._wake.set()
+
+    def observe(self, view: Any, event: object) -> None:
+        """The loop's observer: the view to show, and a journal that may have grown. Its JSON is made
+        on the publisher's thread, never the loop's."""
+        self.show(view)
 
     def journal_changed(self) -> None:
         self._wake.set()
@@ -159,7 +165,7 @@ class ClubPublisher:
         self._wake.set()
 
     def _run(self) -> None:
-        published_view = None
+        published_view, published_json, last_view_at = None, None, 0.0
         while not self._stop.is_set():
             self._wake.wait(timeout=1.0)
             self._wake.clear()
@@ -167,8 +173,14 @@ class ClubPublisher:
                 continue
             try:
                 view = self._view
-                if view is not None and view is not published_view and self._publish_view(view):
-                    published_view = view
+                if view is not None and view is not published_view:
+                    if time.monotonic() - last_view_at < VIEW_INTERVAL_S:
+                        self._wake.set()   # come back for it once the interval has passed
+                        time.sleep(VIEW_INTERVAL_S / 5)
+                    else:
+                        data = view.to_json() if hasattr(view, "to_json") else view
+                        if data == published_json or self._publish_view(data):
+                            published_view, published_json, last_view_at = view, data, time.monotonic()
                 while self._publish_journal() and not self._stop.is_set():
                     pass
             except Exception:   # a fault of the network or the disk must not end the thread

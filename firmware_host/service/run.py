@@ -19,6 +19,7 @@ import logging
 import queue
 import signal
 from dataclasses import dataclass, field
+from typing import Any
 
 from firmware_host.app import FRAME_INTERVAL_S, EventLoop
 from firmware_host.config import Config
@@ -51,6 +52,7 @@ class Service:
     resumed: ResumeState | None = None      # the unfinished match the journal held at the start
     trace: TraceRecorder | None = None      # the HIL trace ring (docs/hil.md)
     companion: Companion | None = None      # the web companion's socket (docs/companion-protocol.md)
+    club: Any = None                        # the club's publisher (service/club.py) when [club] names a broker
     ready: bool = field(default=False, init=False)
     status: str | None = field(default=None, init=False)   # the last STATUS= told to systemd
 
@@ -78,6 +80,10 @@ class Service:
         service = cls(config, journal, hardware, loop, notifier or SystemdNotifier(), resumed, trace)
         loop.observers.append(service._observe)
         service.companion = open_companion(config, loop, restart=service.stop, self_test=hardware.sensor.run_self_test)
+        if config.club.broker is not None:
+            from firmware_host.service.club import ClubPublisher   # the club extra: loaded for a board in a club only
+            service.club = ClubPublisher(config.club, config.journal_path)
+            loop.observers.append(service.club.observe)
         if config.report_leds:
             from firmware_host.service.led_report import LedStatusReporter   # for a HIL rig only: not loaded otherwise
             loop.observers.append(LedStatusReporter(hardware.sensor, loop.renderer).observe)
@@ -93,6 +99,8 @@ class Service:
         self.journal.record_service("started", hardware=self.config.hardware,
                                     resumed=None if self.resumed is None else _resumed_json(self.resumed))
         self.hardware.start()
+        if self.club is not None:
+            self.club.start()
         try:
             self.loop.turn()                      # the first frame, at once
             while not self.loop.stopped:
@@ -106,6 +114,8 @@ class Service:
                 self.loop.judge_worker.close()
             if self.companion is not None:
                 self.companion.close()
+            if self.club is not None:
+                self.club.close()
             self.hardware.close()
             self.journal.record_service("stopped")
             self.journal.close()

@@ -130,3 +130,32 @@ def test_the_boards_key_is_made_once_and_kept_private(tmp_path):
     first = board_key(path)
     assert path.stat().st_mode & 0o777 == 0o600
     assert board_key(path).public_key().public_bytes_raw() == first.public_key().public_bytes_raw()
+
+
+def test_the_service_in_a_club_publishes_its_view_and_journal_as_it_referees(tmp_path, broker, key):
+    """`tavli-board run` with [club]: the service on the simulated board, its view and journal on the
+    broker; refereeing starts whether or not the broker is there."""
+    from firmware_host.config import load_config
+    from firmware_host.service.run import Service
+    from firmware_host.service.club import board_key
+
+    key_file = tmp_path / "club.key"
+    signing = board_key(key_file)
+    config_file = tmp_path / "config.toml"
+    config_file.write_text(f'hardware = "simulated"\n[journal]\npath = "{tmp_path / "journal.sqlite3"}"\n'
+                           f'[logging]\nfile = "{tmp_path / "log"}"\nraw_frames_dir = "{tmp_path / "raw"}"\n'
+                           f'[club]\nbroker = "127.0.0.1"\nport = {broker.port}\nclub = "kefalonia"\n'
+                           f'board = "table-3"\nkey_file = "{key_file}"\n')
+    screen = Screen(broker.port, signing)
+    service = Service.open(load_config(config_file))
+    runner = threading.Thread(target=service.run)
+    runner.start()
+    try:
+        wait_for(lambda: screen.views and screen.views[-1]["state"] == "opening_roll", "the service's view")
+        assert screen.views[-1]["match"]["sequence"] == ["portes", "plakoto", "fevga"]
+        wait_for(lambda: len(screen.records) >= 3, "the service's journal records")
+        assert screen.records == list(range(screen.records[0], screen.records[0] + len(screen.records)))
+    finally:
+        service.stop()
+        runner.join(20)
+        screen.close()
