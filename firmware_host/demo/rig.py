@@ -33,6 +33,7 @@ import tomli_w
 
 from firmware_host.app import EventLoop
 from firmware_host.config import Config, hash_pin, load_config
+from firmware_host.controller import machine as m
 from firmware_host.controller.controller import Timings
 from firmware_host.controller.orientation import Orientation, laid_out
 from firmware_host.controller.view import GameView
@@ -51,6 +52,7 @@ from firmware_host.sensing.config import SCAN_HZ_RANGE
 from firmware_host.sensing.reading import BoardReading
 from firmware_host.service.companion import open_companion
 from firmware_host.service.hardware import Hardware
+from firmware_host.service.verdict_words import verdict_words
 from firmware_host.sim.board import SimBoard
 from firmware_host.sim.console import ConsoleError, run_command
 
@@ -172,6 +174,15 @@ class Demo:
         now = self.mcu.sensed_reading()
         return self.table.wait(lambda seen: seen.sensed == now and not seen.changing and not seen.judging,
                                "the board to be read")
+
+    def decided_view(self) -> GameView:
+        """The board settled and judged, and a wrong one past its grace time, when the referee calls it
+        illegal (a person reads the decision, not the moment before it)."""
+        seen = self.settled_view()
+        if seen.state == m.MOVING and seen.verdict_kind == "illegal":
+            seen = self.table.wait(lambda view: view.state != m.MOVING or view.verdict_kind != "illegal",
+                                   "the referee's call on the wrong board")
+        return seen
 
     # -- the terminal -----------------------------------------------------------------------------
 
@@ -308,7 +319,7 @@ the dice, the turn and the score lights; under the board, what each light that i
 (`tavli-board legend` lists them all). Point numbers you type are the ones drawn."""
 
 INTERACTIVE_HELP = """\
-Type what your hands do; the board and its lights are drawn after each line:
+Type what your hands do; after each line, the board, its lights and what the referee decided:
   lift 13 white | place 9 [white] | slide 13 9 white | hit 5 black | bear-off 3 white
   press | hold (a long press: referee mode, again to leave) | board | help | quit
   faults: unplug | replug | reset | flicker LOCATION W B | stick LOCATION W B | unstick LOCATION"""
@@ -336,9 +347,21 @@ def run_interactive(demo: Demo, lines=None) -> int:
                 answer = run_command(demo.hardware.simulation.mcu, command)
                 if answer:
                     demo.say(answer)
-            time.sleep(demo.config.sensing.sensors.quiet_ms / 1000 + 0.15)   # let the board settle
+            time.sleep(demo.config.sensing.sensors.quiet_ms / 1000 + 0.15)   # the board's quiet time
+            seen = demo.decided_view()
         except (ConsoleError, DemoStuck) as error:
             demo.say(f"? {error}")
             continue
-        demo.show(command or "the board")
+        demo.show(command or "the board", seen)
+        demo.say(referee_says(seen))
     return 0
+
+
+def referee_says(view: GameView) -> str:
+    """What the referee decided, in the words the companion shows: the headline, why, then the steps."""
+    words = verdict_words(view)
+    if words is None:
+        return f"referee: {view.state}"
+    lines = [f"referee: {words['headline']}", *(f"  because {why}" for why in words["why"]),
+             *(f"  {number}. {step}" for number, step in enumerate(words["steps"], 1))]
+    return "\n".join(lines)

@@ -73,3 +73,18 @@ def test_the_demo_command_refuses_a_bad_match_or_speed(capsys):
     assert "unknown game 'backgammon'" in capsys.readouterr().err
     assert main(["demo", "--speed", "100"]) == 2
     assert "--speed 100" in capsys.readouterr().err
+
+
+def test_each_interactive_action_ends_with_what_the_referee_decided_in_words(tmp_path):
+    """Issue 30: an illegal slide redrew the board as still moving, with no marks and no words (the
+    demo looked before the referee's grace time was over)."""
+    settings = Settings(MatchRules(sequence="portes", target=1), speed=SPEED, out=io.StringIO())
+    with Demo(settings, tmp_path, laid_out(Position.start("portes"), Orientation.AS_WIRED)) as demo:
+        run_interactive(demo, ["press", "press", "slide 13 12 white", "quit"])   # onto black's five: never legal
+        state = demo.table.seen
+    output = settings.out.getvalue()
+    assert state.state == "correcting"
+    after_slide = output[output.index("== slide 13 12 white"):]
+    assert "referee: Illegal board: put it back as the lights show" in after_slide
+    assert "  1. take one white checker from 12 to 13" in after_slide
+    assert output.count("referee: ") == 3                 # every action answered, in words
