@@ -4,6 +4,7 @@ state machine's declaration)."""
 from __future__ import annotations
 
 import argparse
+import secrets
 import signal
 import sys
 from pathlib import Path
@@ -36,8 +37,11 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     demo.add_argument("--boards", choices=("moments", "every-turn"), default="moments",
                       help="draw the board at the notable moments (default) or after every turn")
     demo.add_argument("--web-port", type=int, default=WebSettings.port,
-                      help="serve the web companion on 127.0.0.1 at this port, to watch the match in a browser "
+                      help="serve the web companion at this port, to watch the match in a browser "
                            "(default: %(default)s; 0: no companion)")
+    demo.add_argument("--web-host", choices=("local", "lan"), default="local",
+                      help="local: the companion on this machine only (default); lan: open to the local network, "
+                           "its address shown with a QR code for a phone, changes needing a PIN made up for the run")
     demo.add_argument("--bot", action="append", choices=("white", "black"), default=[],
                       help="the bot plays this side (again for both): the lights show its moves and the scripted "
                            "players move its checkers")
@@ -109,12 +113,14 @@ def run(args: argparse.Namespace) -> int:
         raise UsageError(str(error)) from None
     if not 0 <= args.web_port <= 65535:
         raise UsageError(f"--web-port {args.web_port} is not valid: from 1 to 65535, or 0 for no companion")
+    reach = _companion_reach(args.web_host)
     if args.web_port:
-        _check_port_free(args.web_port)
+        _check_port_free(reach.get("web_host", "127.0.0.1"), args.web_port)
     previous = signal.signal(signal.SIGTERM, _terminate)
     try:
         return run_demo(Settings(match, seed=args.seed, speed=args.speed, boards=args.boards,
-                                 web_port=args.web_port or None, bots=frozenset(map(Color, args.bot))),
+                                 web_port=args.web_port or None, bots=frozenset(map(Color, args.bot)),
+                                 **reach),
                         interactive=args.interactive)
     except KeyboardInterrupt:   # the demo's folder, threads and web companion are cleaned up on the way out
         print("\ntavli-board demo: stopped (Ctrl-C)", file=sys.stderr)
@@ -129,14 +135,22 @@ def run(args: argparse.Namespace) -> int:
         signal.signal(signal.SIGTERM, previous)
 
 
-def _check_port_free(port: int) -> None:
+def _companion_reach(web_host: str) -> dict[str, str]:
+    """Where the demo's companion listens, and the PIN its changes need: the demo's known PIN on this
+    machine; on the local network, six digits made up for this run (printed on this terminal only)."""
+    if web_host == "local":
+        return {}
+    return {"web_host": "0.0.0.0", "pin": f"{secrets.randbelow(10 ** 6):06d}"}
+
+
+def _check_port_free(host: str, port: int) -> None:
     """A busy --web-port is a usage error before play starts (the companion could not serve there)."""
     try:
         from firmware_host.web.server import PortBusy, listen
     except ImportError:
         return   # no web extra: the companion's own process says so
     try:
-        listen("127.0.0.1", port).close()
+        listen(host, port).close()
     except PortBusy as error:
         raise UsageError(f"--web-port {port}: {error}; choose another port, or 0 for no companion") from None
 

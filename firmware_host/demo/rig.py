@@ -50,6 +50,7 @@ from firmware_host.rules import Color, Position
 from firmware_host.rules.match import MatchRules
 from firmware_host.sensing.config import SCAN_HZ_RANGE
 from firmware_host.sensing.reading import BoardReading
+from firmware_host.service.addresses import lan_urls, qr_text
 from firmware_host.service.companion import open_companion
 from firmware_host.service.hardware import Hardware
 from firmware_host.service.verdict_words import verdict_words
@@ -63,6 +64,9 @@ PRESS_S = 0.03   # how long a finger keeps the button down for a press, and off 
 # late from a press's PRESS_S, and a late release must not make the press a hold (referee mode).
 SHORTEST_HOLD_S = 0.4
 
+DEMO_PIN = "1234"   # the settings PIN of a demo on this machine only, printed at its start
+
+
 @dataclass
 class Settings:
     match: MatchRules
@@ -70,7 +74,9 @@ class Settings:
     speed: float = 8.0
     out: TextIO = sys.stdout
     boards: str = "moments"      # "moments": at setup, stunts and game ends; "every-turn"; "none"
-    web_port: int | None = None  # serve the web companion on 127.0.0.1 at this port (None: not at all)
+    web_port: int | None = None  # serve the web companion at this port (None: not at all)
+    web_host: str = "127.0.0.1"  # ... on this address: loopback (this machine only), or 0.0.0.0 (the local network)
+    pin: str = DEMO_PIN          # the settings PIN of the demo's companion (a real board's is set with `web-pin`)
     bots: frozenset[Color] = frozenset()   # the seats the bot plays (the players move its checkers)
 
 
@@ -214,7 +220,6 @@ def _elements(name: str) -> tuple[str, ...]:
     return (SCORE_WON, SCORE_TO_PLAY) if element == "score" else (element,)
 
 
-DEMO_PIN = "1234"   # the demo's settings PIN, printed at its start (a real board's is set with `web-pin`)
 
 
 def write_companion_config(folder: Path, settings: Settings) -> Path:
@@ -228,8 +233,8 @@ def write_companion_config(folder: Path, settings: Settings) -> Path:
                   **{color.value: "bot" for color in settings.bots}},
         "journal": {"path": str(folder / "journal.sqlite3")},
         "logging": {"file": str(folder / "tavli-board.log"), "raw_frames_dir": str(folder / "raw")},
-        "web": {"socket": str(folder / "companion.sock"), "host": "127.0.0.1", "port": settings.web_port,
-                "pin": hash_pin(DEMO_PIN)},
+        "web": {"socket": str(folder / "companion.sock"), "host": settings.web_host, "port": settings.web_port,
+                "pin": hash_pin(settings.pin)},
     }))
     return path
 
@@ -272,6 +277,20 @@ def _end_with_parent() -> Callable[[], None] | None:
     return lambda: prctl(set_parent_death_signal, terminate)
 
 
+def say_where_to_watch(demo: Demo, out: TextIO) -> None:
+    """The companion's address: on this machine, or plainly open to the local network with its address
+    as a QR code for a phone at the table (and the PIN that changes need, made up for this run)."""
+    urls = lan_urls(demo.settings.web_host, demo.config.web.port)
+    if not urls:
+        print(f"tavli-board demo: watch it at {demo.web_url} (this machine only; the settings PIN is "
+              f"{demo.settings.pin})", file=out, flush=True)
+        return
+    print(f"tavli-board demo: the companion is OPEN TO YOUR LOCAL NETWORK at {urls[0]}"
+          f"{' (or ' + ', '.join(urls[1:]) + ')' if urls[1:] else ''}: anyone on it can watch; changes need "
+          f"the PIN {demo.settings.pin}, made up for this run. Scan to open it on a phone:", file=out)
+    print(qr_text(urls[0]) or "(install segno for a QR code)", file=out, flush=True)
+
+
 def play_scripted_match(demo: Demo) -> GameView:
     """The two scripted players play the match to its end; the final board and score are shown."""
     final = Players(demo, demo.settings.seed).play_match()
@@ -296,8 +315,7 @@ def run_demo(settings: Settings, interactive: bool = False) -> int:
             print(f"tavli-board demo: a match of {', '.join(match.sequence)} to {match.target}, seed "
                   f"{settings.seed}, speed {settings.speed:g}; the players sit {orientation.value}", file=out)
             if demo.web is not None:
-                print(f"tavli-board demo: watch it at {demo.web_url} (the settings PIN is {DEMO_PIN})", file=out,
-                      flush=True)
+                say_where_to_watch(demo, out)
             if interactive:
                 return run_interactive(demo)
             try:
@@ -305,6 +323,13 @@ def run_demo(settings: Settings, interactive: bool = False) -> int:
             except DemoStuck as error:
                 print(f"tavli-board demo: stopped: {error}", file=sys.stderr)
                 return 1
+            if demo.web is not None and sys.stdin.isatty():   # a person is there: let them look it over
+                print(f"tavli-board demo: the match is over; its companion stays up at {demo.web_url} until you "
+                      "press Ctrl-C", file=out, flush=True)
+                try:
+                    threading.Event().wait()
+                except KeyboardInterrupt:
+                    print("\ntavli-board demo: companion closed", file=out)
             return 0
     finally:
         shutil.rmtree(folder, ignore_errors=True)

@@ -55,6 +55,7 @@ from firmware_host.leds.scene import DiceSignal, Mark, Scene, Score
 from firmware_host.leds.svg import board_svg
 from firmware_host.rules import Position, dice_text
 from firmware_host.sensing.reading import BoardReading
+from firmware_host.service.addresses import lan_urls, qr_svg
 from firmware_host.service.bugreport import build_bug_report
 from firmware_host.web import pages
 from firmware_host.web.guard import HostCheck, PinGuard, client_key, served_names
@@ -499,7 +500,20 @@ async def api_status(request: Request) -> Response:
         "link": None if snapshot is None else snapshot["link"],
         "faults": None if snapshot is None else snapshot["faults"],
         "journal": {"path": str(journal), "bytes": sum(sizes.values()), "files": sizes},
-        "config": companion.config.source, "browsers": companion.link.streams})
+        "config": companion.config.source, "browsers": companion.link.streams,
+        "phone_urls": lan_urls(companion.config.web.host, companion.config.web.port)})
+
+
+async def phone_qr(request: Request) -> Response:
+    """The QR code of the address a phone on the local network opens (the Status page shows it)."""
+    companion: Companion = request.app.state.companion
+    urls = lan_urls(companion.config.web.host, companion.config.web.port)
+    if not urls:
+        raise Refused(404, "the companion listens on this machine only ([web] host): no address for a phone")
+    svg = qr_svg(urls[0])
+    if svg is None:
+        raise Refused(404, "no QR code: the segno package is not installed")
+    return Response(svg, media_type="image/svg+xml", headers={"X-Content-Type-Options": "nosniff"})
 
 
 async def bug_report(request: Request) -> Response:
@@ -556,6 +570,7 @@ def create_app(config: Config) -> Starlette:
         Route("/api/history", api_history),
         Route("/history/{match}.{format:str}", export),
         Route("/api/status", api_status),
+        Route("/phone-qr.svg", phone_qr),
         Route("/bug-report", bug_report, methods=["GET", "POST"]),
         Mount("/static", StaticFiles(directory=STATIC), name="static"),
     ]

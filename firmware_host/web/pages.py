@@ -70,6 +70,10 @@ BODIES = {
 <section>
   <h2>Status</h2>
   <dl id="status-facts" class="facts"></dl>
+  <figure id="phone" class="phone" hidden>
+    <img id="phone-qr" alt="QR code of the companion's address" width="180" height="180">
+    <figcaption>Open it on a phone at the table: scan, or type <span id="phone-url"></span></figcaption>
+  </figure>
   <form id="self-test-form">
     <label class="pin">PIN <input type="password" id="self-test-pin" autocomplete="current-password"></label>
     <button type="submit">Run the sensor MCU's self-test</button>

@@ -296,6 +296,12 @@ async function showStatus() {
   ];
   facts.replaceChildren();
   for (const [name, value] of rows) facts.append(element("dt", name), element("dd", value));
+  const phoneUrls = data.phone_urls || [];
+  $("#phone").hidden = phoneUrls.length === 0;
+  if (phoneUrls.length && !$("#phone-qr").getAttribute("src")) {
+    $("#phone-qr").setAttribute("src", "/phone-qr.svg");
+    $("#phone-url").textContent = phoneUrls.join(" or ");
+  }
   const body = $("#faults tbody");
   const log = data.faults ? data.faults.log : [];
   body.replaceChildren(...log.slice().reverse().map((fault) => {
