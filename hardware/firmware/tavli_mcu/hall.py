@@ -3,7 +3,9 @@ multiplexer port (it has its own I2C address), under the location's first checke
 
 Register map and values from the TMAG5273 datasheet (TI SLYS043): continuous conversion of the Z axis
 only, averaging 16 conversions, ±40 mT range (A1 variant, address 0x35); the Z result is a signed
-16-bit value, 32768 counts per 40 mT.
+16-bit value, 32768 counts per 40 mT. CONV_STATUS follows the Z result, so one 3-byte read gives the
+field, whether a conversion completed (RESULT_STATUS) and whether the sensor was reset since it was
+set up (POR, set by a power-on reset and cleared by writing it): a sensor found reset is set up again.
 """
 
 DEVICE_CONFIG_1 = 0x00
@@ -11,30 +13,39 @@ DEVICE_CONFIG_2 = 0x01
 SENSOR_CONFIG_1 = 0x02
 SENSOR_CONFIG_2 = 0x03
 Z_MSB_RESULT = 0x16
+CONV_STATUS = 0x18
+RESULT_STATUS, POR = 0x01, 0x10
 CONV_AVG_16X = 0x4 << 2
 CONTINUOUS = 0x2
 Z_ONLY = 0x4 << 4
 Z_RANGE_40_MT = 0x0
 MT_PER_COUNT = 40 / 32768
+RETRY_MS = 1000   # a sensor that did not answer is set up again this often
 
 
 class HallBank:
-    """The Hall sensors of every channel, reached through `select(channel)` of the load cells' bank."""
+    """The Hall sensors of every channel, on the load cells' bus (tavli_mcu.bus.Bus)."""
 
-    def __init__(self, i2c, select, channels, address):
-        self.i2c = i2c
-        self.select = select
+    def __init__(self, bus, channels, address, now_ms):
+        self.bus = bus
         self.channels = channels
         self.address = address
+        self.now_ms = now_ms
+        self.restarts = 0                 # sensors found reset and set up again
+        self._ready = [False] * channels
+        self._tried = [None] * channels   # when it was last set up
 
     def start(self, channel):
-        self.select(channel)
+        self._tried[channel] = self.now_ms()
+        self._ready[channel] = False
+        self.bus.select(channel)
         for register, value in ((DEVICE_CONFIG_1, CONV_AVG_16X), (SENSOR_CONFIG_1, Z_ONLY),
-                                (SENSOR_CONFIG_2, Z_RANGE_40_MT), (DEVICE_CONFIG_2, CONTINUOUS)):
-            self.i2c.writeto_mem(self.address, register, bytes((value,)))
+                                (SENSOR_CONFIG_2, Z_RANGE_40_MT), (DEVICE_CONFIG_2, CONTINUOUS), (CONV_STATUS, POR)):
+            self.bus.writeto_mem(self.address, register, bytes((value,)))
+        self._ready[channel] = True
 
     def start_all(self):
-        """Start every sensor that answers; returns the channels that did not."""
+        """Start every sensor that answers; returns the channels that did not (field_mt tries them again)."""
         failed = set()
         for channel in range(self.channels):
             try:
@@ -44,11 +55,24 @@ class HallBank:
         return failed
 
     def field_mt(self, channel):
-        """The Z field in mT (positive: a north pole above), or None if the sensor does not answer."""
+        """The Z field in mT (positive: a north pole above), or None: the sensor does not answer, has
+        no conversion yet, or was reset (it is set up again)."""
         try:
-            self.select(channel)
-            high, low = self.i2c.readfrom_mem(self.address, Z_MSB_RESULT, 2)
+            if not self._ready[channel]:
+                tried = self._tried[channel]
+                if tried is None or self.now_ms() - tried >= RETRY_MS:
+                    self.start(channel)
+                return None
+            self.bus.select(channel)
+            high, low, status = self.bus.readfrom_mem(self.address, Z_MSB_RESULT, 3)
         except OSError:
+            return None
+        if status & POR:
+            self.restarts += 1
+            self._ready[channel] = False
+            self._tried[channel] = None
+            return None
+        if not status & RESULT_STATUS:
             return None
         value = high << 8 | low
         return (value - 0x10000 if value & 0x8000 else value) * MT_PER_COUNT
