@@ -8,6 +8,7 @@ from hypothesis import given, strategies as st
 
 from firmware_host.sensing.config import load_sensing_config
 from firmware_host.sensing.mcu_config import FIRMWARE_BOARD_CONFIG, render_board_config
+from firmware_host.sim import physics
 from firmware_host.sim.firmware import FIRMWARE_DIR, firmware_module
 from sensor_bus_kit import FakeSensorBoard
 
@@ -82,6 +83,11 @@ def test_every_adc_is_started_at_gain_128_and_80_samples_per_second_with_its_ldo
         # VLDO (bits 3-5: 0b111 2.4 V .. 0b000 4.5 V in 0.3 V steps) at least 0.3 V below the 3.3 V supply.
         ldo_v = 4.5 - 0.3 * (adc.registers[loadcells.CTRL1] >> 3 & 0b111)
         assert ldo_v <= 3.3 - 0.3 + 1e-9
+
+
+def test_the_physical_model_excites_the_bridge_at_the_ldo_voltage_the_firmware_sets():
+    ldo_v = 4.5 - 0.3 * (loadcells.GAIN_128_LDO_3V0 >> 3 & 0b111)
+    assert physics.AdcFigures().excitation_v == pytest.approx(ldo_v)
 
 
 def test_every_adc_starts_in_the_datasheets_order_calibrating_only_once_its_ldo_is_up():
