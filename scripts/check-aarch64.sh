@@ -83,9 +83,10 @@ stage "pip install '.[pi]'"
 inside "/work/venv/bin/pip install -q pytest hypothesis"
 stage "pip install pytest hypothesis"
 
-# pytest (not `python -m pytest`, which puts the checkout first on the path) runs the installed package.
+# The installed package, not the checkout: python -P and pytest (not `python -m pytest`) leave the
+# current folder off the path.
 status=0
-inside "/work/venv/bin/python -c 'import platform, sys, firmware_host; from firmware_host.rules import plays
+inside "/work/venv/bin/python -P -c 'import platform, sys, firmware_host; from firmware_host.rules import plays
 print(platform.machine(), sys.version.split()[0], firmware_host.__file__, \"compiled search:\", plays.COMPILED)'
     timeout $TEST_LIMIT_S /work/venv/bin/pytest -q -p no:cacheprovider ${TESTS[*]}" || status=$?
 stage "the tests (${TESTS[*]}; exit status $status, 124: stopped at $TEST_LIMIT_S s)"
