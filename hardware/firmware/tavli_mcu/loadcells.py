@@ -82,9 +82,6 @@ class Nau7802Bank:
             return None
         return self._raw[channel]
 
-    def converting(self, channel):
-        return self._state[channel] == CONVERTING
-
     def _advance(self, channel):
         """One step for this channel: read a conversion, or move its start on."""
         state = self._state[channel]
