@@ -275,7 +275,9 @@ def test_sda_held_low_while_running_is_cleared_inside_the_watchdog(mcu, tmp_path
 def test_a_bus_stuck_for_good_keeps_every_scan_inside_the_watchdog_and_every_channel_unreadable(mcu, tmp_path):
     first_snapshot(mcu)
     mark = mcu.inject(sda_held=-1)
-    mcu.read_until(lambda frames: any(set(snapshot.counts) == {None} for snapshot in snapshots_after(mark, frames)))
+    # 80 scans without a reading, each a millisecond's timeout per channel: a few seconds on a loaded machine.
+    mcu.read_until(lambda frames: any(set(snapshot.counts) == {None} for snapshot in snapshots_after(mark, frames)),
+                   timeout_s=40)
     assert not (tmp_path / "watchdog_fired").exists()
 
 
