@@ -16,9 +16,10 @@
 # The rest of the suite is pure Python and gains nothing from emulation, which runs it 10-20 times
 # slower (tests/rules, referee, sensing and controller together took over 20 minutes).
 #
-# When it runs: by hand, not in CI (.ci/run), since it takes some 10 minutes and needs root and the
-# network: after a change to setup.py, firmware_host/rules/_search.c, or the `pi` extra in
-# pyproject.toml, and before a release. Each stage prints its time; bench/aarch64-*.txt keeps a run.
+# When it runs: by hand, not in CI (.ci/run), since it needs root and the network and takes 12 minutes
+# on a kept root, 23 from a fresh one (2 shared, loaded cores; bench/aarch64-2026-11-27.txt): after a
+# change to setup.py, firmware_host/rules/_search.c or the `pi` extra in pyproject.toml, and before a
+# release. Each stage prints its time.
 # Needs root, Debian's qemu-user-static, binfmt-support and debootstrap (installed here if missing),
 # Debian's archive (the one this machine's apt uses) and PyPI.
 set -euo pipefail
