@@ -187,9 +187,7 @@ def test_the_maintenance_pin_held_at_power_up_stops_main_py_before_its_watchdog(
 
 def first_snapshot(mcu):
     frames = mcu.read_until(lambda frames: of(p.Snapshot, frames))
-    counts = of(p.Snapshot, frames)[-1].counts
-    assert counts[WATCHED] == (2, 0)
-    return counts
+    assert of(p.Snapshot, frames)[-1].counts[WATCHED] == (2, 0)
 
 
 def watched_reads(mcu, mark, wanted, timeout_s=15.0):
