@@ -25,7 +25,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "tests" / "sensing"))
 
-from sensor_bus_kit import FakeSensorBoard, loadcells  # noqa: E402
+from sensor_bus_kit import CHECKER_FIELD_MT, FakeSensorBoard, loadcells  # noqa: E402
 
 from firmware_host.sensing import protocol  # noqa: E402
 from firmware_host.sensing.config import load_sensing_config  # noqa: E402
@@ -35,7 +35,6 @@ BUS_HZ = 400_000
 COUNTS_PER_GRAM = 400
 PLACED_ON = 10          # point 11
 PHASES = 10             # placements spread over one scan period
-FIELD_MT = 8.0          # a white checker's magnet under the sensor (north up)
 
 
 class Firmware:
@@ -88,7 +87,7 @@ class Firmware:
 
     def load(self, channel: int, checkers: int) -> None:
         self.board.chips.adcs[channel].raw = int(checkers * self.mcu.checker_g * COUNTS_PER_GRAM)
-        self.board.chips.halls[channel].field_mt = FIELD_MT if checkers else 0.0
+        self.board.chips.halls[channel].field_mt = CHECKER_FIELD_MT["white"] if checkers else 0.0
 
 
 def scan_budget(firmware: Firmware) -> dict:

@@ -11,6 +11,10 @@ _spec = importlib.util.spec_from_file_location("i2c_chips", Path(__file__).paren
 i2c_chips = importlib.util.module_from_spec(_spec)
 _spec.loader.exec_module(i2c_chips)
 
+# The field under a bottom checker of each colour as the colour decision (tavli_mcu/counting.py) reads
+# it: the one place the tests and bench/bench_scan.py take it from.
+CHECKER_FIELD_MT = {"white": 8.0, "black": -8.0}
+
 bus_module = firmware_module("bus")
 loadcells = firmware_module("loadcells")
 hall = firmware_module("hall")

@@ -19,6 +19,7 @@ import pytest
 
 from firmware_host.sensing import protocol as p
 from firmware_host.sim.firmware import FIRMWARE_DIR
+from sensor_bus_kit import CHECKER_FIELD_MT
 
 BIN = Path(sys.executable).parent
 MICROPYTHON = shutil.which("micropython", path=str(BIN)) or shutil.which("micropython")
@@ -27,7 +28,6 @@ FAKES = Path(__file__).parent / "micropython"
 CHANNELS = 28
 COUNTS_PER_GRAM = 400
 CHECKER_G = 16.0       # board.toml [sensors.mcu] checker_g: every checker, either colour
-FIELD_MT = {"white": 8.0, "black": -8.0}   # the bottom checker's magnet: north up in white ones
 DEAD, UNCALIBRATED = 7, 5
 WATCHED = 0            # the channel the fault tests change: point 1, two white checkers
 
@@ -37,7 +37,7 @@ needs_micropython = pytest.mark.skipif(
 
 def stack(count, colour="white"):
     """A channel's load and field for `count` checkers of `colour` on it."""
-    return int(count * CHECKER_G * COUNTS_PER_GRAM), FIELD_MT[colour] if count else 0.0
+    return int(count * CHECKER_G * COUNTS_PER_GRAM), CHECKER_FIELD_MT[colour] if count else 0.0
 
 
 def firmware_folder(tmp_path, pins_low=(), maintenance_flag=False, **board):

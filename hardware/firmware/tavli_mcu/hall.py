@@ -3,9 +3,10 @@ multiplexer port (it has its own I2C address), under the location's first checke
 
 Register map and values from the TMAG5273 datasheet (TI SLYS043): continuous conversion of the Z axis
 only, averaging 16 conversions, ±40 mT range (A1 variant, address 0x35); the Z result is a signed
-16-bit value, 32768 counts per 40 mT. CONV_STATUS follows the Z result, so one 3-byte read gives the
-field, whether a conversion completed (RESULT_STATUS) and whether the sensor was reset since it was
-set up (POR, set by a power-on reset and cleared by writing it): a sensor found reset is set up again.
+16-bit value, 32768 counts per 40 mT. CONV_STATUS follows the results, so one read from the first
+result to it gives the field, whether a conversion completed (RESULT_STATUS) and whether the sensor was
+reset since it was set up (POR, set by a power-on reset and cleared by writing it): a sensor found reset
+is set up again.
 """
 
 DEVICE_CONFIG_1 = 0x00
@@ -14,6 +15,7 @@ SENSOR_CONFIG_1 = 0x02
 SENSOR_CONFIG_2 = 0x03
 Z_MSB_RESULT = 0x16
 CONV_STATUS = 0x18
+FIRST_RESULT = Z_MSB_RESULT   # the results read, up to CONV_STATUS
 RESULT_STATUS, POR = 0x01, 0x10
 CONV_AVG_16X = 0x4 << 2
 CONTINUOUS = 0x2
@@ -64,9 +66,10 @@ class HallBank:
                     self.start(channel)
                 return None
             self.bus.select(channel)
-            high, low, status = self.bus.readfrom_mem(self.address, Z_MSB_RESULT, 3)
+            data = self.bus.readfrom_mem(self.address, FIRST_RESULT, CONV_STATUS + 1 - FIRST_RESULT)
         except OSError:
             return None
+        status = data[-1]
         if status & POR:
             self.restarts += 1
             self._ready[channel] = False
@@ -74,5 +77,10 @@ class HallBank:
             return None
         if not status & RESULT_STATUS:
             return None
-        value = high << 8 | low
-        return (value - 0x10000 if value & 0x8000 else value) * MT_PER_COUNT
+        return _field(data)
+
+
+def _field(data):
+    """The Z result in mT."""
+    value = data[0] << 8 | data[1]
+    return (value - 0x10000 if value & 0x8000 else value) * MT_PER_COUNT

@@ -24,7 +24,7 @@ PU_CTRL, CTRL2, ADCO_B2, REVISION = 0x00, 0x02, 0x12, 0x1F
 RR, PUD, PUR, CS, CR = 0x01, 0x02, 0x08, 0x10, 0x20
 CALS, CAL_ERR = 0x04, 0x08
 # TMAG5273 (SLYS043)
-DEVICE_CONFIG_2, Z_MSB_RESULT, CONV_STATUS = 0x01, 0x16, 0x18
+DEVICE_CONFIG_2, X_MSB_RESULT, CONV_STATUS = 0x01, 0x12, 0x18
 CONTINUOUS, RESULT_STATUS, POR = 0x02, 0x01, 0x10
 MT_PER_COUNT = 40 / 32768
 
@@ -99,7 +99,7 @@ class Tmag5273:
 
     def __init__(self, clock, field_mt=0.0):
         self.clock = clock
-        self.field_mt = field_mt
+        self.field_mt = field_mt     # (x, y, z) in mT, or z alone
         self.dead = False
         self.brown_out()
 
@@ -119,9 +119,11 @@ class Tmag5273:
     def read(self, register, count):
         converted = self._continuous_ms is not None and self.clock() - self._continuous_ms >= self.CONVERSION_MS
         if converted:
-            counts = int(self.field_mt / MT_PER_COUNT) & 0xFFFF
-            self.registers[Z_MSB_RESULT] = counts >> 8
-            self.registers[Z_MSB_RESULT + 1] = counts & 0xFF
+            field = self.field_mt if isinstance(self.field_mt, (tuple, list)) else (0.0, 0.0, self.field_mt)
+            for axis in range(3):   # X, Y, Z results from X_MSB_RESULT on, MSB first
+                counts = int(field[axis] / MT_PER_COUNT) & 0xFFFF
+                self.registers[X_MSB_RESULT + 2 * axis] = counts >> 8
+                self.registers[X_MSB_RESULT + 2 * axis + 1] = counts & 0xFF
             self.registers[CONV_STATUS] |= RESULT_STATUS
         values = [self.registers[(register + offset) % len(self.registers)] for offset in range(count)]
         return values
