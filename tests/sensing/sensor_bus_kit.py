@@ -5,6 +5,7 @@ from __future__ import annotations
 import importlib.util
 from pathlib import Path
 
+from firmware_host.sensing.config import load_sensing_config
 from firmware_host.sim.firmware import firmware_module
 
 _spec = importlib.util.spec_from_file_location("i2c_chips", Path(__file__).parent / "micropython" / "i2c_chips.py")
@@ -55,11 +56,12 @@ class FakeSensorBoard:
 
     def __init__(self, channels: int = 28, raw=None, field_mt=None) -> None:
         self.time = VirtualTime()
-        self.chips = i2c_chips.SensorBus(channels, self.time, self.time.sleep_us, raw, field_mt)
+        hall_address = load_sensing_config().sensors.mcu.hall_address
+        self.chips = i2c_chips.SensorBus(channels, self.time, self.time.sleep_us, hall_address, raw, field_mt)
         self.bus = bus_module.Bus(self._open_i2c, lambda: (BusPin(self.chips, True), BusPin(self.chips, False)),
                                   i2c_chips.MUX_ADDRESSES, self.time.sleep_us)
         self.bank = loadcells.Nau7802Bank(self.bus, channels, self.time, self.time.sleep_ms)
-        self.hall = hall.HallBank(self.bus, channels, i2c_chips.TMAG5273_ADDRESS, self.time)
+        self.hall = hall.HallBank(self.bus, channels, hall_address, self.time)
 
     def _open_i2c(self):
         self.chips.timeout_us = bus_module.TRANSACTION_TIMEOUT_US   # as main.py's machine.I2C(timeout=...)

@@ -16,7 +16,6 @@ ports on) is counted in `collisions`: writes reach both and reads are the wired 
 EIO = 5
 ETIMEDOUT = 110
 NAU7802_ADDRESS = 0x2A
-TMAG5273_ADDRESS = 0x35
 MUX_ADDRESSES = (0x70, 0x71, 0x72, 0x73)
 
 # NAU7802 (datasheet rev 1.7)
@@ -130,8 +129,10 @@ class Tmag5273:
 
 
 class SensorBus:
-    def __init__(self, channels, clock, wait_us, raw=None, field_mt=None):
+    def __init__(self, channels, clock, wait_us, hall_address, raw=None, field_mt=None):
+        """`hall_address`: the TMAG5273 variant's ([sensors.mcu] hall_address)."""
         self.clock = clock
+        self.hall_address = hall_address
         self.wait_us = wait_us
         self.ports = [0] * len(MUX_ADDRESSES)    # each multiplexer's control register
         self.adcs = [Nau7802(clock, (raw or [0] * channels)[channel]) for channel in range(channels)]
@@ -176,7 +177,7 @@ class SensorBus:
         return [mux * 8 + port for mux in range(len(self.ports)) for port in range(8) if self.ports[mux] >> port & 1]
 
     def _devices(self, address):
-        chips = self.adcs if address == NAU7802_ADDRESS else self.halls if address == TMAG5273_ADDRESS else []
+        chips = self.adcs if address == NAU7802_ADDRESS else self.halls if address == self.hall_address else []
         answering = [chips[channel] for channel in self._selected()
                      if channel < len(chips) and not chips[channel].dead]
         if not answering:

@@ -25,7 +25,7 @@ except OSError:
     _BOARD = {}
 PINS_LOW = _BOARD.get("pins_low", [])
 _RAW = _BOARD.get("raw", [0] * board_config.CHANNELS)
-BUS = SensorBus(len(_RAW), time.ticks_ms, time.sleep_us, [value or 0 for value in _RAW],
+BUS = SensorBus(len(_RAW), time.ticks_ms, time.sleep_us, board_config.HALL_ADDRESS, [value or 0 for value in _RAW],
                 _BOARD.get("field_mt"))
 for _channel, _value in enumerate(_RAW):
     BUS.adcs[_channel].dead = _value is None
