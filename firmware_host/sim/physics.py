@@ -17,9 +17,9 @@ Figures, with their sources:
   envelope: every simulated cell draws its own value inside it (sign included).
 - ADC: NAU7802 (Nuvoton datasheet rev 1.7, §3 Features): 50 nV RMS input noise at 10 samples/s,
   gain 128; white noise scales with the square root of the rate, so 141 nV at 80 samples/s. Ratiometric
-  (the bridge is excited by the ADC's own 3.3 V LDO, which is also its reference): full scale is
-  ±VREF/2/gain over 24 bits, so a 1 mV/V 500 g cell gives 4295 counts per gram and the noise is
-  0.021 g RMS.
+  (the bridge is excited by the ADC's own LDO, which is also its reference; the firmware sets it to
+  3.0 V, 0.3 V below the 3.3 V supply as the datasheet asks): full scale is ±VREF/2/gain over 24
+  bits, so a 1 mV/V 500 g cell gives 4295 counts per gram and the noise is 0.023 g RMS.
 - Off-centre loading: a strip of 20-25 cm resting on one cell turns load position into a moment on
   the cell. Moment-compensated single-point cells are trimmed to about 0.02 % of the load per cm
   (the order of the OIML R60 eccentricity test limits); `off_centre_per_cm` holds that figure.
@@ -80,12 +80,13 @@ class LoadCellFigures:
 
 @dataclass(frozen=True)
 class AdcFigures:
-    """The NAU7802 as the firmware sets it up: gain 128, 80 samples/s, ratiometric 3.3 V."""
+    """The NAU7802 as the firmware sets it up (tavli_mcu/loadcells.py): gain 128, 80 samples/s, its LDO
+    at 3.0 V exciting the bridge and serving as the reference."""
 
     gain: int = 128
     noise_nv_rms_10sps: float = 50.0
     samples_per_s: int = 80
-    excitation_v: float = 3.3
+    excitation_v: float = 3.0
 
     @property
     def noise_v_rms(self) -> float:

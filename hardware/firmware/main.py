@@ -17,10 +17,12 @@ import machine
 import micropython
 
 import board_config as cfg
+from tavli_mcu.bus import open_bus
 from tavli_mcu.counting import CountDecoder
 from tavli_mcu.hall import HallBank
 from tavli_mcu.loadcells import LoadCellSensors, Nau7802Bank
 from tavli_mcu.node import Node
+from tavli_mcu.scanloop import Clock, ScanLoop
 from tavli_mcu.weighing import Calibration, MassDecoder
 
 CALIBRATION_FILE = "calibration.json"
@@ -77,12 +79,13 @@ def load_calibration():
 
 def main():
     read, write = open_link()
-    i2c = machine.I2C(cfg.I2C_ID, sda=machine.Pin(cfg.I2C_SDA_PIN), scl=machine.Pin(cfg.I2C_SCL_PIN),
-                      freq=cfg.I2C_HZ)
-    bank = Nau7802Bank(i2c, cfg.MUX_ADDRESSES, cfg.CHANNELS, time.sleep_ms)
-    bank.start_all()
+    clock = Clock(time.ticks_ms, time.ticks_diff)
+    bus = open_bus(machine, cfg.I2C_ID, cfg.I2C_SDA_PIN, cfg.I2C_SCL_PIN, cfg.I2C_HZ, cfg.MUX_ADDRESSES, time.sleep_us)
+    bus.start()
+    bank = Nau7802Bank(bus, cfg.CHANNELS, clock, time.sleep_ms)
+    bank.start_all()   # at most 2 s; channels that failed are tried again while scanning
     if cfg.COLOUR_BY == "magnet":
-        hall = HallBank(i2c, bank.select, cfg.CHANNELS, cfg.HALL_ADDRESS)
+        hall = HallBank(bus, cfg.CHANNELS, cfg.HALL_ADDRESS, clock)
         hall.start_all()
         decoder = CountDecoder(cfg.CHANNELS, cfg.CHECKER_G, cfg.COUNT_WINDOW_G, cfg.STEADY_G, cfg.STEADY_SCANS,
                                (cfg.HALL_THRESHOLD_MT, cfg.BLACK_FIELD_MAX_MT, cfg.WHITE_FIELD_MIN_MT),
@@ -95,21 +98,7 @@ def main():
     node = Node(cfg.CHANNELS, board_id, int.from_bytes(os.urandom(2), "big"), write, self_test=bank.self_test,
                 maintenance=restart_into_maintenance)
     watchdog = machine.WDT(timeout=WATCHDOG_MS)
-    now_ms = 0                      # never wraps, unlike ticks_ms
-    last = time.ticks_ms()
-    node.boot(now_ms)
-    while True:
-        started = time.ticks_ms()
-        now_ms += time.ticks_diff(started, last)
-        last = started
-        data = read()
-        if data:
-            node.receive(data, now_ms)
-        node.scan(sensors.read_counts(), now_ms)
-        watchdog.feed()
-        spare = node.scan_period_ms - time.ticks_diff(time.ticks_ms(), started)
-        if spare > 0:
-            time.sleep_ms(spare)
+    ScanLoop(node, sensors.read_counts, read, watchdog.feed, clock, time.sleep_ms).run()
 
 
 if maintenance_requested():

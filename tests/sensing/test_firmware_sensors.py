@@ -1,4 +1,5 @@
-"""The reference design's sensor scan (NAU7802s behind TCA9548As) and mass decoding, with a fake I2C bus."""
+"""The reference design's sensor scan (NAU7802s and TMAG5273s behind TCA9548As) and mass decoding, over
+register-level fakes of the chips (tests/sensing/micropython/i2c_chips.py) on a virtual clock."""
 import ast
 import math
 import runpy
@@ -8,7 +9,9 @@ from hypothesis import given, strategies as st
 
 from firmware_host.sensing.config import load_sensing_config
 from firmware_host.sensing.mcu_config import FIRMWARE_BOARD_CONFIG, render_board_config
+from firmware_host.sim import physics
 from firmware_host.sim.firmware import FIRMWARE_DIR, firmware_module
+from sensor_bus_kit import FakeSensorBoard
 
 loadcells = firmware_module("loadcells")
 weighing = firmware_module("weighing")
@@ -47,148 +50,169 @@ def spanned(channels, counts_per_gram=400.0):
 
 
 def test_an_uncalibrated_location_gives_no_reading():
-    bus = FakeBus(MCU.mux_addresses, 2)
+    board = started(2)
     calibration = weighing.Calibration.uncalibrated(2)
     calibration.span(1, 16 * 400, 16.0)
-    bus.raw[0] = bus.raw[1] = 16 * 400
-    sensors = loadcells.LoadCellSensors(started_bank(bus, 2), calibration, DECODER)
-    assert sensors.read_counts() == [None, (1, 0)]
+    for adc in board.chips.adcs:
+        adc.raw = 16 * 400
+    sensors = loadcells.LoadCellSensors(board.bank, calibration, DECODER)
+    assert next_scan(board, sensors) == [None, (1, 0)]
 
 
-class FakeBus:
-    """NAU7802s at 0x2A behind TCA9548As; raises if two ADCs are ever connected at once."""
-
-    def __init__(self, mux_addresses, channels, dead=(), silent=(), calibration_fails=()):
-        self.mux_ports = {address: 0 for address in mux_addresses}
-        self.muxes = list(mux_addresses)
-        self.raw = [0] * channels
-        self.dead, self.silent, self.calibration_fails = set(dead), set(silent), set(calibration_fails)
-        self.log = []                         # ("write", channel, register, value) and ("sleep", ms), in order
-        self.registers = [{loadcells.PU_CTRL: 0, loadcells.CTRL1: 0, loadcells.CTRL2: 0} for _ in range(channels)]
-
-    def writeto(self, address, data):
-        self.mux_ports[address] = data[0]
-
-    def _selected(self):
-        selected = [self.muxes.index(address) * 8 + port for address, ports in self.mux_ports.items()
-                    for port in range(8) if ports >> port & 1]
-        assert len(selected) <= 1, f"channels {selected} share the bus"
-        if not selected or selected[0] in self.dead:
-            raise OSError(19, "ENODEV")
-        return selected[0]
-
-    def writeto_mem(self, address, register, data):
-        assert address == loadcells.NAU7802
-        channel = self._selected()
-        registers = self.registers[channel]
-        value = data[0]
-        self.log.append(("write", channel, register, value))
-        if register == loadcells.PU_CTRL and value & loadcells.PUD:
-            value |= loadcells.PUR
-        if register == loadcells.CTRL2 and value & loadcells.CALS:
-            value &= ~loadcells.CALS          # calibration finishes at once
-            if channel in self.calibration_fails:
-                value |= loadcells.CAL_ERR
-        registers[register] = value
-
-    def readfrom_mem(self, address, register, count):
-        channel = self._selected()
-        if register == loadcells.REVISION:
-            return b"\x0f"
-        if register == loadcells.PU_CTRL:
-            running = self.registers[channel][register] & loadcells.CS and channel not in self.silent
-            return bytes((self.registers[channel][register] | (loadcells.CR if running else 0),))
-        if register == loadcells.ADCO_B2:
-            return (self.raw[channel] & 0xFFFFFF).to_bytes(3, "big")
-        return bytes((self.registers[channel].get(register, 0),))
+def started(channels=28, **faults):
+    """A started board; `faults` set on chips before the start: {attribute: channels}."""
+    board = FakeSensorBoard(channels)
+    for attribute, channels_hit in faults.items():
+        for channel in channels_hit:
+            setattr(board.chips.adcs[channel], attribute, True)
+    board.failed = board.start()
+    return board
 
 
-def started_bank(bus, channels=28):
-    bank = loadcells.Nau7802Bank(bus, MCU.mux_addresses, channels, sleep_ms=lambda ms: bus.log.append(("sleep", ms)))
-    bank.start_all()
-    return bank
+def next_scan(board, sensors, period_ms=25):
+    """One scan a scan period (40 Hz) after the last."""
+    board.time.sleep_ms(period_ms)
+    return sensors.read_counts()
 
 
-def test_every_adc_is_started_at_gain_128_and_80_samples_per_second():
-    bus = FakeBus(MCU.mux_addresses, 28)
-    started_bank(bus)
-    assert all(registers[loadcells.CTRL1] == loadcells.GAIN_128_LDO_3V3 for registers in bus.registers)
-    assert all(registers[loadcells.CTRL2] == loadcells.RATE_80SPS for registers in bus.registers)
-    assert all(registers[loadcells.PU_CTRL] & loadcells.CS for registers in bus.registers)
+def test_every_adc_is_started_at_gain_128_and_80_samples_per_second_with_its_ldo_below_the_supply():
+    board = started()
+    for adc in board.chips.adcs:
+        assert adc.registers[loadcells.CTRL1] & 0x07 == 0b111                 # gain 128
+        assert adc.registers[loadcells.CTRL2] & 0x70 == 0b011 << 4              # 80 samples/s
+        assert adc.registers[loadcells.PU_CTRL] & loadcells.CS
+        # VLDO (bits 3-5: 0b111 2.4 V .. 0b000 4.5 V in 0.3 V steps) at least 0.3 V below the 3.3 V supply.
+        ldo_v = 4.5 - 0.3 * (adc.registers[loadcells.CTRL1] >> 3 & 0b111)
+        assert ldo_v <= 3.3 - 0.3 + 1e-9
+
+
+def test_the_physical_model_excites_the_bridge_at_the_ldo_voltage_the_firmware_sets():
+    ldo_v = 4.5 - 0.3 * (loadcells.GAIN_128_LDO_3V0 >> 3 & 0b111)
+    assert physics.AdcFigures().excitation_v == pytest.approx(ldo_v)
 
 
 def test_every_adc_starts_in_the_datasheets_order_calibrating_only_once_its_ldo_is_up():
-    # NAU7802 datasheet 9.1 and SparkFun's driver: reset, power up, CS, LDO 3.3 V and AVDDS, gain and rate,
+    # NAU7802 datasheet 9.1 and SparkFun's driver: reset, power up, CS, LDO and AVDDS, gain and rate,
     # register 0x15 = 0x30, the 330 pF capacitor, the LDO's ramp, then the front-end calibration.
-    bus = FakeBus(MCU.mux_addresses, 3)
-    started_bank(bus, channels=3)
-    ramp = bus.log.index(("sleep", loadcells.LDO_RAMP_MS))
+    board = FakeSensorBoard(3)
+    board.chips.log = []
+    board.start()
     for channel in range(3):
-        writes = [(step, entry[2], entry[3]) for step, entry in enumerate(bus.log)
-                  if entry[0] == "write" and entry[1] == channel]
+        writes = [(ms, register, value) for ms, written, register, value in board.chips.log if written == channel]
         registers_written = [(register, value) for _, register, value in writes]
         assert registers_written[:3] == [(loadcells.PU_CTRL, loadcells.RR), (loadcells.PU_CTRL, 0),
                                          (loadcells.PU_CTRL, loadcells.PUD | loadcells.PUA)]
         assert (loadcells.ADC, 0x30) in registers_written
         assert any(register == loadcells.PGA_PWR and value & 0x80 for register, value in registers_written)
-        ldo_on = next(step for step, register, value in writes
-                      if register == loadcells.PU_CTRL and value & loadcells.AVDDS)
-        calibration = next(step for step, register, value in writes
-                           if register == loadcells.CTRL2 and value & loadcells.CALS)
-        assert ldo_on < ramp < calibration
-        assert bus.registers[channel][loadcells.PU_CTRL] & loadcells.AVDDS
+        ldo_on = next(ms for ms, register, value in writes if register == loadcells.PU_CTRL and value & loadcells.AVDDS)
+        calibration = next(ms for ms, register, value in writes if register == loadcells.CTRL2 and value & loadcells.CALS)
+        assert calibration - ldo_on >= loadcells.LDO_RAMP_MS
+        assert board.chips.adcs[channel].registers[loadcells.PU_CTRL] & loadcells.AVDDS
 
 
 def test_a_channel_whose_calibration_fails_or_that_does_not_answer_is_named():
-    bus = FakeBus(MCU.mux_addresses, 4, dead={1}, calibration_fails={2})
-    bank = loadcells.Nau7802Bank(bus, MCU.mux_addresses, 4, sleep_ms=lambda ms: None)
-    assert bank.start_all() == {1, 2}
+    assert started(4, dead=[1], calibration_fails=[2]).failed == {1, 2}
 
 
 def test_a_scan_reads_every_location_through_the_multiplexers():
-    bus = FakeBus(MCU.mux_addresses, 28)
-    calibration = spanned(28)
-    sensors = loadcells.LoadCellSensors(started_bank(bus), calibration, DECODER)
+    board = started()
+    sensors = loadcells.LoadCellSensors(board.bank, spanned(28), DECODER)
     layouts = {0: (2, 0), 9: (0, 5), 17: (1, 1), 27: (15, 0)}
     for channel, (white, black) in layouts.items():
-        bus.raw[channel] = int((white * 16 + black * 17) * 400)
-    counts = sensors.read_counts()
+        board.chips.adcs[channel].raw = int((white * 16 + black * 17) * 400)
+    counts = next_scan(board, sensors)
     assert [counts[channel] for channel in layouts] == list(layouts.values())
     assert counts[5] == (0, 0)
+    assert board.chips.collisions == 0
+
+
+def test_a_scan_switches_each_port_on_once_and_a_multiplexer_off_only_when_it_leaves_it():
+    board = started()
+    sensors = loadcells.LoadCellSensors(board.bank, spanned(28), FieldTaker(), board.hall)
+    writes = []
+    mux_write = board.chips.writeto
+    board.chips.writeto = lambda address, data: writes.append((address, data[0])) or mux_write(address, data)
+    next_scan(board, sensors)
+    next_scan(board, sensors)
+    scan = writes[len(writes) // 2:]
+    switched_on = [(address, ports) for address, ports in scan if ports]
+    assert len(switched_on) == 28 and len(set(switched_on)) == 28
+    assert [address for address, ports in scan if not ports] == [0x73, 0x70, 0x71, 0x72]
+
+
+class FieldTaker:
+    """A colour-by-magnet decoder that reads every location as empty: the scan reads each Hall sensor."""
+
+    def decode(self, channel, grams, field_mt):
+        return (0, 0)
 
 
 def test_negative_conversions_are_sign_extended():
-    bus = FakeBus(MCU.mux_addresses, 1)
-    bank = started_bank(bus, channels=1)
-    bus.raw[0] = -1234
-    assert bank.read_raw(0) == -1234
+    board = started(1)
+    board.chips.adcs[0].raw = -1234
+    board.time.sleep_ms(25)
+    assert board.bank.read_raw(0) == -1234
 
 
-def test_a_channel_without_a_fresh_conversion_keeps_its_last_reading():
-    bus = FakeBus(MCU.mux_addresses, 2)
-    sensors = loadcells.LoadCellSensors(started_bank(bus, 2), spanned(2), DECODER)
-    bus.raw[1] = 16 * 400
-    assert sensors.read_counts() == [(0, 0), (1, 0)]
-    bus.silent.add(1)
-    bus.raw[1] = 0
-    assert sensors.read_counts() == [(0, 0), (1, 0)]
+def test_a_conversion_is_reused_only_while_fresh_then_the_channel_gives_no_reading():
+    board = started(1)
+    board.time.sleep_ms(25)
+    assert board.bank.read_raw(0) == 0
+    board.chips.adcs[0].slow(10_000)   # it stops converting
+    board.chips.adcs[0].raw = 16 * 400
+    board.time.sleep_ms(loadcells.FRESH_MS - 1)
+    assert board.bank.read_raw(0) == 0
+    board.time.sleep_ms(2)
+    assert board.bank.read_raw(0) is None
+
+
+def test_an_adc_that_lost_its_setup_is_started_again_and_reads_the_new_load():
+    board = started(2)
+    sensors = loadcells.LoadCellSensors(board.bank, spanned(2), DECODER)
+    assert next_scan(board, sensors) == [(0, 0), (0, 0)]
+    board.chips.adcs[1].brown_out()
+    board.chips.adcs[1].raw = 16 * 400
+    readings = [next_scan(board, sensors)[1] for _ in range(40)]   # a second at 40 Hz
+    assert readings[0] is None and readings[-1] == (1, 0) and (0, 0) not in readings
+    assert board.bank.restarts == 1
+    assert board.chips.adcs[1].registers[loadcells.CTRL1] == loadcells.GAIN_128_LDO_3V0
+
+
+def test_an_adc_that_failed_to_start_is_tried_again_while_scanning():
+    board = started(2, dead=[1])
+    sensors = loadcells.LoadCellSensors(board.bank, spanned(2), DECODER)
+    assert next_scan(board, sensors) == [(0, 0), None]
+    board.chips.adcs[1].dead = False
+    readings = [next_scan(board, sensors)[1] for _ in range(80)]   # two seconds at 40 Hz
+    assert readings[-1] == (0, 0)
+
+
+def test_a_timed_out_transaction_clears_the_bus_and_the_scan_goes_on():
+    board = started(2)
+    sensors = loadcells.LoadCellSensors(board.bank, spanned(2), DECODER)
+    board.chips.hold_sda(5)
+    first = next_scan(board, sensors)
+    assert board.bus.clears == 2 and board.chips.timeouts == 1   # the boot's clear, then this one
+    assert first[1] == (0, 0) and next_scan(board, sensors) == [(0, 0), (0, 0)]
 
 
 def test_an_empty_location_follows_slow_drift_of_its_zero():
-    bus = FakeBus(MCU.mux_addresses, 1)
+    board = started(1)
     calibration = spanned(1)
-    sensors = loadcells.LoadCellSensors(started_bank(bus, 1), calibration, DECODER)
-    bus.raw[0] = 40          # 0.1 g of drift
+    sensors = loadcells.LoadCellSensors(board.bank, calibration, DECODER)
+    board.chips.adcs[0].raw = 40     # 0.1 g of drift
     for _ in range(400):     # ten seconds of scans at 40 Hz
-        assert sensors.read_counts() == [(0, 0)]
+        assert next_scan(board, sensors) == [(0, 0)]
     assert calibration.zero[0] == pytest.approx(40, abs=1)
 
 
 def test_the_self_test_names_dead_silent_and_railed_channels():
-    bus = FakeBus(MCU.mux_addresses, 28, dead={3}, silent={12})
-    bank = started_bank(bus)
-    bus.raw[20] = 0x7FFFFF
-    assert bank.self_test() == [(3, loadcells.NO_RESPONSE), (12, loadcells.NOT_READY), (20, loadcells.OUT_OF_RANGE)]
+    board = started(dead=[3])
+    board.chips.adcs[12].slow(10_000)
+    board.chips.adcs[20].raw = 0x7FFFFF
+    board.time.sleep_ms(loadcells.FRESH_MS + 1)
+    assert board.bank.self_test() == [(3, loadcells.NO_RESPONSE), (12, loadcells.NOT_READY),
+                                      (20, loadcells.OUT_OF_RANGE)]
 
 
 def test_the_committed_board_config_is_the_rendering_of_the_board_file():
@@ -286,30 +310,28 @@ def test_no_reading_without_a_steady_count_and_a_magnet_that_agree():
     assert steady(decoder, 32.0, axial(-1), channel=1) == (2, 0)          # channels are apart
 
 
-class FakeHallBus:
-    def __init__(self, field_counts, dead=False):
-        self.written, self.field_counts, self.dead = {}, field_counts, dead
-
-    def writeto_mem(self, address, register, data):
-        if self.dead:
-            raise OSError(19, "ENODEV")
-        self.written[(address, register)] = data[0]
-
-    def readfrom_mem(self, address, register, count):
-        if self.dead:
-            raise OSError(19, "ENODEV")
-        # the X, Y and Z results: registers 0x12 to 0x17, each MSB first (TMAG5273 datasheet, register map)
-        assert (register, count) == (0x12, 6)
-        return b"".join((value & 0xFFFF).to_bytes(2, "big") for value in self.field_counts)
-
-
 def test_the_hall_sensor_is_set_to_continuous_xyz_readings_and_its_field_is_signed_millitesla():
-    bus = FakeHallBus((4096, 0, -8192))
-    selected = []
-    sensors = hall.HallBank(bus, selected.append, 2, 0x35)
-    assert sensors.start_all() == set()
+    board = started(2)
+    tmag = board.chips.halls[1]
     # DEVICE_CONFIG_2 0x01: continuous; SENSOR_CONFIG_1 0x02: MAG_CH_EN = 7, X, Y and Z
-    assert bus.written[(0x35, 0x01)] == 0x02 and bus.written[(0x35, 0x02)] == 0x70
-    assert sensors.field_mt(1) == pytest.approx((5.0, 0.0, -10.0)) and selected[-1] == 1
-    assert hall.HallBank(FakeHallBus((0, 0, 0), dead=True), selected.append, 2, 0x35).field_mt(0) is None
-    assert hall.HallBank(FakeHallBus((0, 0, 0), dead=True), selected.append, 2, 0x35).start_all() == {0, 1}
+    assert tmag.registers[0x01] == 0x02 and tmag.registers[0x02] == 0x70
+    tmag.field_mt = (5.0, 0.0, -10.0)
+    board.time.sleep_ms(25)
+    assert board.hall.field_mt(1) == pytest.approx((5.0, 0.0, -10.0), abs=0.01)
+    board.chips.halls[0].dead = True
+    assert board.hall.field_mt(0) is None
+
+
+def test_a_hall_sensor_that_was_reset_is_set_up_again():
+    board = started(1)
+    board.chips.halls[0].field_mt = (0.0, 0.0, 12.0)
+    board.time.sleep_ms(25)
+    assert board.hall.field_mt(0) == pytest.approx((0.0, 0.0, 12.0), abs=0.01)
+    board.chips.halls[0].brown_out()                 # standing by, its field registers at 0
+    fields = []
+    for _ in range(4):
+        board.time.sleep_ms(25)
+        fields.append(board.hall.field_mt(0))
+    assert fields[0] is None and fields[-1] == pytest.approx((0.0, 0.0, 12.0), abs=0.01)
+    assert (0.0, 0.0, 0.0) not in fields
+    assert board.hall.restarts == 1

@@ -37,7 +37,7 @@ def test_the_same_seed_gives_the_same_conversions_and_another_seed_others():
 def test_an_empty_cell_reads_zero_with_the_nau7802_noise_at_80_samples_per_second():
     _, read = cells()
     samples = np.stack([read() for _ in range(50)])
-    expected_noise_g = 141e-9 / (1e-3 * 3.3 / FULL_SCALE_G)      # 141 nV over 6.6 µV per gram
+    expected_noise_g = 141e-9 / (1e-3 * 3.0 / FULL_SCALE_G)      # 141 nV over 6.0 µV per gram (a 3.0 V LDO)
     assert AdcFigures().noise_v_rms == pytest.approx(141e-9, rel=0.01)
     assert samples.std() == pytest.approx(expected_noise_g, rel=0.05)
     assert abs(samples.mean()) < 0.005
