@@ -97,7 +97,8 @@ _TOP_LEVEL = ("hardware", "board_file", "match", "house_rules", *BOARD_OVERRIDES
 _WEB_KEYS = ("socket", "host", "port", "pin", "hosts")
 
 
-def _state_home() -> Path:
+def state_home() -> Path:
+    """Where the service keeps its state by default (the journal, the board's club key): XDG's state folder."""
     return Path(os.environ.get("XDG_STATE_HOME") or Path.home() / ".local" / "state") / "tavli-board"
 
 
@@ -205,7 +206,7 @@ class ClubSettings:
 
     @property
     def signing_key_path(self) -> Path:
-        return self.key_file or _state_home() / "club-board.key"
+        return self.key_file or state_home() / "club-board.key"
 
 
 @dataclass(frozen=True)
@@ -470,7 +471,7 @@ def _table_path(problems: _Collector, table: Table, key: str, default: Path, rel
 
 
 def _journal_path(problems: _Collector, table: Table | None, relative_to: Path | str | None) -> Path:
-    default = _state_home() / "journal.sqlite3"
+    default = state_home() / "journal.sqlite3"
     return default if table is None else _table_path(problems, table, "path", default, relative_to)
 
 
@@ -478,7 +479,7 @@ _LOGGING_KEYS = ("level", "file", "max_kb", "backups", "raw_frames_dir")
 
 
 def _log_settings(problems: _Collector, table: Table | None, relative_to: Path | str | None) -> LogSettings:
-    defaults = LogSettings(file=_state_home() / "tavli-board.log", raw_frames_dir=_runtime_home())
+    defaults = LogSettings(file=state_home() / "tavli-board.log", raw_frames_dir=_runtime_home())
     if table is None:
         return defaults
     max_kb = problems.read(table.integer, "max_kb", default=defaults.max_bytes // 1024, minimum=16, maximum=1024 * 1024)

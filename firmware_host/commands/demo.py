@@ -4,13 +4,16 @@ state machine's declaration)."""
 from __future__ import annotations
 
 import argparse
+import contextlib
+import fcntl
 import secrets
 import signal
 import sys
 from pathlib import Path
+from typing import Iterator
 
 from firmware_host.commands import UsageError
-from firmware_host.config import WebSettings
+from firmware_host.config import WebSettings, state_home
 from firmware_host.leds.legend import legend_lines, legend_svg
 from firmware_host.leds.palette import PALETTES
 from firmware_host.leds.terminal import wants_colour
@@ -118,10 +121,11 @@ def run(args: argparse.Namespace) -> int:
         _check_port_free(reach.get("web_host", "127.0.0.1"), args.web_port)
     previous = signal.signal(signal.SIGTERM, _terminate)
     try:
-        return run_demo(Settings(match, seed=args.seed, speed=args.speed, boards=args.boards,
-                                 web_port=args.web_port or None, bots=frozenset(map(Color, args.bot)),
-                                 **reach),
-                        interactive=args.interactive)
+        with _demo_journal() as journal:
+            return run_demo(Settings(match, seed=args.seed, speed=args.speed, boards=args.boards,
+                                     web_port=args.web_port or None, bots=frozenset(map(Color, args.bot)),
+                                     journal=journal, **reach),
+                            interactive=args.interactive)
     except KeyboardInterrupt:   # the demo's folder, threads and web companion are cleaned up on the way out
         print("\ntavli-board demo: stopped (Ctrl-C)", file=sys.stderr)
         return 130
@@ -133,6 +137,31 @@ def run(args: argparse.Namespace) -> int:
         return 1
     finally:
         signal.signal(signal.SIGTERM, previous)
+
+
+@contextlib.contextmanager
+def _demo_journal() -> Iterator[Path | None]:
+    """The demo's own journal, kept between runs beside the user's state (never the service's journal):
+    `history --journal` reads it afterwards. A second demo running at once journals in its temporary
+    folder instead (one writer to a journal)."""
+    journal = state_home() / "demo" / "journal.sqlite3"
+    try:
+        journal.parent.mkdir(parents=True, exist_ok=True)
+        lock = open(journal.with_name("journal.lock"), "w")
+    except OSError as error:
+        print(f"tavli-board demo: journaling in its temporary folder ({journal.parent}: {error.strerror})",
+              file=sys.stderr)
+        yield None
+        return
+    with lock:
+        try:
+            fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError:
+            print("tavli-board demo: another demo is journaling; this one journals in its temporary folder",
+                  file=sys.stderr)
+            yield None
+            return
+        yield journal
 
 
 def _companion_reach(web_host: str) -> dict[str, str]:

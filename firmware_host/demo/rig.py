@@ -25,7 +25,7 @@ import sys
 import tempfile
 import threading
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable, TextIO
 
@@ -72,17 +72,18 @@ class Settings:
     match: MatchRules
     seed: int = 1
     speed: float = 8.0
-    out: TextIO = sys.stdout
+    out: TextIO = field(default_factory=lambda: sys.stdout)   # where the demo writes, read when it starts
     boards: str = "moments"      # "moments": at setup, stunts and game ends; "every-turn"; "none"
     web_port: int | None = None  # serve the web companion at this port (None: not at all)
     web_host: str = "127.0.0.1"  # ... on this address: loopback (this machine only), or 0.0.0.0 (the local network)
     pin: str = DEMO_PIN          # the settings PIN of the demo's companion (a real board's is set with `web-pin`)
+    journal: Path | None = None  # where the match is journaled (None: in the demo's temporary folder)
     bots: frozenset[Color] = frozenset()   # the seats the bot plays (the players move its checkers)
 
 
-def demo_config(speed: float, folder: Path, path: Path | None = None) -> Config:
+def demo_config(speed: float, folder: Path, path: Path | None = None, journal: Path | None = None) -> Config:
     """The configuration file at `path` (None: the built-in, simulated one), its timings shortened by
-    `speed`, logs and journal in `folder`."""
+    `speed`, logs in `folder`, the journal at `journal` (None: in `folder`)."""
     config = load_config(path)
     sensors = config.sensing.sensors
     sensors = dataclasses.replace(
@@ -95,7 +96,7 @@ def demo_config(speed: float, folder: Path, path: Path | None = None) -> Config:
         config, sensing=dataclasses.replace(config.sensing, sensors=sensors),
         pins=dataclasses.replace(config.pins, button=button),
         logging=dataclasses.replace(config.logging, raw_frames_dir=folder / "raw"),
-        journal_path=folder / "journal.sqlite3")
+        journal_path=journal or folder / "journal.sqlite3")
 
 
 class Demo:
@@ -104,7 +105,7 @@ class Demo:
     def __init__(self, settings: Settings, folder: Path, first_board: BoardReading):
         self.settings = settings
         self.config_file = None if settings.web_port is None else write_companion_config(folder, settings)
-        self.config = demo_config(settings.speed, folder, self.config_file)
+        self.config = demo_config(settings.speed, folder, self.config_file, settings.journal)
         self.config = dataclasses.replace(self.config, match_rules=settings.match, bots=settings.bots)
         self.journal = Journal.open(self.config.journal_path)
         self.table = Table()
@@ -124,7 +125,8 @@ class Demo:
         if self.config_file is not None:
             # Settings saved in the browser are read back as the demo reads its file: at its speed.
             self.companion = open_companion(self.config, self.loop, self_test=self.hardware.sensor.run_self_test,
-                                            reload=lambda: demo_config(settings.speed, folder, self.config_file))
+                                            reload=lambda: demo_config(settings.speed, folder, self.config_file,
+                                                                              settings.journal))
 
     def __enter__(self) -> Demo:
         self.hardware.start()
@@ -231,7 +233,7 @@ def write_companion_config(folder: Path, settings: Settings) -> Path:
         "hardware": "simulated",
         "match": {"sequence": list(settings.match.sequence), "target": settings.match.target,
                   **{color.value: "bot" for color in settings.bots}},
-        "journal": {"path": str(folder / "journal.sqlite3")},
+        "journal": {"path": str(settings.journal or folder / "journal.sqlite3")},
         "logging": {"file": str(folder / "tavli-board.log"), "raw_frames_dir": str(folder / "raw")},
         "web": {"socket": str(folder / "companion.sock"), "host": settings.web_host, "port": settings.web_port,
                 "pin": hash_pin(settings.pin)},
@@ -277,6 +279,12 @@ def _end_with_parent() -> Callable[[], None] | None:
     return lambda: prctl(set_parent_death_signal, terminate)
 
 
+def say_where_it_is_kept(journal: Path, out: TextIO) -> None:
+    print(f"tavli-board demo: the match is journaled in {journal}: `tavli-board history --journal {journal}` "
+          f"lists the demo's matches, `tavli-board export last --journal {journal}` writes the last one",
+          file=out, flush=True)
+
+
 def say_where_to_watch(demo: Demo, out: TextIO) -> None:
     """The companion's address: on this machine, or plainly open to the local network with its address
     as a QR code for a phone at the table (and the PIN that changes need, made up for this run)."""
@@ -314,6 +322,8 @@ def run_demo(settings: Settings, interactive: bool = False) -> int:
         with Demo(settings, folder, board) as demo:
             print(f"tavli-board demo: a match of {', '.join(match.sequence)} to {match.target}, seed "
                   f"{settings.seed}, speed {settings.speed:g}; the players sit {orientation.value}", file=out)
+            if settings.journal is not None:
+                say_where_it_is_kept(settings.journal, out)
             if demo.web is not None:
                 say_where_to_watch(demo, out)
             if interactive:
@@ -323,6 +333,8 @@ def run_demo(settings: Settings, interactive: bool = False) -> int:
             except DemoStuck as error:
                 print(f"tavli-board demo: stopped: {error}", file=sys.stderr)
                 return 1
+            if settings.journal is not None:
+                say_where_it_is_kept(settings.journal, out)
             if demo.web is not None and sys.stdin.isatty():   # a person is there: let them look it over
                 print(f"tavli-board demo: the match is over; its companion stays up at {demo.web_url} until you "
                       "press Ctrl-C", file=out, flush=True)

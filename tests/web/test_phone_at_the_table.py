@@ -111,3 +111,16 @@ def test_after_the_match_the_companion_stays_up_until_ctrl_c(tmp_path):
             demo.kill()
             demo.wait()
         os.close(controller)
+
+
+def test_the_demos_match_can_be_looked_at_afterwards_with_history(tmp_path, capfd):
+    """Issue 30: after the demo, `history` said there was no journal (it was in a temporary folder)."""
+    from firmware_host.cli import main
+    from firmware_host.config import state_home
+    assert main(["demo", "--match", "portes", "--target", "1", "--speed", "20", "--web-port", "0"]) == 0
+    journal = state_home() / "demo" / "journal.sqlite3"
+    said = capfd.readouterr().out
+    assert f"the match is journaled in {journal}: `tavli-board history --journal {journal}`" in said
+    assert main(["history", "--journal", str(journal)]) == 0
+    listing = capfd.readouterr().out
+    assert "portes" in listing and "1" in listing
