@@ -38,6 +38,7 @@ import copy
 import json
 import logging
 import os
+import shutil
 import sqlite3
 import time
 from datetime import datetime, timezone
@@ -48,7 +49,7 @@ from typing import Any, Callable, Iterable, Iterator, Mapping
 from firmware_host import __version__
 from firmware_host.journal.events import (GAME_KINDS, Event, GameState, Kind, MatchProgress, ResumeState,
                                           match_rules_json)
-from firmware_host.journal.proof import MARK_SUFFIX, Mark, MarkWriter, link, read_mark
+from firmware_host.journal.proof import MARK_SUFFIX, Mark, MarkWriter, link, mark_path, read_mark, replace_mark
 from firmware_host.rules import GameResult, Play, Position, Rules
 from firmware_host.rules.match import MatchRules, OpeningRoll
 from firmware_host.rules.position import Color
@@ -244,37 +245,41 @@ class Journal(JournalReader):
         try:
             return cls._open_file(path, wall_clock)
         except CorruptJournal as error:
-            moved_aside = _move_aside(path, wall_clock(), "corrupt")
-            log.error("journal %s cannot be used (%s); moved it aside to %s and started a new journal: its "
-                      "unfinished match cannot be resumed, its finished ones are still in the moved file",
-                      path, error, moved_aside)
-            journal = cls._start_again(path, wall_clock, [])
-            journal.damage = f"the journal could not be read ({error}): a new one was started"
-            journal.moved_aside = moved_aside
-            journal.record_service("journal_moved_aside", reason=str(error), moved_to=str(moved_aside))
+            return cls._start_again(path, wall_clock, "corrupt", [], "journal_moved_aside",
+                                    f"the journal could not be read ({error}): a new one was started",
+                                    reason=str(error))
         except LostRecords as lost:
-            moved_aside = _move_aside(path, wall_clock(), "damaged")
             proven = lost.proven_match[-1].seq if lost.proven_match else None
-            log.error("journal %s has lost committed records: %s; kept the damaged files as %s; %s", path,
-                      lost.reason, moved_aside,
-                      f"the unfinished match goes on from record {proven}, the last that can be proven"
-                      if proven is not None else "no unfinished match can be proven: a new journal was started")
-            journal = cls._start_again(path, wall_clock, lost.proven_match)
-            journal.damage = f"the journal lost committed records ({lost.reason})"
-            journal.moved_aside = moved_aside
-            journal.record_service("journal_damaged", reason=lost.reason, moved_to=str(moved_aside),
-                                   resumed_from=proven)
-        return journal
+            return cls._start_again(path, wall_clock, "damaged", lost.proven_match, "journal_damaged",
+                                    f"the journal lost committed records ({lost.reason})",
+                                    reason=lost.reason, resumed_from=proven)
 
     @classmethod
-    def _start_again(cls, path: Path, wall_clock: Callable[[], float], events: list[Event]) -> Journal:
-        """A new journal at `path` (the old one moved aside) holding `events`."""
+    def _start_again(cls, path: Path, wall_clock: Callable[[], float], why: str, events: list[Event], what: str,
+                     damage: str, **details: Any) -> Journal:
+        """Move the journal at `path` aside as `why` and start a new one holding `events` and a record
+        of what happened, which stays `damage` at every opening until a person acknowledges it (the
+        controller journals that). The old mark stays in place until the new journal's replaces it:
+        a kill at any moment leaves files that say something was lost, never a silent fresh start."""
+        moved_aside = _move_aside(path, wall_clock(), why)
+        if what == "journal_damaged":
+            proven = events[-1].seq if events else None
+            log.error("journal %s has lost committed records: %s; kept the damaged files as %s; %s", path,
+                      details["reason"], moved_aside,
+                      f"the unfinished match goes on from record {proven}, the last that can be proven"
+                      if proven is not None else "no unfinished match can be proven: a new journal was started")
+        else:
+            log.error("journal %s cannot be used (%s); moved it aside to %s and started a new journal: its "
+                      "unfinished match cannot be resumed, its finished ones are still in the moved file",
+                      path, details["reason"], moved_aside)
+        record = Event(events[-1].seq + 1 if events else 1, None, None, Kind.SERVICE, utc_timestamp(wall_clock()),
+                       {"what": what, "damage": damage, "moved_to": str(moved_aside), **details})
         try:
-            _write_new(path, events)
+            _write_new(path, [*events, record])
             return cls._open_file(path, wall_clock)
         except (CorruptJournal, LostRecords) as again:  # a brand-new file that cannot be used: the place is the problem
             raise JournalError(f"cannot start a new journal at {path}: {again}") from None
-        except sqlite3.Error as error:
+        except (sqlite3.Error, OSError) as error:
             raise JournalError(f"cannot start a new journal at {path}: {error}") from None
 
     @classmethod
@@ -298,12 +303,16 @@ class Journal(JournalReader):
                 connection.executescript(f"BEGIN; ALTER TABLE events ADD COLUMN chain TEXT; "
                                          f"PRAGMA user_version = {SCHEMA_VERSION}; COMMIT;")
             journal = cls(connection, path, wall_clock, _fold_unfinished(latest_match), chain)
+            unacknowledged = _unacknowledged_damage(connection)
+            if unacknowledged is not None:
+                journal.damage = unacknowledged.get("damage") or f"the journal lost records ({unacknowledged.get('reason')})"
+                journal.moved_aside = Path(unacknowledged["moved_to"]) if unacknowledged.get("moved_to") else None
             # Writing proves the file takes records now, not at the first play.
             journal.record_service("journal_opened", version=__version__, pid=os.getpid())
         except (sqlite3.DatabaseError, JournalWriteError, CorruptJournal, KeyError, ValueError, TypeError) as error:
             connection.close()
             cause = error.__cause__ if isinstance(error, JournalWriteError) else error
-            if isinstance(cause, sqlite3.OperationalError) and _is_place_problem(cause):
+            if isinstance(cause, sqlite3.Error) and _is_place_problem(cause):
                 raise JournalError(f"cannot write the journal {path}: {cause}") from None
             raise CorruptJournal(str(cause) or type(cause).__name__) from None
         return journal
@@ -525,7 +534,8 @@ def _insert(connection: sqlite3.Connection, event: Event, previous: str | None) 
 
 
 def _write_new(path: Path, events: list[Event]) -> None:
-    """Create a journal file at `path` holding `events` (chained anew) and their mark."""
+    """Create a journal file at `path` holding `events` (chained anew), and their mark in place of any
+    mark there (replaced whole, so that no slot of an older journal's mark is left behind)."""
     connection = sqlite3.connect(path, isolation_level=None)
     try:
         connection.execute("PRAGMA journal_mode = WAL")
@@ -539,11 +549,9 @@ def _write_new(path: Path, events: list[Event]) -> None:
     finally:
         connection.close()
     if events:
-        marks = MarkWriter(path)
-        try:
-            marks.write(Mark(events[-1].seq, chain))
-        finally:
-            marks.close()
+        replace_mark(path, Mark(events[-1].seq, chain))
+    else:
+        mark_path(path).unlink(missing_ok=True)
 
 
 _COLUMNS = "seq, match_id, game, kind, at, data, chain"
@@ -559,12 +567,18 @@ def _proven_records(path: Path) -> tuple[list[Event], str | None]:
     try:
         connection = sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro", uri=True)
     except sqlite3.Error as error:
-        raise CorruptJournal(str(error)) from None
+        raise JournalError(f"cannot read the journal {path}: {error}") from None
     # Damaged text must read back as something that fails the chain, not stop the reading.
     connection.text_factory = lambda raw: raw.decode("utf-8", "replace")
     try:
         _check_identity(connection)
         if connection.execute("SELECT count(*) FROM sqlite_master").fetchone()[0] == 0:
+            # No tables: a new file, or one whose records were all in a write-ahead log now lost or
+            # damaged from its first frame. The mark tells the two apart.
+            mark = read_mark(path)
+            if mark is not None:
+                raise LostRecords(f"it holds no records, but its mark ({MARK_SUFFIX}) says it committed "
+                                  f"up to record {mark.seq}", [])
             rows, previous = [], None
         else:
             chained = connection.execute("PRAGMA user_version").fetchone()[0] >= 2
@@ -584,6 +598,8 @@ def _proven_records(path: Path) -> tuple[list[Event], str | None]:
             if chained:
                 rows, previous = _check_chain(rows, previous, mark)
     except sqlite3.DatabaseError as error:
+        if _is_place_problem(error):   # the disk, not the file: nothing is moved aside
+            raise JournalError(f"cannot read the journal {path}: {error}") from None
         raise CorruptJournal(str(error)) from None
     finally:
         connection.close()
@@ -641,11 +657,33 @@ def _create_schema(connection: sqlite3.Connection) -> None:
                              f"PRAGMA user_version = {SCHEMA_VERSION}; COMMIT;")
 
 
-def _is_place_problem(error: sqlite3.OperationalError) -> bool:
-    """Errors of the place (permissions, a full or read-only disk) rather than of the file's content."""
-    text = str(error).lower()
-    return any(words in text for words in ("readonly", "read-only", "disk is full", "unable to open", "disk i/o",
-                                           "locked"))
+# SQLite's primary result codes that come from the place (permissions, a full, read-only or failing
+# disk, another process's lock) rather than from the file's content.
+_PLACE_PROBLEMS = frozenset({sqlite3.SQLITE_IOERR, sqlite3.SQLITE_FULL, sqlite3.SQLITE_CANTOPEN, sqlite3.SQLITE_READONLY,
+                             sqlite3.SQLITE_BUSY, sqlite3.SQLITE_LOCKED, sqlite3.SQLITE_PERM, sqlite3.SQLITE_NOMEM})
+
+
+def _is_place_problem(error: sqlite3.Error) -> bool:
+    """An error of the place (a full, read-only or failing disk) rather than of the file's content."""
+    code = getattr(error, "sqlite_errorcode", None)
+    return code is not None and code & 0xFF in _PLACE_PROBLEMS
+
+
+def _unacknowledged_damage(connection: sqlite3.Connection) -> dict[str, Any] | None:
+    """The newest record of a journal moved aside or damaged (`_start_again`), unless a person has
+    acknowledged it since (a journal_damaged fault cleared): its data; else None."""
+    rows = connection.execute("SELECT kind, data FROM events WHERE kind IN (?, ?) AND (data LIKE '%journal_damaged%' "
+                              "OR data LIKE '%journal_moved_aside%') ORDER BY seq DESC",
+                              (Kind.SERVICE.value, Kind.FAULT_CLEARED.value))
+    for kind, data in rows:
+        record = json.loads(data)
+        if not isinstance(record, dict):
+            continue
+        if kind == Kind.FAULT_CLEARED.value and record.get("fault") == "journal_damaged":
+            return None
+        if kind == Kind.SERVICE.value and record.get("what") in ("journal_damaged", "journal_moved_aside"):
+            return record
+    return None
 
 
 def _move_aside(path: Path, now: float, why: str) -> Path:
@@ -657,13 +695,17 @@ def _move_aside(path: Path, now: float, why: str) -> Path:
     while target.exists() or Path(f"{target}{MARK_SUFFIX}").exists():
         number += 1
         target = path.with_name(f"{path.name}.{why}-{stamp}-{number}")
-    for suffix in ("-wal", "-shm", MARK_SUFFIX, ""):
-        companion = Path(f"{path}{suffix}")
-        if companion.exists():
-            try:
+    try:
+        # The mark is copied, and stays until the new journal's replaces it: whenever this is cut
+        # short, what is left beside it cannot pass for a new journal.
+        mark = mark_path(path)
+        if mark.exists():
+            shutil.copyfile(mark, mark_path(target))
+        for suffix in ("-wal", "-shm", ""):
+            companion = Path(f"{path}{suffix}")
+            if companion.exists():
                 companion.rename(Path(f"{target}{suffix}"))
-            except OSError as error:
-                raise JournalError(f"the journal {path} cannot be used and cannot be moved aside: "
-                                   f"{error.strerror}") from None
+    except OSError as error:
+        raise JournalError(f"the journal {path} cannot be used and cannot be moved aside: {error.strerror}") from None
     return target
 
