@@ -199,7 +199,7 @@ def test_a_corrupt_journal_is_moved_aside_and_the_service_starts_on_a_new_one(co
     assert f"moved it aside to {moved}" in caplog.text
     with JournalReader.open(config.journal_path) as journal:
         assert [event.data["what"] for event in journal.tail(10) if event.kind is Kind.SERVICE] == \
-            ["journal_opened", "journal_moved_aside", "started", "stopped"]
+            ["journal_moved_aside", "journal_opened", "started", "stopped"]   # the new journal is born saying it
 
 
 @pytest.mark.parametrize("report_leds", [False, True])
