@@ -49,15 +49,15 @@ def _open(args) -> JournalReader:
 
 
 def _match_id(reader: JournalReader, text: str) -> int:
-    """The journal's id of the match a person names: its number in `history` (from 1), or `last`."""
+    """The match a person names: its number as `history` lists it, or `last`."""
     ids = reader.match_ids()
     if text == "last":
         if not ids:
             raise UsageError(f"the journal {reader.path} holds no match yet")
         return ids[-1]
-    if not text.isdigit() or not 1 <= int(text) <= len(ids):
+    if not (text.isascii() and text.isdigit()) or int(text) not in ids:
         raise UsageError(f"no match {text!r} in {reader.path}; `tavli-board history` lists them, or say `last`")
-    return ids[int(text) - 1]
+    return int(text)
 
 
 def run_export(args) -> int:
@@ -91,7 +91,6 @@ def run_history(args) -> int:
         print("no matches yet")
         return 0
     print(f"{'match':>6}  {'started (UTC)':<24} {'games':<30} {'target':>6}  {'white-black':<11} {'played':>6}  status")
-    numbers = {match_id: number for number, match_id in enumerate(sorted(summaries), 1)}   # as people count
     shown = sorted(summaries, reverse=True)
     for match_id in shown[:args.limit or None]:
         events = summaries[match_id]
@@ -101,7 +100,7 @@ def run_history(args) -> int:
         status = match_status(progress)
         if progress.match.winner is not None:
             status += f" by {progress.match.winner.value}"
-        print(f"{numbers[match_id]:>6}  {events[0].at:<24} {', '.join(rules['sequence']):<30} {rules['target']:>6}  "
+        print(f"{match_id:>6}  {events[0].at:<24} {', '.join(rules['sequence']):<30} {rules['target']:>6}  "
               f"{score[WHITE]:>4} - {score[BLACK]:<4} {len(progress.match.games):>6}  {status}")
     if args.limit and len(shown) > args.limit:
         print(f"({len(shown) - args.limit} older matches not shown; --limit 0 shows all)")

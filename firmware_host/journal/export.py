@@ -154,9 +154,9 @@ def gnubg_match(events: list[Event]) -> tuple[str, list[str]]:
     if not games:
         why = "; ".join(notes) or (f"GNU Backgammon plays only backgammon, which is portes (the match's games: "
                                    f"{', '.join(rules['sequence'])})")
-        raise ValueError(f"match {events[0].seq} has no portes game to write: {why}")
+        raise ValueError(f"match {events[0].match_id} has no portes game to write: {why}")
     date = events[0].at[:10].replace("-", ".")
-    lines = ['; [Site "tavli-board"]', f'; [Match ID "{events[0].seq}"]', f'; [EventDate "{date}"]',
+    lines = ['; [Site "tavli-board"]', f'; [Match ID "{events[0].match_id}"]', f'; [EventDate "{date}"]',
              '; [Variation "Backgammon"]', '; [CubeLimit "1"]', "", f" {rules['target']} point match", ""]
     for game in games:
         lines += _game_lines(game) + [""]

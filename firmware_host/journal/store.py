@@ -162,14 +162,15 @@ class JournalReader:
         return [_row_event(row) for row in rows]
 
     def match_events(self, match_id: int) -> list[Event]:
-        """Every record of one match, in order; `LookupError` if there is no such match."""
+        """Every record of the match numbered `match_id`, in order; `LookupError` if there is no such match."""
         events = self._select("WHERE match_id = ?", (match_id,))
         if not events or events[0].kind is not Kind.MATCH_STARTED:
             raise LookupError(f"the journal {self.path} has no match {match_id}")
         return events
 
     def match_ids(self) -> list[int]:
-        return [event.seq for event in self._select("WHERE kind = ?", (Kind.MATCH_STARTED.value,))]
+        """The matches' numbers, oldest first."""
+        return [event.match_id for event in self._select("WHERE kind = ?", (Kind.MATCH_STARTED.value,))]
 
     def summaries(self) -> dict[int, list[Event]]:
         """Per match, its start, game starts and ends and its end: enough to list and score it."""
@@ -337,7 +338,7 @@ class Journal(JournalReader):
     # -- recording ------------------------------------------------------------------------------
 
     def start_match(self, rules: MatchRules, bots: Iterable[Color] = ()) -> int:
-        """Begin a match; an unfinished one is first recorded as abandoned. Returns the match id.
+        """Begin a match; an unfinished one is first recorded as abandoned. Returns its number.
         `bots`: the seats the bot plays (recorded when there are any)."""
         if self._progress is not None:
             self.end_match("abandoned: a new match was started")
@@ -347,7 +348,7 @@ class Journal(JournalReader):
             data["bots"] = bots
         started = self._append([(Kind.MATCH_STARTED, data)], new_match=True)[0]
         self._progress = MatchProgress(started)
-        return started.seq
+        return started.match_id
 
     def start_game(self, variant: str, rules: Rules, *, starter: Color | None = None,
                    position: Position | None = None, orientation: str | None = None) -> int:
@@ -507,8 +508,8 @@ class Journal(JournalReader):
                     self._db.execute("BEGIN IMMEDIATE")
                 for kind, data in records:
                     seq = self._db.execute("SELECT coalesce(max(seq), 0) + 1 FROM events").fetchone()[0]
-                    if new_match:
-                        match_id = seq   # a match is known by the seq of its start
+                    if new_match:   # the match's number, the one every surface shows (`events.Event`)
+                        match_id = self._db.execute("SELECT coalesce(max(match_id), 0) + 1 FROM events").fetchone()[0]
                     event = Event(seq, match_id, game if kind in GAME_KINDS else None, kind, at, dict(data))
                     self._chain = _insert(self._db, event, self._chain)
                     events.append(event)
@@ -583,8 +584,8 @@ def _proven_records(path: Path) -> tuple[list[Event], str | None]:
         else:
             chained = connection.execute("PRAGMA user_version").fetchone()[0] >= 2
             last = connection.execute("SELECT seq, match_id FROM events NOT INDEXED ORDER BY seq DESC LIMIT 1").fetchone()
-            latest_match = connection.execute("SELECT match_id FROM events NOT INDEXED WHERE match_id IS NOT NULL "
-                                              "ORDER BY seq DESC LIMIT 1").fetchone()
+            latest_match = connection.execute("SELECT seq FROM events NOT INDEXED WHERE kind = ? ORDER BY seq DESC "
+                                              "LIMIT 1", (Kind.MATCH_STARTED.value,)).fetchone()
             mark = read_mark(path)
             candidates = [row[0] for row in (last, latest_match) if row is not None and row[0] is not None]
             if mark is not None:

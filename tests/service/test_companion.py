@@ -267,7 +267,7 @@ def test_referee_mode_is_entered_paged_and_left_from_the_socket(service, client)
     left = client.reply({"command": "referee", "action": "leave"})
     assert left["ok"] and left["state"] == "moving"
     assert client.reply({"command": "new_match", "match": {"target": 3}})["error"].startswith(
-        "a match is under way (game 1 of tavli (portes): ")
+        "a match is under way (match 1, game 1 of tavli (portes): ")
 
 
 def test_settings_that_need_a_restart_end_the_service_for_systemd_to_start_again(config_file):

@@ -21,10 +21,10 @@ def match_after(*winners: Color, sequence="tavli", target=5) -> Match:
 
 
 def controller(state: str, match: Match, *, turn=WHITE, dice=None, overlay_return=m.SETUP, faults=(),
-               storage_fault=None):
+               storage_fault=None, match_id=None):
     """The controller's attributes the status line reads."""
     variant = match.next_variant
-    return SimpleNamespace(state=state, match=match, variant=variant, position=Position.start(variant, turn),
+    return SimpleNamespace(state=state, match=match, match_id=match_id, variant=variant, position=Position.start(variant, turn),
                            dice=dice, overlay_return=overlay_return, storage_fault=storage_fault,
                            sensor_faults={(fault.location, fault.kind): fault for fault in faults})
 
@@ -43,6 +43,11 @@ def controller(state: str, match: Match, *, turn=WHITE, dice=None, overlay_retur
 ])
 def test_a_game_under_way_says_which_game_of_which_match_who_is_to_do_what_and_the_score(state, turn, dice, line):
     assert status_line(controller(state, match_after(WHITE), turn=turn, dice=dice)) == line
+
+
+def test_a_match_under_way_is_named_by_its_journal_number():
+    assert status_line(controller(m.AWAITING_ROLL, match_after(WHITE), turn=BLACK, match_id=3)) == \
+        "match 3, game 2 of tavli (plakoto): black to roll; white 2, black 0 (to 5)"
 
 
 def test_between_games_and_at_the_end_of_the_match():
