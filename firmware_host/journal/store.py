@@ -40,6 +40,7 @@ import logging
 import os
 import shutil
 import sqlite3
+import stat
 import time
 from datetime import datetime, timezone
 from contextlib import contextmanager
@@ -112,9 +113,28 @@ def utc_timestamp(seconds: float) -> str:
 def _row_event(row: tuple) -> Event:
     seq, match_id, game, kind, at, data = row
     try:
-        return Event(seq, match_id, game, Kind(kind), at, json.loads(data))
+        event = Event(seq, match_id, game, Kind(kind), at, json.loads(data))
     except (ValueError, TypeError) as error:
         raise CorruptJournal(f"record {seq} cannot be read: {error}") from None
+    if not isinstance(event.data, dict):
+        raise CorruptJournal(f"record {seq} cannot be read: its data is not a JSON object")
+    return event
+
+
+def path_problem(path: Path) -> str | None:
+    """What makes `path` no place for a journal file whatever the disk's state (a folder, a device, a
+    name too long), in words; None when it is a file, or nothing yet."""
+    try:
+        mode = path.stat().st_mode
+    except (FileNotFoundError, NotADirectoryError):
+        return None   # nothing there yet (opening creates it, or says why its folder cannot be made)
+    except OSError as error:
+        return f"cannot be reached: {error.strerror}"
+    if stat.S_ISDIR(mode):
+        return "is a folder, not a journal file"
+    if not stat.S_ISREG(mode):
+        return "is not a regular file (a device, a pipe or a socket?)"
+    return None
 
 
 class JournalReader:
@@ -128,13 +148,19 @@ class JournalReader:
     def open(cls, path: Path | str) -> JournalReader:
         """Open an existing journal read-only; `JournalError` with a clear reason if it cannot be read."""
         path = Path(path)
-        if not path.is_file():
+        problem = path_problem(path)
+        if problem is not None:
+            raise JournalError(f"the journal {path} {problem}")
+        if not path.exists():
             raise JournalError(f"there is no journal at {path} (no match has been played with this configuration)")
         try:
             connection = sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro", uri=True, check_same_thread=False)
             _check_identity(connection)
             if connection.execute("SELECT count(*) FROM sqlite_master").fetchone()[0] == 0:
-                raise CorruptJournal("it is empty: nothing has been journaled in it")
+                mark = read_mark(path)
+                raise CorruptJournal("it is empty: nothing has been journaled in it" if mark is None else
+                                     f"it has lost committed records: it holds none, but its mark says it "
+                                     f"committed up to record {mark.seq}")
         except (sqlite3.Error, CorruptJournal) as error:
             raise JournalError(f"cannot read the journal {path}: {error}") from None
         return cls(connection, path)
@@ -160,6 +186,24 @@ class JournalReader:
         except sqlite3.DatabaseError as error:
             raise CorruptJournal(str(error)) from None
         return [_row_event(row) for row in rows]
+
+    def lost_records(self) -> str | None:
+        """What this journal lost of the records it committed (`proof`), in one line, checked as the
+        service checks it when it opens, over every record; None if it can prove them all."""
+        mark = read_mark(self.path)   # first: a commit after it only adds records, never a false alarm
+        try:
+            if self._db.execute("PRAGMA user_version").fetchone()[0] < 2:
+                return None   # a journal older than the chain proves nothing
+            rows = self._db.execute(f"SELECT {_COLUMNS} FROM events NOT INDEXED ORDER BY seq").fetchall()
+        except (sqlite3.DatabaseError, ValueError) as error:   # ValueError: text that is not UTF-8
+            return f"its records cannot all be read ({error})"
+        try:
+            _check_chain(rows, None, mark)
+        except LostRecords as lost:
+            return lost.reason
+        except CorruptJournal as error:
+            return str(error)
+        return None
 
     def match_events(self, match_id: int) -> list[Event]:
         """Every record of the match numbered `match_id`, in order; `LookupError` if there is no such match."""
@@ -190,7 +234,13 @@ class JournalReader:
         if match_id is not None:
             where += " AND match_id = ?"
             parameters.append(match_id)
-        return [tuple(event.data["dice"]) for event in self._select(where, parameters)]
+        rolls = []
+        for event in self._select(where, parameters):
+            dice = event.data.get("dice")
+            if not (isinstance(dice, list) and len(dice) == 2 and all(type(die) is int and 1 <= die <= 6 for die in dice)):
+                raise CorruptJournal(f"record {event.seq} is not a roll of two dice: {json.dumps(dice)[:80]}")
+            rolls.append(tuple(dice))
+        return rolls
 
 
 def _check_identity(connection: sqlite3.Connection) -> None:
@@ -239,6 +289,9 @@ class Journal(JournalReader):
         lost. `JournalError` only when nothing can be written there.
         """
         path = Path(path)
+        problem = path_problem(path)
+        if problem is not None:
+            raise JournalError(f"the journal {path} {problem}")
         try:
             path.parent.mkdir(parents=True, exist_ok=True)
         except OSError as error:
