@@ -17,8 +17,10 @@ records (a referee action that sets a position).
 
 Opening: a file that SQLite cannot read, that is not a tavli-board journal, or whose records cannot
 be read back is renamed `<name>.corrupt-<UTC time>` (with its -wal, -shm and -mark files), logged as
-an error, and a new journal is started: a bad file never stops the service from starting. Only a
-place where no journal can be written at all (a read-only or full disk) raises `JournalError`.
+an error, and a new journal is started: a bad file never stops the service from starting. A place
+where no journal can be written or read now (a read-only, full or failing disk: SQLite's I/O errors)
+raises `JournalError` and moves nothing: that is a storage fault, for the service to hold and retry,
+never a corrupt file. So does a path that can hold no journal (a folder, a device).
 
 Lost records: SQLite drops a damaged write-ahead log's frames, and rows of a damaged page, without a
 word. The journal proves what it holds (`proof`: a hash chain over the records and an fsync'd mark
@@ -27,7 +29,14 @@ start against both; a journal that cannot prove every record it committed is ren
 `<name>.damaged-<UTC time>` untouched (SQLite never opens it for writing), logged as an error, and
 a new journal holds the records of the unfinished match that can be proven: the match goes on from
 the last proven position, and `damage` says what was lost, for the lights to show until a person
-has seen it.
+has seen it. A database with no records beside a mark that says it committed some (its write-ahead
+log lost, or damaged from the first frame) is such a loss, never a new journal. The new journal is
+born with the record of what happened, and `damage` is that record at every opening until a
+person's acknowledgement (a journal_damaged fault cleared) follows it: a restart before anyone saw
+the lights does not forget it.
+
+Matches are numbered from 1 as they start (`Event.match_id`): the number `history`, `export`, the
+web companion and the status line show.
 
 One owner: the controller's event loop, on one thread. Readers in other processes (the export,
 history and bug-report commands) use `JournalReader`, read-only, while the service writes.

@@ -5,7 +5,6 @@ import resource
 import signal
 import subprocess
 import sys
-from pathlib import Path
 
 from firmware_host.journal import Journal
 from firmware_host.rules.match import MatchRules

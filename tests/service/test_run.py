@@ -27,16 +27,6 @@ FIRST_GAME = "game 1 of tavli (portes)"
 FIRST_MATCH = f"match 1, {FIRST_GAME}"   # once its first game begins, the match has its number
 
 
-@pytest.fixture
-def config_file(tmp_path):
-    path = tmp_path / "config.toml"
-    path.write_text(f'hardware = "simulated"\n'
-                    f'[journal]\npath = "{tmp_path / "journal.sqlite3"}"\n'
-                    f'[logging]\nfile = "{tmp_path / "log" / "tavli-board.log"}"\n'
-                    f'raw_frames_dir = "{tmp_path / "raw"}"\n')
-    return path
-
-
 def test_a_bad_configuration_exits_2_with_the_error_and_opens_nothing(tmp_path, config_file, capsys):
     config_file.write_text(config_file.read_text() + 'hardware_typo = 1\n')
     assert main(["run", "--config", str(config_file)]) == 2

@@ -8,7 +8,6 @@ import subprocess
 import sys
 import threading
 
-import pytest
 
 from firmware_host.config import load_config
 from firmware_host.journal import Journal, JournalError
@@ -19,16 +18,6 @@ from firmware_host.service.notify import SystemdNotifier
 from firmware_host.service.run import STORAGE_FAULT_SCENE, open_journal_when_possible
 
 WATCHDOG_USEC = 200_000
-
-
-@pytest.fixture
-def config_file(tmp_path):
-    path = tmp_path / "config.toml"
-    path.write_text(f'hardware = "simulated"\n'
-                    f'[journal]\npath = "{tmp_path / "journal.sqlite3"}"\n'
-                    f'[logging]\nfile = "{tmp_path / "log" / "tavli-board.log"}"\n'
-                    f'raw_frames_dir = "{tmp_path / "raw"}"\n')
-    return path
 
 
 def full_disk() -> None:
