@@ -96,3 +96,12 @@ def test_a_stop_while_held_ends_the_wait(config_file, monkeypatch):
     threading.Timer(0.3, stop.set).start()
     assert open_journal_when_possible(config, Notes(), stop, strip=CapturingStrip(config.leds.layout),
                                       retry_s=0.05) is None
+
+
+def test_the_configuration_loads_when_no_file_can_grow(tmp_path):
+    """Without XDG_RUNTIME_DIR the raw frames' folder is only named, not probed by writing in /tmp."""
+    environment = {name: value for name, value in os.environ.items() if name not in ("XDG_RUNTIME_DIR", "TMPDIR")}
+    child = subprocess.run([sys.executable, "-c", "from firmware_host.config import load_config; "
+                            "print(load_config(None).logging.raw_frames_dir)"],
+                           env=environment, capture_output=True, text=True, timeout=60, preexec_fn=full_disk)
+    assert child.returncode == 0 and child.stdout.strip() == f"/tmp/tavli-board-{os.getuid()}", child.stderr
