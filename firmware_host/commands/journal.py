@@ -63,14 +63,17 @@ def _reading(reader: JournalReader) -> Iterator[None]:
         raise UsageError(f"cannot read the journal {reader.path}: {error}") from None
 
 
-def _said_lost(reader: JournalReader, command: str) -> int:
-    """Say in one line (on stderr) what the journal has lost, as the service would find it; the exit
-    code: 1 if it lost records (what was shown is only what it still holds), else 0."""
+def _said_lost(reader: JournalReader, command: str, unreadable: list[str] = ()) -> int:
+    """Say in one line (on stderr) what the journal has lost, as the service would find it, and the
+    matches shown as unreadable; the exit code: 1 if there was anything to say (what was shown is
+    only what the journal still holds), else 0."""
     lost = reader.lost_records()
-    if lost is None:
+    problems = list(unreadable)
+    if lost is not None:
+        problems.append(f"it has lost committed records ({lost}); what is shown is what it still holds")
+    if not problems:
         return 0
-    print(f"tavli-board {command}: the journal {reader.path} has lost committed records ({lost}); "
-          "what is shown is what it still holds", file=sys.stderr)
+    print(f"tavli-board {command}: the journal {reader.path}: {'; '.join(problems)}", file=sys.stderr)
     return 1
 
 
@@ -124,12 +127,10 @@ def run_history(args) -> int:
                 print(_history_line(summaries[match_id]))
             except UnreadableMatch as error:
                 unreadable.append(str(error))
-                print(f"{match_id:>6}  {summaries[match_id][0].at!s:<24} (cannot be read: see below)")
+                print(f"{match_id:>6}  {summaries[match_id][0].at!s:<24} (cannot be read)")
         if args.limit and len(shown) > args.limit:
             print(f"({len(shown) - args.limit} older matches not shown; --limit 0 shows all)")
-        for problem in unreadable:
-            print(f"tavli-board history: the journal {reader.path}: {problem}", file=sys.stderr)
-        return max(_said_lost(reader, "history"), 1 if unreadable else 0)
+        return _said_lost(reader, "history", unreadable)
 
 
 @one_match

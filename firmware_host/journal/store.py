@@ -295,7 +295,8 @@ class Journal(JournalReader):
         A corrupt or foreign file is moved aside and a new journal started; one that has lost
         committed records is moved aside and a new one holds what can be proven of its unfinished
         match (see the module doc); `moved_aside` then says where it went and `damage` what was
-        lost. `JournalError` only when nothing can be written there.
+        lost. `JournalError` when the place is the problem (a full, read-only or failing disk, a
+        folder or a device at `path`): nothing is moved then, and opening again later may work.
         """
         path = Path(path)
         problem = path_problem(path)
