@@ -57,7 +57,7 @@ def _reading(reader: JournalReader) -> Iterator[None]:
     """Records that cannot be read are one line naming the journal, never a traceback."""
     try:
         yield
-    except (CorruptJournal, UnreadableMatch) as error:
+    except (CorruptJournal, UnreadableMatch, LookupError) as error:   # LookupError: a match without its start
         raise UsageError(f"the journal {reader.path}: {error}") from None
     except sqlite3.Error as error:
         raise UsageError(f"cannot read the journal {reader.path}: {error}") from None
