@@ -61,7 +61,6 @@ import hashlib
 import hmac
 import os
 import re
-import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import MappingProxyType
@@ -104,7 +103,10 @@ def state_home() -> Path:
 
 def _runtime_home() -> Path:
     runtime = os.environ.get("XDG_RUNTIME_DIR")
-    return Path(runtime) / "tavli-board" if runtime else Path(tempfile.gettempdir()) / f"tavli-board-{os.getuid()}"
+    # Not tempfile.gettempdir(): it writes a probe file, which fails on a full disk before anything
+    # could say so; the folder is only named here.
+    temporary = os.environ.get("TMPDIR") or "/tmp"
+    return Path(runtime) / "tavli-board" if runtime else Path(temporary) / f"tavli-board-{os.getuid()}"
 
 
 @dataclass(frozen=True)

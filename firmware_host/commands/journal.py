@@ -2,13 +2,17 @@
 from __future__ import annotations
 
 import json
+import sqlite3
 import sys
+from contextlib import contextmanager
 from pathlib import Path
+from typing import Iterator
 
 from firmware_host.commands import UsageError, add_config_argument, config_from_args
 from firmware_host.journal import dicestats
-from firmware_host.journal.export import fold, gnubg_match, match_json, match_status
-from firmware_host.journal.store import JournalError, JournalReader
+from firmware_host.journal.export import (NothingToWrite, UnreadableMatch, fold, gnubg_match, match_json,
+                                          match_status, one_match)
+from firmware_host.journal.store import CorruptJournal, JournalError, JournalReader
 from firmware_host.rules.position import BLACK, WHITE
 
 
@@ -48,69 +52,102 @@ def _open(args) -> JournalReader:
         raise UsageError(str(error)) from None
 
 
+@contextmanager
+def _reading(reader: JournalReader) -> Iterator[None]:
+    """Records that cannot be read are one line naming the journal, never a traceback."""
+    try:
+        yield
+    except (CorruptJournal, UnreadableMatch, LookupError) as error:   # LookupError: a match without its start
+        raise UsageError(f"the journal {reader.path}: {error}") from None
+    except sqlite3.Error as error:
+        raise UsageError(f"cannot read the journal {reader.path}: {error}") from None
+
+
+def _said_lost(reader: JournalReader, command: str, unreadable: list[str] = ()) -> int:
+    """Say in one line (on stderr) what the journal has lost, as the service would find it, and the
+    matches shown as unreadable; the exit code: 1 if there was anything to say (what was shown is
+    only what the journal still holds), else 0."""
+    lost = reader.lost_records()
+    problems = list(unreadable)
+    if lost is not None:
+        problems.append(f"it has lost committed records ({lost}); what is shown is what it still holds")
+    if not problems:
+        return 0
+    print(f"tavli-board {command}: the journal {reader.path}: {'; '.join(problems)}", file=sys.stderr)
+    return 1
+
+
 def _match_id(reader: JournalReader, text: str) -> int:
-    """The journal's id of the match a person names: its number in `history` (from 1), or `last`."""
+    """The match a person names: its number as `history` lists it, or `last`."""
     ids = reader.match_ids()
     if text == "last":
         if not ids:
             raise UsageError(f"the journal {reader.path} holds no match yet")
         return ids[-1]
-    if not text.isdigit() or not 1 <= int(text) <= len(ids):
+    if not (text.isascii() and text.isdigit()) or int(text) not in ids:
         raise UsageError(f"no match {text!r} in {reader.path}; `tavli-board history` lists them, or say `last`")
-    return ids[int(text) - 1]
+    return int(text)
 
 
 def run_export(args) -> int:
-    with _open(args) as reader:
+    with _open(args) as reader, _reading(reader):
         events = reader.match_events(_match_id(reader, args.match))
-    if args.format == "json":
-        text = json.dumps(match_json(events), indent=2, sort_keys=True)
-    else:
-        try:
-            text, notes = gnubg_match(events)
-        except ValueError as error:
-            raise UsageError(str(error)) from None
-        for note in notes:
-            print(f"tavli-board export: {note}", file=sys.stderr)
-    if args.output is None:
-        sys.stdout.write(text + "\n")
-    else:
-        try:
-            args.output.write_text(text + "\n")
-        except OSError as error:
-            raise UsageError(f"cannot write {args.output}: {error.strerror}") from None
-    return 0
+        if args.format == "json":
+            text = json.dumps(match_json(events), indent=2, sort_keys=True)
+        else:
+            try:
+                text, notes = gnubg_match(events)
+            except NothingToWrite as error:
+                raise UsageError(str(error)) from None
+            for note in notes:
+                print(f"tavli-board export: {note}", file=sys.stderr)
+        if args.output is None:
+            sys.stdout.write(text + "\n")
+        else:
+            try:
+                args.output.write_text(text + "\n")
+            except OSError as error:
+                raise UsageError(f"cannot write {args.output}: {error.strerror}") from None
+        return _said_lost(reader, "export")
 
 
 def run_history(args) -> int:
     if args.limit < 0:
         raise UsageError(f"--limit must be 0 (all) or more, got {args.limit}")
-    with _open(args) as reader:
+    with _open(args) as reader, _reading(reader):
         summaries = reader.summaries()
-    if not summaries:
-        print("no matches yet")
-        return 0
-    print(f"{'match':>6}  {'started (UTC)':<24} {'games':<30} {'target':>6}  {'white-black':<11} {'played':>6}  status")
-    numbers = {match_id: number for number, match_id in enumerate(sorted(summaries), 1)}   # as people count
-    shown = sorted(summaries, reverse=True)
-    for match_id in shown[:args.limit or None]:
-        events = summaries[match_id]
-        progress = fold(events)
-        rules = events[0].data["rules"]
-        score = progress.match.score
-        status = match_status(progress)
-        if progress.match.winner is not None:
-            status += f" by {progress.match.winner.value}"
-        print(f"{numbers[match_id]:>6}  {events[0].at:<24} {', '.join(rules['sequence']):<30} {rules['target']:>6}  "
-              f"{score[WHITE]:>4} - {score[BLACK]:<4} {len(progress.match.games):>6}  {status}")
-    if args.limit and len(shown) > args.limit:
-        print(f"({len(shown) - args.limit} older matches not shown; --limit 0 shows all)")
-    return 0
+        if not summaries:
+            print("no matches yet")
+            return _said_lost(reader, "history")
+        print(f"{'match':>6}  {'started (UTC)':<24} {'games':<30} {'target':>6}  {'white-black':<11} {'played':>6}  status")
+        shown = sorted(summaries, reverse=True)
+        unreadable = []
+        for match_id in shown[:args.limit or None]:
+            try:
+                print(_history_line(summaries[match_id]))
+            except UnreadableMatch as error:
+                unreadable.append(str(error))
+                print(f"{match_id:>6}  {summaries[match_id][0].at!s:<24} (cannot be read)")
+        if args.limit and len(shown) > args.limit:
+            print(f"({len(shown) - args.limit} older matches not shown; --limit 0 shows all)")
+        return _said_lost(reader, "history", unreadable)
+
+
+@one_match
+def _history_line(events: list) -> str:
+    match_id, progress = events[0].match_id, fold(events)
+    rules = events[0].data["rules"]
+    score = progress.match.score
+    status = match_status(progress)
+    if progress.match.winner is not None:
+        status += f" by {progress.match.winner.value}"
+    return (f"{match_id:>6}  {events[0].at:<24} {', '.join(rules['sequence']):<30} {rules['target']:>6}  "
+            f"{score[WHITE]:>4} - {score[BLACK]:<4} {len(progress.match.games):>6}  {status}")
 
 
 def run_dice_stats(args) -> int:
-    with _open(args) as reader:
+    with _open(args) as reader, _reading(reader):
         match_id = None if args.match is None else _match_id(reader, args.match)
         rolls = reader.rolls(match_id)
-    print(dicestats.report(rolls))
-    return 0
+        print(dicestats.report(rolls))
+        return _said_lost(reader, "dice-stats")

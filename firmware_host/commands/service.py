@@ -10,6 +10,7 @@ from firmware_host import maker, wiring
 from firmware_host.commands import UsageError, add_config_argument, config_from_args, config_path_from_args
 from firmware_host.config import Config
 from firmware_host.hw.boardfile import BoardFileError
+from firmware_host.journal.store import path_problem
 from firmware_host.leds.render import OFF
 from firmware_host.leds.strips import LedStripError, open_strip
 from firmware_host.sensing.config import DEFAULT_BOARD_FILE
@@ -92,13 +93,24 @@ def register(subparsers) -> None:
 
 
 def run_run(args) -> int:
-    config = config_from_args(args)   # first: a bad configuration opens nothing
+    config = _usable_config(args)   # first: a bad configuration opens nothing
     setup_logging(config.logging)
     return run_service(config)
 
 
-def run_config_check(args) -> int:
+def _usable_config(args) -> Config:
+    """The configuration, and a journal path that can be a journal file (no folder, no device): one
+    the service would only hold on for ever."""
     config = config_from_args(args)
+    problem = path_problem(config.journal_path)
+    if problem is not None:
+        raise UsageError(f"the configuration is not usable, nothing was started: journal.path: the journal "
+                         f"{config.journal_path} {problem}")
+    return config
+
+
+def run_config_check(args) -> int:
+    config = _usable_config(args)
     print(f"configuration OK: {config.source} (board file {config.board_file}, {config.hardware} hardware, "
           f"journal {config.journal_path})")
     return 0

@@ -31,7 +31,11 @@ class BoardFileError(ValueError):
 def read_board_file(path: Path | str) -> dict[str, Any]:
     """Parse the TOML file at `path`; a missing file or a syntax error is a `BoardFileError`."""
     path = Path(path)
-    if not path.exists():
+    try:
+        exists = path.exists()
+    except OSError as error:   # a name too long, a folder that cannot be searched
+        raise BoardFileError(path, "(file)", f"cannot be read: {error.strerror}") from None
+    if not exists:
         raise BoardFileError(path, "(file)", "no such file")
     try:
         return load_toml(path)

@@ -42,7 +42,8 @@ GAME_KINDS = frozenset({Kind.GAME_STARTED, Kind.OPENING_ROLL, Kind.ROLL, Kind.PL
 @dataclass(frozen=True)
 class Event:
     seq: int                   # order in the journal, from 1
-    match_id: int | None       # the seq of the match's MATCH_STARTED event; None outside any match
+    match_id: int | None       # the match's number, from 1, the one every surface shows; None outside any
+                               # match (journals written before 2026-11-27 hold the seq of its start)
     game: int | None           # the game's number in its match, from 1; None outside a game
     kind: Kind
     at: str                    # UTC, ISO 8601 with milliseconds
@@ -118,7 +119,7 @@ class MatchProgress:
     """One match, folded event by event. `apply` raises KeyError/ValueError on a record it cannot read."""
 
     def __init__(self, started: Event):
-        self.match_id = started.seq
+        self.match_id = started.match_id
         self.started_at = started.at
         self.match = Match.new(MatchRules(**{**started.data["rules"], "sequence": tuple(started.data["rules"]["sequence"])}))
         self.game: GameState | None = None

@@ -9,8 +9,9 @@ which the referee set a position cannot be replayed move by move, so it is left 
 """
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
-from typing import Any, Iterable
+from typing import Any, Callable, Iterable, TypeVar
 
 from firmware_host.journal.events import Event, Kind, MatchProgress, move_from_json
 from firmware_host.rules import Move
@@ -22,12 +23,43 @@ GNUBG_VARIANT = "portes"
 _COLUMN = 30   # width of a move column; gnubg splits the columns at the second "DD:", not at this width
 
 
+class UnreadableMatch(ValueError):
+    """A match whose records do not read as tavli-board writes them (a damaged or foreign record)."""
+
+
+class NothingToWrite(ValueError):
+    """A match with no game the asked format can hold."""
+
+
+_Result = TypeVar("_Result")
+# What reading a record that is not as written raises: a field missing, of another type, a value
+# out of its range, a record out of place (a play with no game under way).
+_RECORD_ERRORS = (KeyError, IndexError, TypeError, ValueError, AttributeError)
+
+
+def one_match(function: Callable[..., _Result]) -> Callable[..., _Result]:
+    """`function(events, ...)` of one match's records; a record it cannot read is an `UnreadableMatch`
+    that names the match, never a stray exception."""
+    @functools.wraps(function)
+    def reading(events: list[Event], *args: Any) -> _Result:
+        try:
+            return function(events, *args)
+        except (NothingToWrite, UnreadableMatch):
+            raise
+        except _RECORD_ERRORS as error:
+            what = f"{type(error).__name__}: {error}"[:120]
+            raise UnreadableMatch(f"match {events[0].match_id} holds a record that cannot be read ({what}); "
+                                  "the journal was damaged or written by another program") from None
+    return reading
+
+
 def match_status(progress: MatchProgress) -> str:
     if progress.match.is_over:
         return "won"
     return "abandoned" if progress.ended else "unfinished"
 
 
+@one_match
 def fold(events: list[Event]) -> MatchProgress:
     progress = MatchProgress(events[0])
     for event in events[1:]:
@@ -35,6 +67,7 @@ def fold(events: list[Event]) -> MatchProgress:
     return progress
 
 
+@one_match
 def match_json(events: list[Event]) -> dict[str, Any]:
     """Every game of a match with all its rolls, plays, refusals, referee actions and faults in order,
     its house rules and result; records outside any game (between games, faults) under "events"."""
@@ -144,8 +177,9 @@ def _game_lines(game: _Game) -> list[str]:
     return lines
 
 
+@one_match
 def gnubg_match(events: list[Event]) -> tuple[str, list[str]]:
-    """(the .mat text, notes on what was left out); `ValueError` when no portes game can be written."""
+    """(the .mat text, notes on what was left out); `NothingToWrite` when no portes game can be written."""
     rules = events[0].data["rules"]
     games = _portes_games(events)
     notes = [f"game {game.number} is left out: the referee set a position in it, which a match file cannot show"
@@ -154,9 +188,9 @@ def gnubg_match(events: list[Event]) -> tuple[str, list[str]]:
     if not games:
         why = "; ".join(notes) or (f"GNU Backgammon plays only backgammon, which is portes (the match's games: "
                                    f"{', '.join(rules['sequence'])})")
-        raise ValueError(f"match {events[0].seq} has no portes game to write: {why}")
+        raise NothingToWrite(f"match {events[0].match_id} has no portes game to write: {why}")
     date = events[0].at[:10].replace("-", ".")
-    lines = ['; [Site "tavli-board"]', f'; [Match ID "{events[0].seq}"]', f'; [EventDate "{date}"]',
+    lines = ['; [Site "tavli-board"]', f'; [Match ID "{events[0].match_id}"]', f'; [EventDate "{date}"]',
              '; [Variation "Backgammon"]', '; [CubeLimit "1"]', "", f" {rules['target']} point match", ""]
     for game in games:
         lines += _game_lines(game) + [""]

@@ -77,6 +77,27 @@ def read_mark(journal: Path) -> Mark | None:
 _sync_data = getattr(os, "fdatasync", os.fsync)
 
 
+def replace_mark(journal: Path, mark: Mark) -> None:
+    """The journal's mark made `mark` alone, atomically: written beside it, synced, renamed over it."""
+    path = mark_path(journal)
+    fresh = path.with_name(f"{path.name}.new")
+    with fresh.open("wb") as file:
+        file.write(_slot_text(mark) * _SLOTS)   # both slots: no older mark's slot survives
+        file.flush()
+        os.fsync(file.fileno())
+    os.replace(fresh, path)
+    _sync_folder(path.parent)
+
+
+def _sync_folder(folder: Path) -> None:
+    """A new or renamed name in `folder` survives a power cut once this returns."""
+    descriptor = os.open(folder, os.O_RDONLY)
+    try:
+        os.fsync(descriptor)
+    finally:
+        os.close(descriptor)
+
+
 class MarkWriter:
     """Keeps the mark file open and writes each commit's mark into its slot, fsync'd."""
 
@@ -85,11 +106,7 @@ class MarkWriter:
         created = not path.exists()
         self._fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
         if created:   # the new name must survive a power cut too
-            folder = os.open(path.parent, os.O_RDONLY)
-            try:
-                os.fsync(folder)
-            finally:
-                os.close(folder)
+            _sync_folder(path.parent)
 
     def write(self, mark: Mark) -> None:
         os.pwrite(self._fd, _slot_text(mark), (mark.seq % _SLOTS) * _SLOT_BYTES)

@@ -17,8 +17,10 @@ records (a referee action that sets a position).
 
 Opening: a file that SQLite cannot read, that is not a tavli-board journal, or whose records cannot
 be read back is renamed `<name>.corrupt-<UTC time>` (with its -wal, -shm and -mark files), logged as
-an error, and a new journal is started: a bad file never stops the service from starting. Only a
-place where no journal can be written at all (a read-only or full disk) raises `JournalError`.
+an error, and a new journal is started: a bad file never stops the service from starting. A place
+where no journal can be written or read now (a read-only, full or failing disk: SQLite's I/O errors)
+raises `JournalError` and moves nothing: that is a storage fault, for the service to hold and retry,
+never a corrupt file. So does a path that can hold no journal (a folder, a device).
 
 Lost records: SQLite drops a damaged write-ahead log's frames, and rows of a damaged page, without a
 word. The journal proves what it holds (`proof`: a hash chain over the records and an fsync'd mark
@@ -27,7 +29,14 @@ start against both; a journal that cannot prove every record it committed is ren
 `<name>.damaged-<UTC time>` untouched (SQLite never opens it for writing), logged as an error, and
 a new journal holds the records of the unfinished match that can be proven: the match goes on from
 the last proven position, and `damage` says what was lost, for the lights to show until a person
-has seen it.
+has seen it. A database with no records beside a mark that says it committed some (its write-ahead
+log lost, or damaged from the first frame) is such a loss, never a new journal. The new journal is
+born with the record of what happened, and `damage` is that record at every opening until a
+person's acknowledgement (a journal_damaged fault cleared) follows it: a restart before anyone saw
+the lights does not forget it.
+
+Matches are numbered from 1 as they start (`Event.match_id`): the number `history`, `export`, the
+web companion and the status line show.
 
 One owner: the controller's event loop, on one thread. Readers in other processes (the export,
 history and bug-report commands) use `JournalReader`, read-only, while the service writes.
@@ -38,7 +47,9 @@ import copy
 import json
 import logging
 import os
+import shutil
 import sqlite3
+import stat
 import time
 from datetime import datetime, timezone
 from contextlib import contextmanager
@@ -48,7 +59,7 @@ from typing import Any, Callable, Iterable, Iterator, Mapping
 from firmware_host import __version__
 from firmware_host.journal.events import (GAME_KINDS, Event, GameState, Kind, MatchProgress, ResumeState,
                                           match_rules_json)
-from firmware_host.journal.proof import MARK_SUFFIX, Mark, MarkWriter, link, read_mark
+from firmware_host.journal.proof import MARK_SUFFIX, Mark, MarkWriter, link, mark_path, read_mark, replace_mark
 from firmware_host.rules import GameResult, Play, Position, Rules
 from firmware_host.rules.match import MatchRules, OpeningRoll
 from firmware_host.rules.position import Color
@@ -111,9 +122,28 @@ def utc_timestamp(seconds: float) -> str:
 def _row_event(row: tuple) -> Event:
     seq, match_id, game, kind, at, data = row
     try:
-        return Event(seq, match_id, game, Kind(kind), at, json.loads(data))
+        event = Event(seq, match_id, game, Kind(kind), at, json.loads(data))
     except (ValueError, TypeError) as error:
         raise CorruptJournal(f"record {seq} cannot be read: {error}") from None
+    if not isinstance(event.data, dict):
+        raise CorruptJournal(f"record {seq} cannot be read: its data is not a JSON object")
+    return event
+
+
+def path_problem(path: Path) -> str | None:
+    """What makes `path` no place for a journal file whatever the disk's state (a folder, a device, a
+    name too long), in words; None when it is a file, or nothing yet."""
+    try:
+        mode = path.stat().st_mode
+    except (FileNotFoundError, NotADirectoryError):
+        return None   # nothing there yet (opening creates it, or says why its folder cannot be made)
+    except OSError as error:
+        return f"cannot be reached: {error.strerror}"
+    if stat.S_ISDIR(mode):
+        return "is a folder, not a journal file"
+    if not stat.S_ISREG(mode):
+        return "is not a regular file (a device, a pipe or a socket?)"
+    return None
 
 
 class JournalReader:
@@ -127,13 +157,19 @@ class JournalReader:
     def open(cls, path: Path | str) -> JournalReader:
         """Open an existing journal read-only; `JournalError` with a clear reason if it cannot be read."""
         path = Path(path)
-        if not path.is_file():
+        problem = path_problem(path)
+        if problem is not None:
+            raise JournalError(f"the journal {path} {problem}")
+        if not path.exists():
             raise JournalError(f"there is no journal at {path} (no match has been played with this configuration)")
         try:
             connection = sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro", uri=True, check_same_thread=False)
             _check_identity(connection)
             if connection.execute("SELECT count(*) FROM sqlite_master").fetchone()[0] == 0:
-                raise CorruptJournal("it is empty: nothing has been journaled in it")
+                mark = read_mark(path)
+                raise CorruptJournal("it is empty: nothing has been journaled in it" if mark is None else
+                                     f"it has lost committed records: it holds none, but its mark says it "
+                                     f"committed up to record {mark.seq}")
         except (sqlite3.Error, CorruptJournal) as error:
             raise JournalError(f"cannot read the journal {path}: {error}") from None
         return cls(connection, path)
@@ -160,15 +196,34 @@ class JournalReader:
             raise CorruptJournal(str(error)) from None
         return [_row_event(row) for row in rows]
 
+    def lost_records(self) -> str | None:
+        """What this journal lost of the records it committed (`proof`), in one line, checked as the
+        service checks it when it opens, over every record; None if it can prove them all."""
+        mark = read_mark(self.path)   # first: a commit after it only adds records, never a false alarm
+        try:
+            if self._db.execute("PRAGMA user_version").fetchone()[0] < 2:
+                return None   # a journal older than the chain proves nothing
+            rows = self._db.execute(f"SELECT {_COLUMNS} FROM events NOT INDEXED ORDER BY seq").fetchall()
+        except (sqlite3.DatabaseError, ValueError) as error:   # ValueError: text that is not UTF-8
+            return f"its records cannot all be read ({error})"
+        try:
+            _check_chain(rows, None, mark)
+        except LostRecords as lost:
+            return lost.reason
+        except CorruptJournal as error:
+            return str(error)
+        return None
+
     def match_events(self, match_id: int) -> list[Event]:
-        """Every record of one match, in order; `LookupError` if there is no such match."""
+        """Every record of the match numbered `match_id`, in order; `LookupError` if there is no such match."""
         events = self._select("WHERE match_id = ?", (match_id,))
         if not events or events[0].kind is not Kind.MATCH_STARTED:
             raise LookupError(f"the journal {self.path} has no match {match_id}")
         return events
 
     def match_ids(self) -> list[int]:
-        return [event.seq for event in self._select("WHERE kind = ?", (Kind.MATCH_STARTED.value,))]
+        """The matches' numbers, oldest first."""
+        return [event.match_id for event in self._select("WHERE kind = ?", (Kind.MATCH_STARTED.value,))]
 
     def summaries(self) -> dict[int, list[Event]]:
         """Per match, its start, game starts and ends and its end: enough to list and score it."""
@@ -192,7 +247,13 @@ class JournalReader:
         if match_id is not None:
             where += " AND match_id = ?"
             parameters.append(match_id)
-        return [tuple(event.data["dice"]) for event in self._select(where, parameters)]
+        rolls = []
+        for event in self._select(where, parameters):
+            dice = event.data.get("dice")
+            if not (isinstance(dice, list) and len(dice) == 2 and all(type(die) is int and 1 <= die <= 6 for die in dice)):
+                raise CorruptJournal(f"record {event.seq} is not a roll of two dice: {json.dumps(dice)[:80]}")
+            rolls.append(tuple(dice))
+        return rolls
 
 
 def _check_identity(connection: sqlite3.Connection) -> None:
@@ -238,9 +299,13 @@ class Journal(JournalReader):
         A corrupt or foreign file is moved aside and a new journal started; one that has lost
         committed records is moved aside and a new one holds what can be proven of its unfinished
         match (see the module doc); `moved_aside` then says where it went and `damage` what was
-        lost. `JournalError` only when nothing can be written there.
+        lost. `JournalError` when the place is the problem (a full, read-only or failing disk, a
+        folder or a device at `path`): nothing is moved then, and opening again later may work.
         """
         path = Path(path)
+        problem = path_problem(path)
+        if problem is not None:
+            raise JournalError(f"the journal {path} {problem}")
         try:
             path.parent.mkdir(parents=True, exist_ok=True)
         except OSError as error:
@@ -248,37 +313,41 @@ class Journal(JournalReader):
         try:
             return cls._open_file(path, wall_clock)
         except CorruptJournal as error:
-            moved_aside = _move_aside(path, wall_clock(), "corrupt")
-            log.error("journal %s cannot be used (%s); moved it aside to %s and started a new journal: its "
-                      "unfinished match cannot be resumed, its finished ones are still in the moved file",
-                      path, error, moved_aside)
-            journal = cls._start_again(path, wall_clock, [])
-            journal.damage = f"the journal could not be read ({error}): a new one was started"
-            journal.moved_aside = moved_aside
-            journal.record_service("journal_moved_aside", reason=str(error), moved_to=str(moved_aside))
+            return cls._start_again(path, wall_clock, "corrupt", [], "journal_moved_aside",
+                                    f"the journal could not be read ({error}): a new one was started",
+                                    reason=str(error))
         except LostRecords as lost:
-            moved_aside = _move_aside(path, wall_clock(), "damaged")
             proven = lost.proven_match[-1].seq if lost.proven_match else None
-            log.error("journal %s has lost committed records: %s; kept the damaged files as %s; %s", path,
-                      lost.reason, moved_aside,
-                      f"the unfinished match goes on from record {proven}, the last that can be proven"
-                      if proven is not None else "no unfinished match can be proven: a new journal was started")
-            journal = cls._start_again(path, wall_clock, lost.proven_match)
-            journal.damage = f"the journal lost committed records ({lost.reason})"
-            journal.moved_aside = moved_aside
-            journal.record_service("journal_damaged", reason=lost.reason, moved_to=str(moved_aside),
-                                   resumed_from=proven)
-        return journal
+            return cls._start_again(path, wall_clock, "damaged", lost.proven_match, "journal_damaged",
+                                    f"the journal lost committed records ({lost.reason})",
+                                    reason=lost.reason, resumed_from=proven)
 
     @classmethod
-    def _start_again(cls, path: Path, wall_clock: Callable[[], float], events: list[Event]) -> Journal:
-        """A new journal at `path` (the old one moved aside) holding `events`."""
+    def _start_again(cls, path: Path, wall_clock: Callable[[], float], why: str, events: list[Event], what: str,
+                     damage: str, **details: Any) -> Journal:
+        """Move the journal at `path` aside as `why` and start a new one holding `events` and a record
+        of what happened, which stays `damage` at every opening until a person acknowledges it (the
+        controller journals that). The old mark stays in place until the new journal's replaces it:
+        a kill at any moment leaves files that say something was lost, never a silent fresh start."""
+        moved_aside = _move_aside(path, wall_clock(), why)
+        if what == "journal_damaged":
+            proven = events[-1].seq if events else None
+            log.error("journal %s has lost committed records: %s; kept the damaged files as %s; %s", path,
+                      details["reason"], moved_aside,
+                      f"the unfinished match goes on from record {proven}, the last that can be proven"
+                      if proven is not None else "no unfinished match can be proven: a new journal was started")
+        else:
+            log.error("journal %s cannot be used (%s); moved it aside to %s and started a new journal: its "
+                      "unfinished match cannot be resumed, its finished ones are still in the moved file",
+                      path, details["reason"], moved_aside)
+        record = Event(events[-1].seq + 1 if events else 1, None, None, Kind.SERVICE, utc_timestamp(wall_clock()),
+                       {"what": what, "damage": damage, "moved_to": str(moved_aside), **details})
         try:
-            _write_new(path, events)
+            _write_new(path, [*events, record])
             return cls._open_file(path, wall_clock)
         except (CorruptJournal, LostRecords) as again:  # a brand-new file that cannot be used: the place is the problem
             raise JournalError(f"cannot start a new journal at {path}: {again}") from None
-        except sqlite3.Error as error:
+        except (sqlite3.Error, OSError) as error:
             raise JournalError(f"cannot start a new journal at {path}: {error}") from None
 
     @classmethod
@@ -302,12 +371,16 @@ class Journal(JournalReader):
                 connection.executescript(f"BEGIN; ALTER TABLE events ADD COLUMN chain TEXT; "
                                          f"PRAGMA user_version = {SCHEMA_VERSION}; COMMIT;")
             journal = cls(connection, path, wall_clock, _fold_unfinished(latest_match), chain)
+            unacknowledged = _unacknowledged_damage(connection)
+            if unacknowledged is not None:
+                journal.damage = unacknowledged.get("damage") or f"the journal lost records ({unacknowledged.get('reason')})"
+                journal.moved_aside = Path(unacknowledged["moved_to"]) if unacknowledged.get("moved_to") else None
             # Writing proves the file takes records now, not at the first play.
             journal.record_service("journal_opened", version=__version__, pid=os.getpid())
         except (sqlite3.DatabaseError, JournalWriteError, CorruptJournal, KeyError, ValueError, TypeError) as error:
             connection.close()
             cause = error.__cause__ if isinstance(error, JournalWriteError) else error
-            if isinstance(cause, sqlite3.OperationalError) and _is_place_problem(cause):
+            if isinstance(cause, sqlite3.Error) and _is_place_problem(cause):
                 raise JournalError(f"cannot write the journal {path}: {cause}") from None
             raise CorruptJournal(str(cause) or type(cause).__name__) from None
         return journal
@@ -332,7 +405,7 @@ class Journal(JournalReader):
     # -- recording ------------------------------------------------------------------------------
 
     def start_match(self, rules: MatchRules, bots: Iterable[Color] = ()) -> int:
-        """Begin a match; an unfinished one is first recorded as abandoned. Returns the match id.
+        """Begin a match; an unfinished one is first recorded as abandoned. Returns its number.
         `bots`: the seats the bot plays (recorded when there are any)."""
         if self._progress is not None:
             self.end_match("abandoned: a new match was started")
@@ -342,7 +415,7 @@ class Journal(JournalReader):
             data["bots"] = bots
         started = self._append([(Kind.MATCH_STARTED, data)], new_match=True)[0]
         self._progress = MatchProgress(started)
-        return started.seq
+        return started.match_id
 
     def start_game(self, variant: str, rules: Rules, *, starter: Color | None = None,
                    position: Position | None = None, orientation: str | None = None) -> int:
@@ -502,8 +575,8 @@ class Journal(JournalReader):
                     self._db.execute("BEGIN IMMEDIATE")
                 for kind, data in records:
                     seq = self._db.execute("SELECT coalesce(max(seq), 0) + 1 FROM events").fetchone()[0]
-                    if new_match:
-                        match_id = seq   # a match is known by the seq of its start
+                    if new_match:   # the match's number, the one every surface shows (`events.Event`)
+                        match_id = self._db.execute("SELECT coalesce(max(match_id), 0) + 1 FROM events").fetchone()[0]
                     event = Event(seq, match_id, game if kind in GAME_KINDS else None, kind, at, dict(data))
                     self._chain = _insert(self._db, event, self._chain)
                     events.append(event)
@@ -529,7 +602,8 @@ def _insert(connection: sqlite3.Connection, event: Event, previous: str | None) 
 
 
 def _write_new(path: Path, events: list[Event]) -> None:
-    """Create a journal file at `path` holding `events` (chained anew) and their mark."""
+    """Create a journal file at `path` holding `events` (chained anew), and their mark in place of any
+    mark there (replaced whole, so that no slot of an older journal's mark is left behind)."""
     connection = sqlite3.connect(path, isolation_level=None)
     try:
         connection.execute("PRAGMA journal_mode = WAL")
@@ -543,11 +617,9 @@ def _write_new(path: Path, events: list[Event]) -> None:
     finally:
         connection.close()
     if events:
-        marks = MarkWriter(path)
-        try:
-            marks.write(Mark(events[-1].seq, chain))
-        finally:
-            marks.close()
+        replace_mark(path, Mark(events[-1].seq, chain))
+    else:
+        mark_path(path).unlink(missing_ok=True)
 
 
 _COLUMNS = "seq, match_id, game, kind, at, data, chain"
@@ -563,18 +635,24 @@ def _proven_records(path: Path) -> tuple[list[Event], str | None]:
     try:
         connection = sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro", uri=True)
     except sqlite3.Error as error:
-        raise CorruptJournal(str(error)) from None
+        raise JournalError(f"cannot read the journal {path}: {error}") from None
     # Damaged text must read back as something that fails the chain, not stop the reading.
     connection.text_factory = lambda raw: raw.decode("utf-8", "replace")
     try:
         _check_identity(connection)
         if connection.execute("SELECT count(*) FROM sqlite_master").fetchone()[0] == 0:
+            # No tables: a new file, or one whose records were all in a write-ahead log now lost or
+            # damaged from its first frame. The mark tells the two apart.
+            mark = read_mark(path)
+            if mark is not None:
+                raise LostRecords(f"it holds no records, but its mark ({MARK_SUFFIX}) says it committed "
+                                  f"up to record {mark.seq}", [])
             rows, previous = [], None
         else:
             chained = connection.execute("PRAGMA user_version").fetchone()[0] >= 2
             last = connection.execute("SELECT seq, match_id FROM events NOT INDEXED ORDER BY seq DESC LIMIT 1").fetchone()
-            latest_match = connection.execute("SELECT match_id FROM events NOT INDEXED WHERE match_id IS NOT NULL "
-                                              "ORDER BY seq DESC LIMIT 1").fetchone()
+            latest_match = connection.execute("SELECT seq FROM events NOT INDEXED WHERE kind = ? ORDER BY seq DESC "
+                                              "LIMIT 1", (Kind.MATCH_STARTED.value,)).fetchone()
             mark = read_mark(path)
             candidates = [row[0] for row in (last, latest_match) if row is not None and row[0] is not None]
             if mark is not None:
@@ -588,6 +666,8 @@ def _proven_records(path: Path) -> tuple[list[Event], str | None]:
             if chained:
                 rows, previous = _check_chain(rows, previous, mark)
     except sqlite3.DatabaseError as error:
+        if _is_place_problem(error):   # the disk, not the file: nothing is moved aside
+            raise JournalError(f"cannot read the journal {path}: {error}") from None
         raise CorruptJournal(str(error)) from None
     finally:
         connection.close()
@@ -645,11 +725,33 @@ def _create_schema(connection: sqlite3.Connection) -> None:
                              f"PRAGMA user_version = {SCHEMA_VERSION}; COMMIT;")
 
 
-def _is_place_problem(error: sqlite3.OperationalError) -> bool:
-    """Errors of the place (permissions, a full or read-only disk) rather than of the file's content."""
-    text = str(error).lower()
-    return any(words in text for words in ("readonly", "read-only", "disk is full", "unable to open", "disk i/o",
-                                           "locked"))
+# SQLite's primary result codes that come from the place (permissions, a full, read-only or failing
+# disk, another process's lock) rather than from the file's content.
+_PLACE_PROBLEMS = frozenset({sqlite3.SQLITE_IOERR, sqlite3.SQLITE_FULL, sqlite3.SQLITE_CANTOPEN, sqlite3.SQLITE_READONLY,
+                             sqlite3.SQLITE_BUSY, sqlite3.SQLITE_LOCKED, sqlite3.SQLITE_PERM, sqlite3.SQLITE_NOMEM})
+
+
+def _is_place_problem(error: sqlite3.Error) -> bool:
+    """An error of the place (a full, read-only or failing disk) rather than of the file's content."""
+    code = getattr(error, "sqlite_errorcode", None)
+    return code is not None and code & 0xFF in _PLACE_PROBLEMS
+
+
+def _unacknowledged_damage(connection: sqlite3.Connection) -> dict[str, Any] | None:
+    """The newest record of a journal moved aside or damaged (`_start_again`), unless a person has
+    acknowledged it since (a journal_damaged fault cleared): its data; else None."""
+    rows = connection.execute("SELECT kind, data FROM events WHERE kind IN (?, ?) AND (data LIKE '%journal_damaged%' "
+                              "OR data LIKE '%journal_moved_aside%') ORDER BY seq DESC",
+                              (Kind.SERVICE.value, Kind.FAULT_CLEARED.value))
+    for kind, data in rows:
+        record = json.loads(data)
+        if not isinstance(record, dict):
+            continue
+        if kind == Kind.FAULT_CLEARED.value and record.get("fault") == "journal_damaged":
+            return None
+        if kind == Kind.SERVICE.value and record.get("what") in ("journal_damaged", "journal_moved_aside"):
+            return record
+    return None
 
 
 def _move_aside(path: Path, now: float, why: str) -> Path:
@@ -661,13 +763,17 @@ def _move_aside(path: Path, now: float, why: str) -> Path:
     while target.exists() or Path(f"{target}{MARK_SUFFIX}").exists():
         number += 1
         target = path.with_name(f"{path.name}.{why}-{stamp}-{number}")
-    for suffix in ("-wal", "-shm", MARK_SUFFIX, ""):
-        companion = Path(f"{path}{suffix}")
-        if companion.exists():
-            try:
+    try:
+        # The mark is copied, and stays until the new journal's replaces it: whenever this is cut
+        # short, what is left beside it cannot pass for a new journal.
+        mark = mark_path(path)
+        if mark.exists():
+            shutil.copyfile(mark, mark_path(target))
+        for suffix in ("-wal", "-shm", ""):
+            companion = Path(f"{path}{suffix}")
+            if companion.exists():
                 companion.rename(Path(f"{target}{suffix}"))
-            except OSError as error:
-                raise JournalError(f"the journal {path} cannot be used and cannot be moved aside: "
-                                   f"{error.strerror}") from None
+    except OSError as error:
+        raise JournalError(f"the journal {path} cannot be used and cannot be moved aside: {error.strerror}") from None
     return target
 

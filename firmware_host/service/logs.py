@@ -19,6 +19,27 @@ FORMAT = "%(asctime)s %(levelname)s %(name)s: %(message)s"
 JOURNAL_FORMAT = "%(levelname)s %(name)s: %(message)s"
 
 
+class _LogFile(logging.handlers.RotatingFileHandler):
+    """The rotating log file; when it cannot be written (a full disk) that is said once on the
+    console, not as a traceback for every record, and it is tried again with each record."""
+
+    complaints: TextIO = sys.stderr
+    _failing = False
+
+    def emit(self, record: logging.LogRecord) -> None:
+        self._failed = False
+        super().emit(record)
+        self._failing = self._failed
+
+    def handleError(self, record: logging.LogRecord) -> None:
+        if not self._failing and not self._failed:
+            error = sys.exc_info()[1]
+            print(f"tavli-board: cannot write the log file {self.baseFilename} "
+                  f"({getattr(error, 'strerror', None) or error}); logging to stderr only until it can",
+                  file=self.complaints)
+        self._failed = True
+
+
 def setup_logging(settings: LogSettings, stream: TextIO | None = None) -> list[logging.Handler]:
     """Send the root logger's records at `settings.level` to `stream` (stderr) and the rotating file.
 
@@ -34,8 +55,9 @@ def setup_logging(settings: LogSettings, stream: TextIO | None = None) -> list[l
     handlers: list[logging.Handler] = [console]
     try:
         settings.file.parent.mkdir(parents=True, exist_ok=True)
-        rotating = logging.handlers.RotatingFileHandler(settings.file, maxBytes=settings.max_bytes,
-                                                        backupCount=settings.backups, encoding="utf-8")
+        rotating = _LogFile(settings.file, maxBytes=settings.max_bytes, backupCount=settings.backups,
+                            encoding="utf-8")
+        rotating.complaints = stream
     except OSError as error:
         print(f"tavli-board: cannot write the log file {settings.file} ({error.strerror}); logging to stderr only",
               file=stream)

@@ -12,23 +12,35 @@ restarted), and STOPPING=1 at the end, after which the hardware is closed and th
 
 The loop is turned here, not by `EventLoop.run`, because the watchdog must be pinged on every turn:
 each turn waits at most one frame interval or until the next ping is due.
+
+A journal that cannot be opened because of its place (a full, read-only or failing disk) is a
+storage fault, as it is during a game: `run_service` holds before anything else is opened, with the
+storage light on the LEDs, READY and a STATUS line saying why (so systemd does not restart it in a
+loop), the watchdog pinged, and the opening tried again every few seconds; the match is taken up
+once the journal opens.
 """
 from __future__ import annotations
 
 import logging
 import queue
 import signal
+import threading
+import time
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Callable
 
 from firmware_host.app import FRAME_INTERVAL_S, EventLoop
 from firmware_host.config import Config
 from firmware_host.controller import Timings
 from firmware_host.controller.view import GameView
 from firmware_host.controller import machine as m
+from firmware_host.controller.controller import STORAGE_RETRY_S
 from firmware_host.service.trace import TraceRecorder
 from firmware_host.hw.dice import DiceSource, SecretsDice
-from firmware_host.journal import Journal, ResumeState
+from firmware_host.journal import Journal, JournalError, JournalWriteError, ResumeState
+from firmware_host.leds.render import Renderer
+from firmware_host.leds.scene import DiceSignal, Scene
+from firmware_host.leds.strips import CapturingStrip, LedStripError, Strip, open_strip
 from firmware_host.rules.plays import dice_text
 from firmware_host.rules.position import Color
 from firmware_host.sensing.events import LinkUp
@@ -58,12 +70,14 @@ class Service:
 
     @classmethod
     def open(cls, config: Config, notifier: SystemdNotifier | None = None, *, dice: DiceSource | None = None,
-             timings: Timings = Timings(), board: BoardReading | SimBoard | None = None) -> Service:
-        """Open the journal, the hardware and the loop; the journal's unfinished match is continued.
+             timings: Timings = Timings(), board: BoardReading | SimBoard | None = None,
+             journal: Journal | None = None) -> Service:
+        """Open the journal (unless `journal` is the one already opened), the hardware and the loop;
+        the journal's unfinished match is continued.
 
         `dice`, `timings` and `board` (the simulated board, or its layout at the start) are for tests
         that run this same service with scripted players: the service itself rolls fair dice."""
-        journal = Journal.open(config.journal_path)
+        journal = journal or Journal.open(config.journal_path)
         resumed = journal.resume()
         if resumed is not None:
             log.info("resuming %s", _resumed_text(resumed))
@@ -96,8 +110,8 @@ class Service:
 
     def run(self) -> None:
         """Referee until stopped; then tell systemd, close the hardware (LEDs dark) and the journal."""
-        self.journal.record_service("started", hardware=self.config.hardware,
-                                    resumed=None if self.resumed is None else _resumed_json(self.resumed))
+        self._note("started", hardware=self.config.hardware,
+                   resumed=None if self.resumed is None else _resumed_json(self.resumed))
         self.hardware.start()
         if self.club is not None:
             self.club.start()
@@ -117,9 +131,17 @@ class Service:
             if self.club is not None:
                 self.club.close()
             self.hardware.close()
-            self.journal.record_service("stopped")
+            self._note("stopped")
             self.journal.close()
             self.notifier.close()
+
+    def _note(self, what: str, **details) -> None:
+        """A service record; one the journal cannot take now is only logged (the game's own records
+        hold the game: a storage fault), it never ends the service."""
+        try:
+            self.journal.record_service(what, **details)
+        except JournalWriteError as error:
+            log.error("the journal did not take the record that the service %s: %s", what, error)
 
     def _observe(self, view: GameView, event: object) -> None:
         """READY once the link is up or lost (a silent MCU is lost too); then STATUS= on every change."""
@@ -165,11 +187,79 @@ def _resumed_text(state: ResumeState) -> str:
     return f"{text}, game {game.number} of {game.variant}, {doing}"
 
 
+STORAGE_FAULT_SCENE = Scene(dice_signal=DiceSignal.STORAGE_FAULT)
+
+
+def open_journal_when_possible(config: Config, notifier: SystemdNotifier, stop: threading.Event, *,
+                               strip: Strip | None = None, retry_s: float = STORAGE_RETRY_S,
+                               clock: Callable[[], float] = time.monotonic) -> Journal | None:
+    """The configuration's journal, opened. While its place cannot be written the service holds:
+    the storage light (on `strip`, default the configuration's), READY with a STATUS saying why, the
+    watchdog pinged, the opening tried again every `retry_s`. None if `stop` is set first."""
+    try:
+        return Journal.open(config.journal_path)
+    except JournalError as error:
+        reason = str(error)
+    log.error("storage fault: %s; nothing is refereed until the journal opens (tried every %g s)", reason, retry_s)
+    notifier.ready(_waiting_status(reason))
+    if strip is None:
+        strip = _strip_for_the_light(config)
+    renderer = Renderer.from_config(config.leds)
+    held_since = last_try = clock()
+    try:
+        while not stop.is_set():
+            if strip is not None:
+                strip.show(renderer.render(STORAGE_FAULT_SCENE, clock()))
+            waits = [FRAME_INTERVAL_S, max(0.0, last_try + retry_s - clock()), notifier.seconds_to_next_ping()]
+            stop.wait(max(min(wait for wait in waits if wait is not None), 1e-4))
+            notifier.ping_if_due()
+            if clock() < last_try + retry_s:
+                continue
+            last_try = clock()
+            try:
+                journal = Journal.open(config.journal_path)
+            except JournalError as error:
+                if str(error) != reason:
+                    reason = str(error)
+                    log.error("storage fault: %s", reason)
+                    notifier.status(_waiting_status(reason))
+                continue
+            log.info("the journal opens after %.1f s held: the service starts", clock() - held_since)
+            return journal
+        return None
+    finally:
+        if strip is not None:
+            strip.close()
+
+
+def _waiting_status(reason: str) -> str:
+    return f"storage fault ({reason}), nothing is refereed until the journal opens"
+
+
+def _strip_for_the_light(config: Config) -> Strip | None:
+    if config.simulated:
+        return CapturingStrip(config.leds.layout)
+    try:
+        return open_strip(config.leds)
+    except LedStripError as error:
+        log.error("leds: not available: %s", error)
+        return None
+
+
 def run_service(config: Config) -> int:
     """Open everything and referee until SIGTERM or SIGINT; 0 after a clean stop."""
-    service = Service.open(config)
+    notifier, stopping = SystemdNotifier(), threading.Event()
+    for number in (signal.SIGTERM, signal.SIGINT):
+        signal.signal(number, lambda signum, frame: stopping.set())
+    journal = open_journal_when_possible(config, notifier, stopping)
+    if journal is None:
+        notifier.stopping()
+        return 0
+    service = Service.open(config, notifier, journal=journal)
     for number in (signal.SIGTERM, signal.SIGINT):
         signal.signal(number, lambda signum, frame: service.stop())
+    if stopping.is_set():
+        service.stop()
     signal.signal(signal.SIGUSR1, lambda signum, frame: service.trace.save_soon(config.logging.raw_frames_dir))
     service.run()
     return 0

@@ -1,6 +1,9 @@
 """The one line `systemctl status tavli-board` shows: where the match stands, from the controller's view.
 
-    status_line(controller.view())   # "game 2 of tavli (plakoto): white to move 6-5; white 1, black 0 (to 5)"
+    status_line(controller.view())   # "match 3, game 2 of tavli (plakoto): white to move 6-5; white 1, black 0 (to 5)"
+
+The match's number is the journal's (`journal.events.Event.match_id`), as `history`, `export` and the
+web companion show it; a match is numbered once its first game begins.
 
 Overlays (link lost, a sensor fault) say what is wrong first and then what they keep.
 """
@@ -29,6 +32,10 @@ def status_line(view: GameView) -> str:
 
 
 def _game_line(view: GameView, state: str) -> str:
+    return ("" if view.match_id is None else f"match {view.match_id}, ") + _match_line(view, state)
+
+
+def _match_line(view: GameView, state: str) -> str:
     match = view.match
     score = match.score
     points = f"white {score[Color.WHITE]}, black {score[Color.BLACK]} (to {match.rules.target})"

@@ -2,6 +2,7 @@
 checks that a journal's plays chain; runs a child process that writes a journal, and kills it."""
 import os
 import random
+import shutil
 import signal
 import subprocess
 import sys
@@ -9,6 +10,7 @@ import threading
 from pathlib import Path
 
 from firmware_host.journal import Journal, JournalReader, Kind
+from firmware_host.journal.proof import MARK_SUFFIX
 from firmware_host.rules import Position, Rules, Turn
 from firmware_host.rules.match import opening_roll
 
@@ -98,3 +100,14 @@ def run_child(script: Path, args: list[str], *, kill_after_s: float | None, time
 def committed_seqs(lines: list[str]) -> list[int]:
     """The seqs a child printed as `committed SEQ`."""
     return [int(line.split()[1]) for line in lines if line.startswith("committed ")]
+
+
+def power_cut_copy(path: Path, folder: Path) -> Path:
+    """The journal at `path`'s files as they are on disk now: taken while it is open, nothing closed or
+    checkpointed, as a power cut leaves them."""
+    folder.mkdir()
+    for suffix in ("", "-wal", "-shm", MARK_SUFFIX):
+        source = Path(f"{path}{suffix}")
+        if source.exists():
+            shutil.copyfile(source, folder / f"{path.name}{suffix}")
+    return folder / path.name

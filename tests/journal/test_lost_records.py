@@ -11,7 +11,6 @@ open (a damaged journal never stops the service). A silent loss is a journal tha
 resumes anything other than what was committed.
 """
 import random
-import shutil
 from pathlib import Path
 
 import pytest
@@ -19,23 +18,12 @@ import pytest
 from firmware_host.journal import Journal, Kind
 from firmware_host.journal.proof import MARK_SUFFIX, read_mark
 from firmware_host.rules.match import MatchRules
-from journal_kit import step
+from journal_kit import power_cut_copy, step
 
 JOURNALS = 6          # journals played
 SNAPSHOTS = 4         # power cuts copied from each
 DAMAGES = 6           # damaged copies of each power cut: half in the WAL, half in the database
 SECTOR = 512
-
-
-def power_cut_copy(path: Path, folder: Path) -> Path:
-    """The journal at `path`'s files as they are on disk now: taken while it is open, nothing closed or
-    checkpointed, as a power cut leaves them."""
-    folder.mkdir()
-    for suffix in ("", "-wal", "-shm", MARK_SUFFIX):
-        source = Path(f"{path}{suffix}")
-        if source.exists():
-            shutil.copyfile(source, folder / f"{path.name}{suffix}")
-    return folder / path.name
 
 
 def damage(path: Path, rng: random.Random) -> str:

@@ -267,7 +267,7 @@ def test_referee_mode_is_entered_paged_and_left_from_the_socket(service, client)
     left = client.reply({"command": "referee", "action": "leave"})
     assert left["ok"] and left["state"] == "moving"
     refused = client.reply({"command": "new_match", "match": {"target": 3}})["error"]
-    assert refused.startswith("a match is under way") and "(now: game 1 of tavli (portes): " in refused
+    assert refused.startswith("a match is under way") and "(now: match 1, game 1 of tavli (portes): " in refused
 
 
 def test_settings_that_need_a_restart_end_the_service_for_systemd_to_start_again(config_file):

@@ -24,16 +24,7 @@ from firmware_host.service.run import Service
 
 WATCHDOG_USEC = 200_000   # pings every 0.1 s: several within the test
 FIRST_GAME = "game 1 of tavli (portes)"
-
-
-@pytest.fixture
-def config_file(tmp_path):
-    path = tmp_path / "config.toml"
-    path.write_text(f'hardware = "simulated"\n'
-                    f'[journal]\npath = "{tmp_path / "journal.sqlite3"}"\n'
-                    f'[logging]\nfile = "{tmp_path / "log" / "tavli-board.log"}"\n'
-                    f'raw_frames_dir = "{tmp_path / "raw"}"\n')
-    return path
+FIRST_MATCH = f"match 1, {FIRST_GAME}"   # once its first game begins, the match has its number
 
 
 def test_a_bad_configuration_exits_2_with_the_error_and_opens_nothing(tmp_path, config_file, capsys):
@@ -96,16 +87,16 @@ def test_systemd_hears_the_state_of_the_match_whenever_it_changes(config, system
     try:
         # The simulated board starts laid out for portes: once read, the opening roll is due.
         assert systemd.wait_for("READY=1")[-1].startswith(f"READY=1\nSTATUS={FIRST_GAME}: ")
-        assert systemd.wait_for(f"STATUS={FIRST_GAME}: opening roll")[-1] == \
-            f"STATUS={FIRST_GAME}: opening roll; white 0, black 0 (to 5)"
+        assert systemd.wait_for(f"STATUS={FIRST_MATCH}: opening roll")[-1] == \
+            f"STATUS={FIRST_MATCH}: opening roll; white 0, black 0 (to 5)"
         pin = config.pins.button.pin
         while service.loop.controller.state == "opening_roll":   # ties roll again
             service.hardware.simulation.press_button(pin)
             time.sleep(0.1)
             service.hardware.simulation.release_button(pin)
             time.sleep(0.1)
-        status = systemd.wait_for(f"STATUS={FIRST_GAME}: ", timeout_s=5)[-1]
-        assert re.fullmatch(rf"STATUS={re.escape(FIRST_GAME)}: (white|black) to (roll|move [1-6]-[1-6]); "
+        status = systemd.wait_for(f"STATUS={FIRST_MATCH}: ", timeout_s=5)[-1]
+        assert re.fullmatch(rf"STATUS={re.escape(FIRST_MATCH)}: (white|black) to (roll|move [1-6]-[1-6]); "
                             r"white 0, black 0 \(to 5\)", status), status
     finally:
         service.stop()
@@ -123,7 +114,7 @@ def test_the_unfinished_match_in_the_journal_goes_on_where_it_stopped(config, sy
     thread = run_until_ready(service)
     try:
         # The simulated board shows the portes start: the journaled position, so White plays the 6-5.
-        assert systemd.wait_for(f"STATUS={FIRST_GAME}: white to move 6-5")
+        assert systemd.wait_for(f"STATUS=match {match_id}, {FIRST_GAME}: white to move 6-5")
     finally:
         service.stop()
         thread.join(20)
@@ -199,7 +190,7 @@ def test_a_corrupt_journal_is_moved_aside_and_the_service_starts_on_a_new_one(co
     assert f"moved it aside to {moved}" in caplog.text
     with JournalReader.open(config.journal_path) as journal:
         assert [event.data["what"] for event in journal.tail(10) if event.kind is Kind.SERVICE] == \
-            ["journal_opened", "journal_moved_aside", "started", "stopped"]
+            ["journal_moved_aside", "journal_opened", "started", "stopped"]   # the new journal is born saying it
 
 
 @pytest.mark.parametrize("report_leds", [False, True])
@@ -208,7 +199,7 @@ def test_the_led_status_goes_over_the_sensor_link_only_when_a_hil_rig_asks_for_i
     service = Service.open(config, SystemdNotifier({"NOTIFY_SOCKET": str(systemd.path)}))
     thread = run_until_ready(service)
     try:
-        systemd.wait_for(f"STATUS={FIRST_GAME}: opening roll")
+        systemd.wait_for(f"STATUS={FIRST_MATCH}: opening roll")
         time.sleep(0.3)   # the reporter writes on the link's thread
     finally:
         service.stop()

@@ -24,14 +24,14 @@ def match_after(*winners: Color, sequence="tavli", target=5) -> Match:
 
 
 def controller(state: str, match: Match, *, turn=WHITE, dice=None, overlay_return=m.SETUP, faults=(),
-               storage_fault=None) -> GameView:
+               storage_fault=None, match_id=None) -> GameView:
     """The controller's view in `state` (an overlay over `overlay_return`), as the status line reads it:
     a game that is over is the last one played, any other the next."""
     variant = match.next_variant
     returns_to = m.State(overlay_return) if state in m.OVERLAYS else None
     over = (returns_to or state) in (m.GAME_OVER, m.MATCH_OVER)
     return GameView(
-        state=m.State(state), returns_to=returns_to, match_id=1, match=match, game_number=len(match.games) + (not over),
+        state=m.State(state), returns_to=returns_to, match_id=match_id, match=match, game_number=len(match.games) + (not over),
         variant=variant, rules=Rules.for_variant(variant), bots=frozenset(), position=Position.start(variant, turn),
         in_turn=dice is not None, dice=dice, opening_dice=None, no_legal_move=False, verdict=None, judging=False,
         orientation=Orientation.AS_WIRED, sensed=None, board=None, changing=False, settled=False, guidance=(),
@@ -53,6 +53,11 @@ def controller(state: str, match: Match, *, turn=WHITE, dice=None, overlay_retur
 ])
 def test_a_game_under_way_says_which_game_of_which_match_who_is_to_do_what_and_the_score(state, turn, dice, line):
     assert status_line(controller(state, match_after(WHITE), turn=turn, dice=dice)) == line
+
+
+def test_a_match_under_way_is_named_by_its_journal_number():
+    assert status_line(controller(m.AWAITING_ROLL, match_after(WHITE), turn=BLACK, match_id=3)) == \
+        "match 3, game 2 of tavli (plakoto): black to roll; white 2, black 0 (to 5)"
 
 
 def test_between_games_and_at_the_end_of_the_match():
