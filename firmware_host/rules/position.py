@@ -197,10 +197,28 @@ def _object(value: Any, field: str) -> Mapping[str, Any]:
     return value
 
 
+# A point's key as the position JSON writes it: "1" to "24", nothing else (not "01", nor other
+# scripts' digits such as "²⁴" or "٣", which `str.isdigit` accepts).
+_POINT_OF_KEY = {str(p): p for p in POINTS}
+
+
+def _point(key: Any, field: str) -> int:
+    point = _POINT_OF_KEY.get(key) if isinstance(key, str) else None
+    if point is None:
+        raise PositionError(field, 'points are "1" to "24"')
+    return point
+
+
+def _key_text(key: str) -> str:
+    """A key as an error names it: as written, or as a JSON string where it would not print on
+    one line."""
+    return key if key.isprintable() else json.dumps(key)
+
+
 def _no_unknown_keys(data: Mapping[str, Any], allowed: set[str], field: str) -> None:
     unknown = sorted(set(data) - allowed)
     if unknown:
-        where = f"{field}.{unknown[0]}" if field else unknown[0]
+        where = f"{field}.{_key_text(unknown[0])}" if field else _key_text(unknown[0])
         raise PositionError(where, f"unknown key; expected only {', '.join(sorted(allowed))}")
 
 
@@ -209,9 +227,8 @@ def _side(data: Mapping[str, Any], color: str) -> tuple[tuple[int, ...], int, in
     _no_unknown_keys(side, _SIDE_KEYS, color)
     points = [0] * 24
     for key, value in _object(side.get("points", {}), f"{color}.points").items():
-        if not (isinstance(key, str) and key.isdigit() and 1 <= int(key) <= 24 and key == str(int(key))):
-            raise PositionError(f"{color}.points.{key}", 'points are "1" to "24"')
-        points[int(key) - 1] = _count(value, f"{color}.points.{key}")
+        field = f"{color}.points.{_key_text(key)}"
+        points[_point(key, field) - 1] = _count(value, field)
     bar = _count(side.get("bar", 0), f"{color}.bar")
     off = _count(side.get("off", 0), f"{color}.off")
     return tuple(points), bar, off
@@ -264,12 +281,10 @@ def _parse(data: Any, reading: bool) -> Position:
     if pins and not v.has_pins:
         raise PositionError("pinned", f"{variant} has no pinning")
     for key, value in pins.items():
-        field = f"pinned.{key}"
-        if not (isinstance(key, str) and key.isdigit() and 1 <= int(key) <= 24 and key == str(int(key))):
-            raise PositionError(field, 'points are "1" to "24"')
+        field = f"pinned.{_key_text(key)}"
+        p = _point(key, field)
         if value not in ("white", "black"):
             raise PositionError(field, f'must be "white" or "black", not {json.dumps(value)}')
-        p = int(key)
         w, b = white[p - 1], black[p - 1]
         if not (w and b):
             raise PositionError(field, f"a pin needs both colours on the point (white {w}, black {b})")
