@@ -13,7 +13,7 @@ import sys
 import time
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any, Iterator, TextIO
+from typing import Any, Callable, Iterator, TextIO
 
 import numpy as np
 
@@ -128,14 +128,21 @@ def hint_json(bots: _Bots, position: Position, dice: Any, options: Any, max_play
                            equity=round(choice.equity, 4)) for choice in ranked]}
 
 
-def run_hint(args: argparse.Namespace) -> int:
+def hint_answerer(max_plays: int) -> Callable[[Any], dict[str, Any]]:
+    """The answer of `hint --jsonl` to one request (`serve_json_lines`), the bots loaded once."""
     bots = _Bots()
+
+    def answer(request: Any) -> dict[str, Any]:
+        fields = request_fields(request, required=("position", "dice"), optional=("rules",))
+        return hint_json(bots, Position.from_json(fields["position"]), fields["dice"],
+                         fields.get("rules"), max_plays)
+    return answer
+
+
+def run_hint(args: argparse.Namespace) -> int:
     if args.jsonl:
-        def answer(request: Any) -> dict[str, Any]:
-            fields = request_fields(request, required=("position", "dice"), optional=("rules",))
-            return hint_json(bots, Position.from_json(fields["position"]), fields["dice"],
-                             fields.get("rules"), args.max_plays)
-        return serve_json_lines(sys.stdin, sys.stdout, answer)
+        return serve_json_lines(sys.stdin, sys.stdout, hint_answerer(args.max_plays))
+    bots = _Bots()
     if args.dice is None:
         raise UsageError("--dice A B is required (or --jsonl)")
     try:
