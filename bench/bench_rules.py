@@ -18,7 +18,10 @@ beside GNU Backgammon's 0-ply (10-72 us per Portes position, issue 16): goals wi
 library and 5x with the JSON. With --gnubg GAMES, Debian's `gnubg` times its 0-ply best move (every
 play listed and evaluated, its evaluation cache off) on the same Portes edge positions and on every
 position of GAMES random Portes games, beside the library's times: the ratios are the goals'
-measure, position by position.
+measure, position by position. Beside them, the commands as other programs see them once
+started (issue 33): `moves --jsonl` and `hint --jsonl` answering the position's request line in
+process (read, parsed, answered, written to nowhere), best of the same runs; goal within 5x of
+gnubg for both. OPENBLAS_NUM_THREADS is 1, as the command line sets it.
 
 The first line says which search was timed: the compiled one where the extension is built
 (setup.py), the pure-Python one otherwise or with TAVLI_PURE_PYTHON=1 in the environment.
@@ -33,6 +36,10 @@ Gul Bara's cascades (doubles from the fourth turn on) are reported in rows of th
   builds its trees from.
 """
 from __future__ import annotations
+
+import os
+
+os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")  # as the command line sets it (firmware_host/cli.py)
 
 import argparse
 import io

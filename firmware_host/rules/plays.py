@@ -17,7 +17,7 @@ from itertools import accumulate, compress, groupby
 from operator import itemgetter
 from typing import Any, Callable, Iterable, Iterator, Mapping, NamedTuple
 
-from firmware_host.rules.position import BLACK, CHECKERS, WHITE, Color, Position
+from firmware_host.rules.position import BLACK, CHECKERS, WHITE, Color, Position, position_text
 from firmware_host.rules.variants import Capture, Family, Rules, RulesError
 
 try:  # the search's inner loop in C, where it was built (setup.py); the Python search otherwise
@@ -168,7 +168,10 @@ class Play:
     def to_json_text(self) -> str:
         """`to_json` as JSON text, keys sorted, rendered directly (listings write thousands)."""
         moves = ", ".join([move.to_json_text() for move in self.moves])
-        text = f'{{"moves": [{moves}], "position": {self.position.to_json_text()}'
+        # A found play's position is written from the search's state, unless already built.
+        position = self._position.to_json_text() if self._position is not None else \
+            self._source[0].position_text(self._source[2])
+        text = f'{{"moves": [{moves}], "position": {position}'
         if self.remainder:
             text += ', "remainder": [' + ", ".join(map(str, self.remainder)) + "]"
         if self.result is not None:
@@ -433,7 +436,9 @@ class Turn:
         total = len(dice)
         # Dice played by each candidate. One that bears off the last checker counts the dice it
         # used: another order that uses more is the legal play (rules.md, common rules).
-        counts = [total if _ended_midway(v) else total - len(v.remaining) for v in candidates]
+        counts = [total - len(v.remaining) for v in candidates]
+        if frame.mother_every_move:  # a game ended midway (the mother pinned) has nothing left to play
+            counts = [total if _ended_midway(v) else n for v, n in zip(candidates, counts)]
         most = max(counts)
         if most != min(counts):
             candidates = list(compress(candidates, [n == most for n in counts]))
@@ -808,6 +813,15 @@ class Frame:
         return _new_node(Node, (me, opp, my_pins, opp_pins, (), 0))
 
     def to_position(self, node: Node, played_turn: bool) -> Position:
+        return Position(*self._position_fields(node, played_turn))
+
+    def position_text(self, node: Node) -> str:
+        """The JSON text of the position after a play ending in `node` (`Position.to_json_text`),
+        without building the Position."""
+        return position_text(*self._position_fields(node, played_turn=True))
+
+    def _position_fields(self, node: Node, played_turn: bool) -> tuple:
+        """`Position`'s fields, in order, of `node` (after the turn, or the mover still to move)."""
         mover = self.mover
         me, opp, my_pins, opp_pins, _, _ = node
         mine = self._board_of(me)
@@ -829,7 +843,7 @@ class Frame:
         else:
             white, black, bar, off = theirs, mine, (opp[BAR], me[BAR]), (opp[OFF], me[OFF])
         turn, rolls = self._after_turn if played_turn else (mover, self.position.rolls)
-        return Position(self.position.variant, turn, white, black, bar, off, pinned, rolls)
+        return self.position.variant, turn, white, black, bar, off, pinned, rolls
 
     def point(self, frame_position: int) -> str:
         return self.names[frame_position]
