@@ -34,7 +34,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     moves.add_argument("--max-plays", type=int, default=DEFAULT_MAX_PLAYS,
                        help="refuse (with an error) a roll with more distinct plays than this; "
                             "low gulbara cascades can have hundreds of thousands "
-                            f"(default {DEFAULT_MAX_PLAYS})")
+                            f"(default {DEFAULT_MAX_PLAYS}); the listing holds about 1 KB a play")
     moves.set_defaults(handler=run_moves)
 
     start = subparsers.add_parser("start", help="print a game's starting position")

@@ -381,11 +381,15 @@ class Turn:
             return WholeCascade(self)
         return None
 
-    def final_visits(self, limit: int | None = None) -> list[tuple[_Visit, tuple[int, ...]]]:
-        """The end of every distinct legal play, with the dice the opponent is owed (if any)."""
+    def final_visits(self, limit: int | None = None) -> Iterator[tuple[_Visit, tuple[int, ...]]]:
+        """The end of every distinct legal play, with the dice the opponent is owed (if any).
+
+        The search is done, and TooManyPlays raised, before this returns; each play's whole
+        visit is made as it is read, so that a listing of many holds only their stage ends."""
         whole_cascade = len(self.stages) > 1 and self.rules.gulbara_cascade_maximize == "whole_cascade"
         branches = [(_Visit(self.start, (), ()), 0)]  # (visit, dice played so far)
-        finished: dict[tuple, tuple[_Visit, int, tuple[int, ...]]] = {}
+        # (the moves before the stage end, the stage end, dice used, dice owed)
+        finished: dict[tuple, tuple[tuple[FrameMove, ...], _Visit, int, tuple[int, ...]]] = {}
         owes_remainder = self.owes_remainder
         for index, stage in enumerate(self.stages):
             later = tuple(d for s in self.stages[index + 1:] for d in s)
@@ -395,11 +399,11 @@ class Turn:
                 for end in self.stage_ends(visit.node, stage):
                     node, remaining, result = end.node, end.remaining, end.result
                     played = size - len(remaining)
-                    # The first stage's ends are whole plays already (only node, moves and result
-                    # are read from here on).
-                    whole = _Visit(node, visit.moves + end.moves, (), result) if visit.moves else end
                     if result is None and not remaining and later:
-                        next_branches.setdefault(node, (whole, used + played))
+                        if node not in next_branches:
+                            # Only node and moves are read from here on.
+                            whole = _Visit(node, visit.moves + end.moves, ()) if visit.moves else end
+                            next_branches[node] = (whole, used + played)
                         grown = next_branches
                     else:
                         owed = remaining + later if result is None and owes_remainder else ()
@@ -408,17 +412,18 @@ class Turn:
                         # whole cascade maximised, a board is reached by its play of most dice.
                         key = (node[:4], owed)
                         known = finished.get(key)
-                        if known is None or whole_cascade and known[1] < used + played:
-                            finished[key] = (whole, used + played, owed)
+                        if known is None or whole_cascade and known[2] < used + played:
+                            finished[key] = (visit.moves, end, used + played, owed)
                         grown = finished
                     if limit is not None and len(grown) > limit:
                         raise TooManyPlays(limit)
             branches = list(next_branches.values())
         ends = list(finished.values())
         if whole_cascade:
-            most = max(used for _, used, _ in ends)
-            ends = [end for end in ends if end[1] == most or _ended_midway(end[0])]
-        return [(visit, owed) for visit, _, owed in ends]
+            most = max(used for _, _, used, _ in ends)
+            ends = [end for end in ends if end[2] == most or _ended_midway(end[1])]
+        return ((_Visit(end.node, before + end.moves, (), end.result) if before else end, owed)
+                for before, end, _, owed in ends)
 
     def stage_ends(self, node: Node, dice: tuple[int, ...]) -> list[_Visit]:
         """The legal ways to end playing `dice` from `node`: the whole rule pipeline for one roll."""
