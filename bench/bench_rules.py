@@ -18,7 +18,10 @@ beside GNU Backgammon's 0-ply (10-72 us per Portes position, issue 16): goals wi
 library and 5x with the JSON. With --gnubg GAMES, Debian's `gnubg` times its 0-ply best move (every
 play listed and evaluated, its evaluation cache off) on the same Portes edge positions and on every
 position of GAMES random Portes games, beside the library's times: the ratios are the goals'
-measure, position by position.
+measure, position by position. Beside them, the commands as other programs see them once
+started (issue 33): `moves --jsonl` and `hint --jsonl` answering the position's request line in
+process (read, parsed, answered, written to nowhere), best of the same runs; goal within 5x of
+gnubg for both. OPENBLAS_NUM_THREADS is 1, as the command line sets it.
 
 The first line says which search was timed: the compiled one where the extension is built
 (setup.py), the pure-Python one otherwise or with TAVLI_PURE_PYTHON=1 in the environment.
@@ -34,7 +37,13 @@ Gul Bara's cascades (doubles from the fourth turn on) are reported in rows of th
 """
 from __future__ import annotations
 
+import os
+
+os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")  # as the command line sets it (firmware_host/cli.py)
+
 import argparse
+import io
+import json
 import random
 import time
 from typing import Any, Iterator, Mapping
@@ -241,6 +250,38 @@ def answer(board, dice, more):
 '''
 
 
+class _Sink:
+    """An output that keeps nothing: the commands' answers written nowhere."""
+
+    def write(self, text: str) -> None:
+        pass
+
+    def writelines(self, pieces) -> None:
+        for _ in pieces:
+            pass
+
+    def flush(self) -> None:
+        pass
+
+
+def command_times(position: Position, dice: tuple[int, int], runs: int, answer_hint) -> tuple[float, float]:
+    """The best of `runs` of answering the position's request line as `moves --jsonl` and as
+    `hint --jsonl` do (the line read, parsed and answered, the answer written), in seconds: the
+    commands' time per position once started."""
+    from firmware_host.commands.rules import DEFAULT_MAX_PLAYS, answer_lines, serve_json_lines
+
+    line = json.dumps({"position": position.to_json(), "dice": list(dice)}) + "\n"
+    sink, moves, hint = _Sink(), [], []
+    for _ in range(runs):
+        start = time.thread_time()
+        answer_lines(io.StringIO(line), sink, DEFAULT_MAX_PLAYS)
+        listed = time.thread_time()
+        serve_json_lines(io.StringIO(line), sink, answer_hint)
+        moves.append(listed - start)
+        hint.append(time.thread_time() - listed)
+    return min(moves), min(hint)
+
+
 def time_beside_gnubg(edges: dict[str, tuple[int, float, float]], repeats: int, games: int, seed: int
                       ) -> None:
     """GNU Backgammon's 0-ply best move (every play listed and evaluated) beside the library's
@@ -248,8 +289,10 @@ def time_beside_gnubg(edges: dict[str, tuple[int, float, float]], repeats: int, 
     random Portes games (best of 20 each): the goals are the listing within 2x of it and the listing
     with its JSON within 5x."""
     from bench_bot import GnubgChild, GnubgPlayer, gnubg_executable  # a script beside this one
+    from firmware_host.commands.bot import hint_answerer
 
     gnubg = GnubgChild(gnubg_executable(), GNUBG_TIMING_ANSWER, GNUBG_TIMING_SETTINGS)
+    answer_hint = hint_answerer(20_000)
 
     def gnubg_seconds(position: Position, dice: tuple[int, int], runs: int) -> float:
         theirs, mine = GnubgPlayer.board(position)
@@ -258,26 +301,33 @@ def time_beside_gnubg(edges: dict[str, tuple[int, float, float]], repeats: int, 
     try:
         print(f"\nbeside gnubg 0-ply (its evaluation cache off, one thread; process CPU), best of "
               f"{repeats} runs, microseconds; ratios: ours / gnubg's (goals <= 2 and <= 5 with JSON)")
+        print("moves us / hint us: `moves --jsonl` and `hint --jsonl` answering the position's line, "
+              "in process (start-up left out); their ratios to gnubg's: goal <= 5")
         print(f"{'position':22} {'plays':>6} {'gnubg us':>9} {'plays us':>9} {'ratio':>6} "
-              f"{'+json us':>9} {'ratio':>6}")
+              f"{'+json us':>9} {'ratio':>6} {'moves us':>9} {'ratio':>6} {'hint us':>9} {'ratio':>6}")
         for name, position, dice in EDGE_POSITIONS:
             if position.variant != "portes":
                 continue
             count, listing, with_json = edges.get(name) or best_times(position, dice, repeats)
             theirs = gnubg_seconds(position, dice, repeats)
+            moves, hint = command_times(position, dice, repeats, answer_hint)
             print(f"{name:22} {count:6d} {1e6 * theirs:9.0f} {1e6 * listing:9.0f} {listing / theirs:6.2f} "
-                  f"{1e6 * with_json:9.0f} {with_json / theirs:6.2f}", flush=True)
-        ratios, json_ratios, ours, gnubg_times = [], [], [], []
+                  f"{1e6 * with_json:9.0f} {with_json / theirs:6.2f} {1e6 * moves:9.0f} "
+                  f"{moves / theirs:6.2f} {1e6 * hint:9.0f} {hint / theirs:6.2f}", flush=True)
+        ratios, json_ratios, ours, gnubg_times, moves_ratios, hint_ratios = [], [], [], [], [], []
         for position, dice in corpus("portes", games, seed):
             _, listing, with_json = best_times(position, dice, 20)
             theirs = gnubg_seconds(position, dice, 20)
+            moves, hint = command_times(position, dice, 20, answer_hint)
             ours.append(listing)
             gnubg_times.append(theirs)
             ratios.append(listing / theirs)
             json_ratios.append(with_json / theirs)
+            moves_ratios.append(moves / theirs)
+            hint_ratios.append(hint / theirs)
     finally:
         gnubg.close()
-    for values in (ratios, json_ratios, ours, gnubg_times):
+    for values in (ratios, json_ratios, ours, gnubg_times, moves_ratios, hint_ratios):
         values.sort()
     print(f"{len(ratios)} positions of {games} random Portes games: gnubg p50 / p99 "
           f"{1e6 * percentile(gnubg_times, 0.5):.0f} / {1e6 * percentile(gnubg_times, 0.99):.0f} us, "
@@ -286,6 +336,10 @@ def time_beside_gnubg(edges: dict[str, tuple[int, float, float]], repeats: int, 
           f"(within 2x: {sum(r <= 2 for r in ratios) / len(ratios):.1%}), with JSON "
           f"{percentile(json_ratios, 0.5):.2f} / {percentile(json_ratios, 0.99):.2f} / {json_ratios[-1]:.2f} "
           f"(within 5x: {sum(r <= 5 for r in json_ratios) / len(json_ratios):.1%})", flush=True)
+    for command, values in (("moves --jsonl", moves_ratios), ("hint --jsonl", hint_ratios)):
+        print(f"{command} / gnubg: ratio p50 / p99 / max {percentile(values, 0.5):.2f} / "
+              f"{percentile(values, 0.99):.2f} / {values[-1]:.2f} (within 5x: "
+              f"{sum(r <= 5 for r in values) / len(values):.1%})", flush=True)
 
 
 def main() -> None:

@@ -13,11 +13,11 @@ import sys
 import time
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any, Iterator, TextIO
+from typing import Any, Callable, Iterator, TextIO
 
 import numpy as np
 
-from firmware_host.bot import Bot
+from firmware_host.bot import OUTCOMES, Bot, Ranked
 from firmware_host.bot.features import GameShape, input_size
 from firmware_host.bot.network import Network
 from firmware_host.bot.training import Settings, Trainer, settings_json
@@ -117,31 +117,48 @@ class _Bots:
         return Bot(rules, self._networks[name])
 
 
-def hint_json(bots: _Bots, position: Position, dice: Any, options: Any, max_plays: int) -> dict[str, Any]:
+def hint_text(bots: _Bots, position: Position, dice: Any, options: Any, max_plays: int) -> str:
+    """The ranked plays as JSON text, {"plays": [...]} with keys sorted, rendered directly (as
+    `moves` renders its listing): each play's own keys, its chances and expected points."""
     if not isinstance(dice, (list, tuple)):
         raise RulesError(f"dice must be a list of two dice, not {json.dumps(dice)}")
     if options is not None and not isinstance(options, dict):
         raise RulesError(f"rules must be an object of options, not {json.dumps(options)}")
     turn = Turn(position, dice, options)
     ranked = bots.for_rules(turn.rules).ranked(turn, limit=max_plays)
-    return {"plays": [dict(choice.play.to_json(), chances=choice.chances_json(),
-                           equity=round(choice.equity, 4)) for choice in ranked]}
+    return '{"plays": [' + ", ".join([_ranked_text(choice) for choice in ranked]) + "]}"
+
+
+def _ranked_text(choice: Ranked) -> str:
+    # "chances" and "equity" sort before every key of the play's own text.
+    chances = choice.chances_json()
+    chances_text = ", ".join([f'"{name}": {chances[name]!r}' for name in _SORTED_OUTCOMES])
+    return f'{{"chances": {{{chances_text}}}, "equity": {round(choice.equity, 4)!r}, {choice.play.to_json_text()[1:]}'
+
+
+_SORTED_OUTCOMES = sorted(OUTCOMES)
+
+
+def hint_answerer(max_plays: int) -> Callable[[Any], str]:
+    """The answer of `hint --jsonl` to one request (`serve_json_lines`), the bots loaded once."""
+    bots = _Bots()
+
+    def answer(request: Any) -> str:
+        fields = request_fields(request, required=("position", "dice"), optional=("rules",))
+        return hint_text(bots, Position.from_json(fields["position"]), fields["dice"],
+                         fields.get("rules"), max_plays)
+    return answer
 
 
 def run_hint(args: argparse.Namespace) -> int:
-    bots = _Bots()
     if args.jsonl:
-        def answer(request: Any) -> dict[str, Any]:
-            fields = request_fields(request, required=("position", "dice"), optional=("rules",))
-            return hint_json(bots, Position.from_json(fields["position"]), fields["dice"],
-                             fields.get("rules"), args.max_plays)
-        return serve_json_lines(sys.stdin, sys.stdout, answer)
+        return serve_json_lines(sys.stdin, sys.stdout, hint_answerer(args.max_plays))
+    bots = _Bots()
     if args.dice is None:
         raise UsageError("--dice A B is required (or --jsonl)")
     try:
         position = Position.from_json(read_json_source(args.position, "position"))
-        print(json.dumps(hint_json(bots, position, args.dice, parse_rule_args(args.rule), args.max_plays),
-                         sort_keys=True))
+        print(hint_text(bots, position, args.dice, parse_rule_args(args.rule), args.max_plays))
     except (PositionError, RulesError) as error:
         raise UsageError(str(error)) from None
     return 0

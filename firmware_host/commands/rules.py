@@ -9,7 +9,7 @@ from typing import Any, BinaryIO, Callable, Iterable, Iterator, TextIO
 
 from firmware_host.commands import UsageError
 from firmware_host.files import InputError, load_json, parse_json
-from firmware_host.rules import (BLACK, VARIANTS, WHITE, GameResult, Position, PositionError,
+from firmware_host.rules import (BLACK, VARIANTS, WHITE, GameResult, Play, Position, PositionError,
                                  Rules, RulesError, Turn, blocked_for_good)
 from firmware_host.rules.match import Match, MatchRules, opening_roll
 from firmware_host.rules.plays import COMPILED, dice_text
@@ -34,7 +34,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     moves.add_argument("--max-plays", type=int, default=DEFAULT_MAX_PLAYS,
                        help="refuse (with an error) a roll with more distinct plays than this; "
                             "low gulbara cascades can have hundreds of thousands "
-                            f"(default {DEFAULT_MAX_PLAYS})")
+                            f"(default {DEFAULT_MAX_PLAYS}); the listing holds about 1 KB a play")
     moves.set_defaults(handler=run_moves)
 
     start = subparsers.add_parser("start", help="print a game's starting position")
@@ -86,14 +86,23 @@ def read_json_source(source: str, what: str) -> Any:
         raise UsageError(f"the {what} {error}") from None
 
 
-def plays_json(position: Position, dice: Any, options: Any, max_plays: int) -> str:
-    """The listing as JSON text, {"plays": [...]} with keys sorted."""
+def plays_json(position: Position, dice: Any, options: Any, max_plays: int) -> Iterator[str]:
+    """The listing as JSON text, {"plays": [...]} with keys sorted, in pieces to write one after
+    the other: each play's text is made as it is written and let go, so a listing of hundreds of
+    thousands never lies in memory as text or as plays. A bad request or a roll of more than
+    `max_plays` plays raises here, before the first piece."""
     if not isinstance(dice, (list, tuple)):
         raise RulesError(f"dice must be a list of two dice, not {json.dumps(dice)}")
     if options is not None and not isinstance(options, dict):
         raise RulesError(f"rules must be an object of options, not {json.dumps(options)}")
-    turn = Turn(position, dice, options)
-    return '{"plays": [' + ", ".join(play.to_json_text() for play in turn.plays(limit=max_plays)) + "]}"
+    return _listing_pieces(Turn(position, dice, options).iter_plays(limit=max_plays))
+
+
+def _listing_pieces(plays: Iterator[Play]) -> Iterator[str]:
+    yield '{"plays": ['
+    for number, play in enumerate(plays):
+        yield (", " if number else "") + play.to_json_text()
+    yield "]}"
 
 
 def run_moves(args: argparse.Namespace) -> int:
@@ -104,9 +113,11 @@ def run_moves(args: argparse.Namespace) -> int:
     try:
         position = (Position.from_json(read_json_source(args.position, "position"))
                     if args.position else Position.start(args.variant))
-        print(plays_json(position, args.dice, parse_rule_args(args.rule), args.max_plays))
+        pieces = plays_json(position, args.dice, parse_rule_args(args.rule), args.max_plays)
     except (PositionError, RulesError) as error:
         raise UsageError(str(error)) from None
+    sys.stdout.writelines(pieces)
+    sys.stdout.write("\n")
     return 0
 
 
@@ -134,10 +145,10 @@ def request_fields(request: Any, required: tuple[str, ...], optional: tuple[str,
 
 
 def serve_json_lines(stream: TextIO | BinaryIO, out: TextIO,
-                     answer: Callable[[Any], dict[str, Any] | str]) -> int:
+                     answer: Callable[[Any], dict[str, Any] | str | Iterator[str]]) -> int:
     """One answer line per request line; a bad line (not UTF-8, not JSON, too long, a request that
     cannot be answered) gets {"error": ...} and the rest go on. An answer is an object, or its JSON
-    text already rendered on one line (keys sorted)."""
+    text already rendered on one line (keys sorted), whole or in pieces written as they come."""
     for number, line in enumerate(_bounded_lines(stream), 1):
         if isinstance(line, InputError):
             reply = {"error": f"line {number}: {line.problem}"}
@@ -150,7 +161,10 @@ def serve_json_lines(stream: TextIO | BinaryIO, out: TextIO,
                 reply = {"error": str(error)}
             except (PositionError, RulesError) as error:
                 reply = {"error": f"line {number}: {error}"}
-        out.write((reply if isinstance(reply, str) else json.dumps(reply, sort_keys=True)) + "\n")
+        if isinstance(reply, dict):
+            reply = json.dumps(reply, sort_keys=True)
+        out.writelines([reply] if isinstance(reply, str) else reply)
+        out.write("\n")
         out.flush()
     return 0
 

@@ -17,7 +17,7 @@ from itertools import accumulate, compress, groupby
 from operator import itemgetter
 from typing import Any, Callable, Iterable, Iterator, Mapping, NamedTuple
 
-from firmware_host.rules.position import BLACK, CHECKERS, WHITE, Color, Position
+from firmware_host.rules.position import BLACK, CHECKERS, WHITE, Color, Position, position_text
 from firmware_host.rules.variants import Capture, Family, Rules, RulesError
 
 try:  # the search's inner loop in C, where it was built (setup.py); the Python search otherwise
@@ -168,7 +168,10 @@ class Play:
     def to_json_text(self) -> str:
         """`to_json` as JSON text, keys sorted, rendered directly (listings write thousands)."""
         moves = ", ".join([move.to_json_text() for move in self.moves])
-        text = f'{{"moves": [{moves}], "position": {self.position.to_json_text()}'
+        # A found play's position is written from the search's state, unless already built.
+        position = self._position.to_json_text() if self._position is not None else \
+            self._source[0].position_text(self._source[2])
+        text = f'{{"moves": [{moves}], "position": {position}'
         if self.remainder:
             text += ', "remainder": [' + ", ".join(map(str, self.remainder)) + "]"
         if self.result is not None:
@@ -322,14 +325,19 @@ class Turn:
 
     def plays(self, limit: int | None = None) -> list[Play]:
         """Every distinct legal play; TooManyPlays if there are more than `limit`."""
+        return list(self.iter_plays(limit))
+
+    def iter_plays(self, limit: int | None = None) -> Iterator[Play]:
+        """`plays` one by one, for a caller that writes each and lets it go (a cascade can have
+        hundreds of thousands): the search is done, and TooManyPlays raised, before it returns."""
         frame, start = self.frame, self.start
+        ends = self.final_visits(limit)
         if not frame.ends_at_end_of_turn:  # the search has found every end of the game
-            return [Play._found(frame, visit.moves, visit.node, visit.result, remainder)
-                    for visit, remainder in self.final_visits(limit)]
-        return [Play._found(frame, visit.moves, visit.node,
-                            visit.result or frame.result(visit.node, start, end_of_turn=True),
-                            remainder)
-                for visit, remainder in self.final_visits(limit)]
+            return (Play._found(frame, visit.moves, visit.node, visit.result, remainder)
+                    for visit, remainder in ends)
+        return (Play._found(frame, visit.moves, visit.node,
+                            visit.result or frame.result(visit.node, start, end_of_turn=True), remainder)
+                for visit, remainder in ends)
 
     def pick_play(self, pick: Callable[[list], Any]) -> Play:
         """One legal play chosen stage by stage by `pick` (e.g. a seeded random choice).
@@ -338,7 +346,7 @@ class Turn:
         into the hundreds of thousands: every legal play is some sequence of such choices, of any
         stage end under per-stage maximisation, and under whole-cascade maximisation
         (gulbara_cascade_maximize) of the stage ends that still lead to a play using the most dice
-        of the whole cascade, or ending the game (`WholeCascade.keeps`). Those are found lazily:
+        of the whole cascade (`WholeCascade.keeps`). Those are found lazily:
         an end `pick` chooses that leads to none is set aside and `pick` chooses again (a stage
         end's way on is cheap to find where there is one, dear to rule out where there is none),
         so `pick` gets the same answer as from the kept ends alone when it takes the best of
@@ -373,11 +381,15 @@ class Turn:
             return WholeCascade(self)
         return None
 
-    def final_visits(self, limit: int | None = None) -> list[tuple[_Visit, tuple[int, ...]]]:
-        """The end of every distinct legal play, with the dice the opponent is owed (if any)."""
+    def final_visits(self, limit: int | None = None) -> Iterator[tuple[_Visit, tuple[int, ...]]]:
+        """The end of every distinct legal play, with the dice the opponent is owed (if any).
+
+        The search is done, and TooManyPlays raised, before this returns; each play's whole
+        visit is made as it is read, so that a listing of many holds only their stage ends."""
         whole_cascade = len(self.stages) > 1 and self.rules.gulbara_cascade_maximize == "whole_cascade"
         branches = [(_Visit(self.start, (), ()), 0)]  # (visit, dice played so far)
-        finished: dict[tuple, tuple[_Visit, int, tuple[int, ...]]] = {}
+        # (the moves before the stage end, the stage end, dice used, dice owed)
+        finished: dict[tuple, tuple[tuple[FrameMove, ...], _Visit, int, tuple[int, ...]]] = {}
         owes_remainder = self.owes_remainder
         for index, stage in enumerate(self.stages):
             later = tuple(d for s in self.stages[index + 1:] for d in s)
@@ -387,26 +399,31 @@ class Turn:
                 for end in self.stage_ends(visit.node, stage):
                     node, remaining, result = end.node, end.remaining, end.result
                     played = size - len(remaining)
-                    # The first stage's ends are whole plays already (only node, moves and result
-                    # are read from here on).
-                    whole = _Visit(node, visit.moves + end.moves, (), result) if visit.moves else end
                     if result is None and not remaining and later:
-                        next_branches.setdefault(node, (whole, used + played))
+                        if node not in next_branches:
+                            # Only node and moves are read from here on.
+                            whole = _Visit(node, visit.moves + end.moves, ()) if visit.moves else end
+                            next_branches[node] = (whole, used + played)
                         grown = next_branches
                     else:
                         owed = remaining + later if result is None and owes_remainder else ()
                         # Plays are distinct by their board: the node's checkers and pins
-                        # (me, opp, my_pins, opp_pins), without the turn's frozen and head.
-                        finished.setdefault((node[:4], owed), (whole, used + played, owed))
+                        # (me, opp, my_pins, opp_pins), without the turn's frozen and head. The
+                        # whole cascade maximised, a board is reached by its play of most dice.
+                        key = (node[:4], owed)
+                        known = finished.get(key)
+                        if known is None or whole_cascade and known[2] < used + played:
+                            finished[key] = (visit.moves, end, used + played, owed)
                         grown = finished
                     if limit is not None and len(grown) > limit:
                         raise TooManyPlays(limit)
             branches = list(next_branches.values())
         ends = list(finished.values())
         if whole_cascade:
-            most = max(used for _, used, _ in ends)
-            ends = [end for end in ends if end[1] == most or end[0].result]
-        return [(visit, owed) for visit, _, owed in ends]
+            most = max(used for _, _, used, _ in ends)
+            ends = [end for end in ends if end[2] == most or _ended_midway(end[1])]
+        return ((_Visit(end.node, before + end.moves, (), end.result) if before else end, owed)
+                for before, end, _, owed in ends)
 
     def stage_ends(self, node: Node, dice: tuple[int, ...]) -> list[_Visit]:
         """The legal ways to end playing `dice` from `node`: the whole rule pipeline for one roll."""
@@ -422,14 +439,17 @@ class Turn:
         if duty and self.rules.unblock_precedence == "unblock_first":
             candidates = _prefer(candidates, lambda v: frame.fulfils(duty, v.node))
         total = len(dice)
-        # Dice played by each candidate; a play that ends the game has played them all.
-        counts = [total if v.result else total - len(v.remaining) for v in candidates]
+        # Dice played by each candidate. One that bears off the last checker counts the dice it
+        # used: another order that uses more is the legal play (rules.md, common rules).
+        counts = [total - len(v.remaining) for v in candidates]
+        if frame.mother_every_move:  # a game ended midway (the mother pinned) has nothing left to play
+            counts = [total if _ended_midway(v) else n for v, n in zip(candidates, counts)]
         most = max(counts)
         if most != min(counts):
             candidates = list(compress(candidates, [n == most for n in counts]))
         if most == 1 and total == 2 and dice[0] != dice[1] and self.rules.higher_die_rule:
             low = min(dice)
-            candidates = _prefer(candidates, lambda v: v.result is not None or v.remaining == (low,))
+            candidates = _prefer(candidates, lambda v: _ended_midway(v) or v.remaining == (low,))
         if duty and self.rules.unblock_precedence != "unblock_first":
             candidates = _prefer(candidates, lambda v: frame.fulfils(duty, v.node))
         return candidates
@@ -491,10 +511,10 @@ class Turn:
 #
 # rules.md: each cascade stage is maximised on its own, or (this house rule) the whole cascade at
 # once. `Turn.final_visits` plays the cascade stage by stage as ever, then keeps only the plays that
-# use the most dice of the whole cascade, and any play that ends the game. Whoever builds or chooses
-# one stage at a time (the referee's stage trees, `Turn.pick_play`) asks here whether a stage end
-# still leads to such a play: the most dice the later stages can play from it, and whether they can
-# end the game. Nothing is hit in the games with cascades, so this depends only on the stage end's node.
+# use the most dice of the whole cascade, one that bears off the last checker too (rules.md, common
+# rules). Whoever builds or chooses one stage at a time (the referee's stage trees, `Turn.pick_play`)
+# asks here whether a stage end still leads to such a play: the most dice the later stages can play
+# from it. Nothing is hit in the games with cascades, so this depends only on the stage end's node.
 #
 # Proving that no play uses more dice than the best found meant searching every stage end of every
 # stage (39,008 of them, 11 s, for a 1-1 cascade of which 22 dice can be played). The search is a
@@ -517,7 +537,6 @@ class WholeCascade:
         self._ends: dict[tuple[Node, int], list] = {}
         self._found: dict[tuple[Node, int], int] = {}
         self._possible: dict[tuple[Node, int], int] = {}
-        self._ends_game: dict[tuple[Node, int], bool] = {}
         # The points the opponent holds, all through the turn.
         self._closed = [False] + [bool(n) for n in turn.start.opp[1:OFF]]
         self._reach_from: dict[int, tuple[tuple[int, ...], tuple[bool, ...]]] = {}
@@ -527,7 +546,7 @@ class WholeCascade:
         """Whether a board where the mover's checkers stand as `me` (frame counts) may lie on the
         way to a legal play of the whole cascade, by `_bound`'s relaxation: after the dice its
         pips moved (a prefix of the cascade's; bearing off, a larger die may waste pips), the
-        dice to come can still make up the most, or end the game. A necessary condition, cheap
+        dice to come can still make up the most. A necessary condition, cheap
         enough to ask of every board judged: a board a stage-by-stage play reaches can be far
         from every legal one, and proving that stage end by stage end is dear."""
         start = self.turn.start.me
@@ -535,21 +554,19 @@ class WholeCascade:
         wasted = me[OFF] > start[OFF]
         node = Node(me, self.turn.start.opp)
         return any((pips == gained or wasted and pips > gained)
-                   and (played + self._bound(node, played) >= self.most
-                        or self._may_end_game(node, played))
+                   and played + self._bound(node, played) >= self.most
                    for played, pips in enumerate(self._pips_of_first))
 
     def keeps(self, end, stage: int) -> bool:
         """Whether the stage end `end` (a visit of `Turn.select_ends` for stage `stage`) is on the
         way to a legal play of the whole cascade."""
-        if end.result is not None:
+        if _ended_midway(end):
             return True
         played = self._played_before(stage) + len(self.stages[stage]) - len(end.remaining)
-        if end.remaining or stage + 1 == len(self.stages):
+        if end.remaining or end.result is not None or stage + 1 == len(self.stages):
             return played == self.most
         # No play uses more than `most`, so reaching it is reaching it exactly.
-        return self._reaches(end.node, stage + 1, self.most - played) \
-            or self.can_end_game(end.node, stage + 1)
+        return self._reaches(end.node, stage + 1, self.most - played)
 
     def most_dice(self, node: Node, stage: int) -> int:
         """The most dice the stages from `stage` on can play from `node` (each stage maximised on
@@ -656,25 +673,6 @@ class WholeCascade:
                 tuple(farthest), tuple(far + largest >= OFF for far in farthest))
         return known
 
-    def can_end_game(self, node: Node, stage: int) -> bool:
-        """Whether some play of the stages from `stage` on ends the game (all borne off)."""
-        key = (node, stage)
-        if key not in self._ends_game:
-            self._ends_game[key] = self._may_end_game(node, self._played_before(stage)) and any(
-                    end.result is not None or (not end.remaining and stage + 1 < len(self.stages)
-                                               and self.can_end_game(end.node, stage + 1))
-                    for end in self._stage_ends(node, stage))
-        return self._ends_game[key]
-
-    def _may_end_game(self, node: Node, played: int) -> bool:
-        """Whether the dice after the first `played` may bear off every checker of `node`: they
-        add up to the pips that takes, and each checker can get into the home board."""
-        pips_to_bear_off = sum((OFF - p) * n for p, n in enumerate(node.me))
-        if self._pips_of_first[-1] - self._pips_of_first[played] < pips_to_bear_off:
-            return False
-        return not pips_to_bear_off or all(self._reach(played)[1][p]
-                                           for p, n in enumerate(node.me[:OFF]) if n)
-
     def _played_before(self, stage: int) -> int:
         return self._dice_from[0] - self._dice_from[stage]
 
@@ -695,6 +693,12 @@ def _dice_splits(remaining: tuple[int, ...]) -> tuple[tuple[int, tuple[int, ...]
 _PLAIN = ((False, False),)  # a landing that neither hits nor pins
 _NO_PINS = (None,) * 24
 _new_node = tuple.__new__     # Node(...) without the keyword handling, in the search's inner loop
+
+
+def _ended_midway(visit: _Visit) -> bool:
+    """Whether the game ended during the play otherwise than by bearing off the last checker (the
+    mother pinned under mother_check = every_move): the dice left have nothing to be played on."""
+    return visit.result is not None and visit.node.me[OFF] != CHECKERS
 
 
 def _prefer(items: list, wanted) -> list:
@@ -814,6 +818,15 @@ class Frame:
         return _new_node(Node, (me, opp, my_pins, opp_pins, (), 0))
 
     def to_position(self, node: Node, played_turn: bool) -> Position:
+        return Position(*self._position_fields(node, played_turn))
+
+    def position_text(self, node: Node) -> str:
+        """The JSON text of the position after a play ending in `node` (`Position.to_json_text`),
+        without building the Position."""
+        return position_text(*self._position_fields(node, played_turn=True))
+
+    def _position_fields(self, node: Node, played_turn: bool) -> tuple:
+        """`Position`'s fields, in order, of `node` (after the turn, or the mover still to move)."""
         mover = self.mover
         me, opp, my_pins, opp_pins, _, _ = node
         mine = self._board_of(me)
@@ -835,7 +848,7 @@ class Frame:
         else:
             white, black, bar, off = theirs, mine, (opp[BAR], me[BAR]), (opp[OFF], me[OFF])
         turn, rolls = self._after_turn if played_turn else (mover, self.position.rolls)
-        return Position(self.position.variant, turn, white, black, bar, off, pinned, rolls)
+        return self.position.variant, turn, white, black, bar, off, pinned, rolls
 
     def point(self, frame_position: int) -> str:
         return self.names[frame_position]

@@ -119,14 +119,8 @@ class Position:
     def to_json_text(self) -> str:
         """`to_json` as JSON text with its keys sorted, exactly as `json.dumps(..., sort_keys=True)`
         writes it, but rendered directly: a listing of plays writes thousands of positions."""
-        pins = ""
-        if any(self.pinned):
-            pins = '"pinned": {' + ", ".join(f'{name}"{self.pinned[i].value}"' for i, name in
-                                             _POINT_KEYS if self.pinned[i]) + "}, "
-        return (f'{{"black": {_side_text(self.black, self.bar[1], self.off[1])}, {pins}'
-                f'"rolls": {{"black": {self.rolls[1]}, "white": {self.rolls[0]}}}, '
-                f'"turn": "{self.turn.value}", "variant": "{self.variant}", '
-                f'"white": {_side_text(self.white, self.bar[0], self.off[0])}}}')
+        return position_text(self.variant, self.turn, self.white, self.black, self.bar, self.off,
+                             self.pinned, self.rolls)
 
     def diagram(self) -> str:
         """A compact board for people: top row 13-24, bottom row 12-1, as on the board."""
@@ -163,6 +157,21 @@ class Position:
         return self.diagram()
 
 
+def position_text(variant: str, turn: Color, white: tuple[int, ...], black: tuple[int, ...],
+                  bar: tuple[int, int], off: tuple[int, int], pinned: tuple[Color | None, ...],
+                  rolls: tuple[int, int]) -> str:
+    """`Position.to_json_text` of a position given by its fields, for a caller that has them
+    without the Position (a listing of plays)."""
+    pins = ""
+    if any(pinned):
+        pins = '"pinned": {' + ", ".join(f'{name}"{pinned[i].value}"' for i, name in
+                                         _POINT_KEYS if pinned[i]) + "}, "
+    return (f'{{"black": {_side_text(black, bar[1], off[1])}, {pins}'
+            f'"rolls": {{"black": {rolls[1]}, "white": {rolls[0]}}}, '
+            f'"turn": "{turn.value}", "variant": "{variant}", '
+            f'"white": {_side_text(white, bar[0], off[0])}}}')
+
+
 # (index, '"point": ') for points 1..24 in the order sorted JSON keys take ("1", "10", ..., "9").
 _POINT_KEYS = tuple((p - 1, f'"{p}": ') for p in sorted(POINTS, key=str))
 
@@ -192,15 +201,36 @@ def _count(value: Any, field: str) -> int:
 
 
 def _object(value: Any, field: str) -> Mapping[str, Any]:
-    if not isinstance(value, Mapping):
+    # (A dict, as JSON gives, is checked first: typing's Mapping check is slow, and every request
+    # line of `moves --jsonl` has several objects.)
+    if type(value) is not dict and not isinstance(value, Mapping):
         raise PositionError(field, f"must be an object, not {json.dumps(value)}")
     return value
+
+
+# A point's key as the position JSON writes it: "1" to "24", nothing else (not "01", nor other
+# scripts' digits such as "²⁴" or "٣", which `str.isdigit` accepts).
+_POINT_OF_KEY = {str(p): p for p in POINTS}
+
+
+def _point(key: Any, where: str) -> int:
+    """The point a key under `where` ("white.points", "pinned") names."""
+    point = _POINT_OF_KEY.get(key)
+    if point is None:
+        raise PositionError(f"{where}.{_key_text(key)}", 'points are "1" to "24"')
+    return point
+
+
+def _key_text(key: Any) -> str:
+    """A key as an error names it: as written, or as a JSON string where it would not print on
+    one line."""
+    return key if isinstance(key, str) and key.isprintable() else json.dumps(key)
 
 
 def _no_unknown_keys(data: Mapping[str, Any], allowed: set[str], field: str) -> None:
     unknown = sorted(set(data) - allowed)
     if unknown:
-        where = f"{field}.{unknown[0]}" if field else unknown[0]
+        where = f"{field}.{_key_text(unknown[0])}" if field else _key_text(unknown[0])
         raise PositionError(where, f"unknown key; expected only {', '.join(sorted(allowed))}")
 
 
@@ -209,9 +239,8 @@ def _side(data: Mapping[str, Any], color: str) -> tuple[tuple[int, ...], int, in
     _no_unknown_keys(side, _SIDE_KEYS, color)
     points = [0] * 24
     for key, value in _object(side.get("points", {}), f"{color}.points").items():
-        if not (isinstance(key, str) and key.isdigit() and 1 <= int(key) <= 24 and key == str(int(key))):
-            raise PositionError(f"{color}.points.{key}", 'points are "1" to "24"')
-        points[int(key) - 1] = _count(value, f"{color}.points.{key}")
+        point = _point(key, f"{color}.points")
+        points[point - 1] = _count(value, f"{color}.points.{point}")
     bar = _count(side.get("bar", 0), f"{color}.bar")
     off = _count(side.get("off", 0), f"{color}.off")
     return tuple(points), bar, off
@@ -264,12 +293,10 @@ def _parse(data: Any, reading: bool) -> Position:
     if pins and not v.has_pins:
         raise PositionError("pinned", f"{variant} has no pinning")
     for key, value in pins.items():
-        field = f"pinned.{key}"
-        if not (isinstance(key, str) and key.isdigit() and 1 <= int(key) <= 24 and key == str(int(key))):
-            raise PositionError(field, 'points are "1" to "24"')
+        p = _point(key, "pinned")
+        field = f"pinned.{p}"
         if value not in ("white", "black"):
             raise PositionError(field, f'must be "white" or "black", not {json.dumps(value)}')
-        p = int(key)
         w, b = white[p - 1], black[p - 1]
         if not (w and b):
             raise PositionError(field, f"a pin needs both colours on the point (white {w}, black {b})")

@@ -239,9 +239,17 @@ class Rules:
         """
         if variant not in VARIANTS:
             raise RulesError(f"unknown variant {variant!r}; expected one of {', '.join(VARIANTS)}")
+        if not options:  # one object per game's defaults: its rule facts are read once (plays.py)
+            if variant not in _DEFAULT_RULES:
+                _DEFAULT_RULES[variant] = cls._resolved(variant, {})
+            return _DEFAULT_RULES[variant]
+        return cls._resolved(variant, options)
+
+    @classmethod
+    def _resolved(cls, variant: str, options: Mapping[str, Any]) -> "Rules":
         values = {name: option.defaults[variant]
                   for name, option in GAME_OPTIONS.items() if option.applies_to(variant)}
-        for key, raw in (options or {}).items():
+        for key, raw in options.items():
             name = option_name(key, variant)
             try:
                 values[name] = GAME_OPTIONS[name].parse(raw)
@@ -256,6 +264,9 @@ class Rules:
 
     def to_json(self) -> dict[str, Any]:
         return {k: sorted(v) if isinstance(v, frozenset) else v for k, v in self.options.items()}
+
+
+_DEFAULT_RULES: dict[str, Rules] = {}
 
 
 def option_name(key: str, variant: str) -> str:

@@ -503,23 +503,20 @@ def _explore(board: Board, color: Color, dice: tuple[int, ...], opts: Mapping,
     return plays
 
 
-def _finished(board: Board) -> bool:
-    return CHECKERS in board.off
-
-
 def _maximal(plays: dict, dice: tuple[int, ...], opts: Mapping) -> dict[tuple, tuple]:
     """The plays using the most dice; with one die of two different ones, the higher if possible.
 
-    A play that bears off the mover's last checker is complete whatever dice it used: the game is
-    over and no die is left to play (e.g. 20/off with the 5 of 5-1 next to 20/21* 21/off)."""
+    rules.md: "This holds to the last checker: a play that bears off the last checker with fewer
+    dice is not legal when another order uses more" (white on 2, a black blot on 1, 4-1: only
+    2/1* 1/off)."""
     if not plays:
         return {}
     most = max(used for used, _, _ in plays.values())
-    kept = {k: v for k, v in plays.items() if v[0] == most or _finished(v[2])}
+    kept = {k: v for k, v in plays.items() if v[0] == most}
     if most == 1 and dice[0] != dice[1] and opts["higher_die_rule"]:
         high = max(dice)
         if any((high,) in v[1] for v in kept.values()):
-            kept = {k: v for k, v in kept.items() if (high,) in v[1] or _finished(v[2])}
+            kept = {k: v for k, v in kept.items() if (high,) in v[1]}
     return kept
 
 
@@ -594,7 +591,7 @@ def model_plays(position: Position, dice, options: Mapping | None = None) -> set
         ends[key] = max(ends.get(key, 0), total)
     if opts["gulbara_cascade_maximize"] == "whole_cascade":
         most = max(ends.values())
-        return {k for k, v in ends.items() if v == most or CHECKERS in k[3]}
+        return {k for k, v in ends.items() if v == most}   # the last checker too (rules.md)
     return set(ends)
 
 

@@ -1,0 +1,39 @@
+"""`hint` writes each ranked play as `moves` writes a play (keys sorted, as json.dumps(...,
+sort_keys=True) writes them), with the mover's chances and expected points: the text it renders
+directly is the same, character for character, on positions with pins, hits, the game's end and
+every game's start."""
+import io
+import json
+import sys
+
+import pytest
+
+from firmware_host.bot import Bot
+from firmware_host.cli import main
+from firmware_host.rules import VARIANTS, Position, Turn
+
+POSITIONS = [(Position.start(variant), dice) for variant in VARIANTS for dice in ((6, 5), (3, 3))] + [
+    (Position.from_json({"variant": "portes", "white": {"points": {"2": 1}, "off": 14},
+                         "black": {"points": {"1": 1, "20": 14}}}), (4, 1)),   # the game's end
+    (Position.from_json({"variant": "plakoto", "turn": "black",
+                         "white": {"points": {"24": 12, "10": 1, "5": 2}},
+                         "black": {"points": {"1": 13, "10": 1, "18": 1}}, "pinned": {"10": "white"}}), (3, 3)),
+    (Position.from_json({"variant": "portes", "white": {"points": {"24": 2, "13": 4, "8": 2, "6": 4, "5": 2, "3": 1}},
+                         "black": {"points": {"1": 2, "12": 4, "17": 3, "19": 4, "4": 1, "20": 1}}}), (4, 2)),
+]
+
+
+def expected_line(position: Position, dice: tuple[int, int]) -> str:
+    turn = Turn(position, dice)
+    ranked = Bot.trained(turn.rules).ranked(turn)
+    return json.dumps({"plays": [dict(choice.play.to_json(), chances=choice.chances_json(),
+                                      equity=round(choice.equity, 4)) for choice in ranked]}, sort_keys=True)
+
+
+@pytest.mark.parametrize("position, dice", POSITIONS,
+                         ids=[f"{p.variant}-{d[0]}{d[1]}-{i}" for i, (p, d) in enumerate(POSITIONS)])
+def test_hint_jsonl_writes_the_sorted_json_of_the_ranked_plays(position, dice, monkeypatch, capsys):
+    monkeypatch.setattr(sys, "stdin", io.StringIO(json.dumps({"position": position.to_json(),
+                                                              "dice": list(dice)}) + "\n"))
+    assert main(["hint", "--jsonl"]) == 0
+    assert capsys.readouterr().out == expected_line(position, dice) + "\n"
