@@ -106,6 +106,7 @@ class Service:
             if self.companion is not None:
                 self.companion.close()
             self.hardware.close()
+            self.loop.controller.close_fault_episodes()   # a fault gone at the stop is journaled as gone
             self.journal.record_service("stopped")
             self.journal.close()
             self.notifier.close()
