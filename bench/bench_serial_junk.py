@@ -11,8 +11,9 @@ pyserial reads one byte at a time) or over a pseudo-terminal. Beside the MCU's o
 down the same line at 115200 baud (11,520 bytes a second) for `--minutes` (`sim/junk.py`: random
 bytes, and frames with a good CRC and random content: snapshots, heartbeats, hellos with any boot
 nonce, as a damaged MCU might send); then the line carries only the MCU's frames for `--tail`
-seconds, to see whether anything keeps growing once the junk stops. Every `--every` seconds: the service's resident memory (VmRSS), the journal's size
-(the database and its -wal) and the raw-frame log's (`raw-frames.*.log`).
+seconds, to see whether anything keeps growing once the junk stops. Every `--every` seconds: the
+service's resident memory (VmRSS), the journal's size (the database and its -wal) and the raw-frame
+log's (`raw-frames.*.log`); at the end, the journal's fault and fault-cleared records, counted.
 """
 from __future__ import annotations
 
@@ -27,9 +28,11 @@ import sys
 import tempfile
 import threading
 import time
+from collections import Counter
 from datetime import datetime, timezone
 from pathlib import Path
 
+from firmware_host.journal import JournalReader, Kind
 from firmware_host.sensing.config import load_sensing_config
 from firmware_host.sim.board import OPENING_LAYOUT, SimBoard
 from firmware_host.sensing.reading import BoardReading
@@ -50,6 +53,13 @@ def rss_mb(pid: int) -> float:
 
 def size_mb(paths) -> float:
     return sum(path.stat().st_size for path in paths if path.exists()) / 2**20
+
+
+def fault_records(journal: Path) -> dict[str, int]:
+    """The journal's fault and fault-cleared records, by kind and fault."""
+    with JournalReader.open(journal) as reader:
+        return dict(Counter(f"{event.kind.value} {event.data['fault']}" for event in reader.tail(10_000_000)
+                            if event.kind in (Kind.FAULT, Kind.FAULT_CLEARED)))
 
 
 def pour_junk(transport, stop: threading.Event, seed: int, sensors) -> None:
@@ -105,7 +115,7 @@ def run(kind: str, code: Path, minutes: float, tail_s: float, every_s: float, fo
             child.wait()
         mcu.stop()
     during = [s for s in samples if s["junk"]]
-    return {"samples": samples,
+    return {"samples": samples, "fault_records": fault_records(journal),
             "rss_mb_first_last_max": [samples[0]["rss_mb"], samples[-1]["rss_mb"], max(s["rss_mb"] for s in samples)],
             "rss_mb_growth_in_last_half_of_junk": round(during[-1]["rss_mb"] - during[len(during) // 2]["rss_mb"], 1),
             "journal_mb_last": samples[-1]["journal_mb"], "raw_log_mb_max": max(s["raw_log_mb"] for s in samples)}
