@@ -453,14 +453,14 @@ class Controller:
     def _sensor_fault(self, event: SensorFault) -> None:
         self.sensor_faults[(event.location, event.kind)] = event
         self._fault_began(("sensor_fault", event.location, event.kind), "sensor_fault", event.reason,
-                          location=event.location, kind=event.kind.value)
+                          location=event.location, fault_kind=event.kind.value)
         self._fire("sensor_fault")
 
     def _sensor_fault_cleared(self, event: SensorFaultCleared) -> None:
         if self.sensor_faults.pop((event.location, event.kind), None) is None:
             return
         faults.end(self.fault_episodes, ("sensor_fault", event.location, event.kind), self.now,
-                   "the sensor reads sensibly again", location=event.location, kind=event.kind.value)
+                   "the sensor reads sensibly again", location=event.location, fault_kind=event.kind.value)
         if not self.sensor_faults:
             self._fire("sensor_faults_cleared")
 

@@ -13,6 +13,7 @@ from firmware_host.controller import faults as episodes
 from firmware_host.controller import machine as m
 from firmware_host.hil.soak import Figures, SoakMatch, soak_config
 from firmware_host.journal import Kind
+from firmware_host.journal.export import match_json
 from firmware_host.rules.match import MatchRules
 from firmware_host.sensing.events import FaultKind, LinkLost, LinkUp, McuReset, SensorFault, SensorFaultCleared
 
@@ -102,7 +103,7 @@ def test_a_fault_that_comes_and_goes_a_thousand_times_is_one_episode_with_its_co
     cleared = rig.records(Kind.FAULT_CLEARED)
     assert [(r["fault"], r["count"]) for r in cleared] == [(fault, 1000)]
     if fault == "sensor_fault":
-        assert (cleared[0]["location"], cleared[0]["kind"]) == ("point:7", "flicker")
+        assert (cleared[0]["location"], cleared[0]["fault_kind"]) == ("point:7", "flicker")
 
 
 def test_a_fault_back_after_the_quiet_time_is_a_new_episode_and_another_location_its_own(tmp_path):
@@ -149,3 +150,22 @@ def test_every_beginning_of_a_fault_is_counted_in_exactly_one_episode(steps):
     assert len(journal.faults) == len(journal.cleared) + len(open_episodes)
     assert sum(count for _, count in journal.cleared) + sum(e.count for e in open_episodes.values()) == \
         sum(begins for _, begins, _ in steps)
+
+
+def test_the_readers_see_an_episode_as_one_fault_with_its_count_and_resuming_is_untouched(tmp_path):
+    """The export lists the episode's two records in the game under way, each still of its own kind
+    (a sensor fault's kind of fault once took the name of the record's kind), the count on the
+    second; a restart resumes the game where it stood, its dice still to play."""
+    rig = Rig(tmp_path, (6, 5, 6, 5))
+    rig.to_moving()
+    dice = rig.controller.dice
+    flapping(rig, 100, SensorFault("point:7", FaultKind.FLICKER, "6 changes within 1 s"),
+             SensorFaultCleared("point:7", FaultKind.FLICKER))
+    rig.wait(episodes.EPISODE_QUIET_S)
+    game_events = match_json(rig.journal.match_events(rig.journal.match_ids()[-1]))["games"][0]["events"]
+    assert [(e["kind"], e["fault_kind"], e.get("count")) for e in game_events if "fault" in e] == \
+        [("fault", "flicker", None), ("fault_cleared", "flicker", 100)]
+    rig.restart()
+    assert rig.state == "resuming"
+    rig.lay_out(rig.controller.position)
+    assert (rig.state, rig.controller.dice) == ("moving", dice)
