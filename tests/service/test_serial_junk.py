@@ -60,10 +60,10 @@ def test_junk_leaves_one_journal_record_per_fault_episode_and_a_capped_raw_log(s
     service, transport = service
     pour(service, transport, service.config.sensing.sensors)
     journal = service.journal.tail(1_000_000)
-    began = [(e.data["fault"], e.data.get("location"), e.data.get("kind")) for e in journal if e.kind is Kind.FAULT]
+    began = [(e.data["fault"], e.data.get("location"), e.data.get("fault_kind")) for e in journal if e.kind is Kind.FAULT]
     assert began, "the junk raised no fault: it did not reach the service"
     # A fault begins an episode again only after one closed: at most once more than its closings.
-    closed = [(e.data["fault"], e.data.get("location"), e.data.get("kind"))
+    closed = [(e.data["fault"], e.data.get("location"), e.data.get("fault_kind"))
               for e in journal if e.kind is Kind.FAULT_CLEARED]
     for fault in set(began):
         assert began.count(fault) <= closed.count(fault) + 1, fault
