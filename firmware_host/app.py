@@ -187,12 +187,12 @@ class EventLoop:
         self._show()
 
     def _handle_all(self, batch: list[object]) -> None:
+        last_change = max((index for index, event in enumerate(batch) if isinstance(event, BoardChanging)), default=-1)
         for index, event in enumerate(batch):
             if isinstance(event, _Stop):
                 self._stopped.set()
                 return
-            if isinstance(event, (BoardChanging, BoardStable)) and \
-                    any(isinstance(later, BoardChanging) for later in batch[index + 1:]):
+            if isinstance(event, (BoardChanging, BoardStable)) and index < last_change:
                 continue   # the board has moved on since: judging this reading would only delay the next
             self._handle(event)
 

@@ -26,6 +26,7 @@ import logging
 from dataclasses import dataclass, field, replace
 from typing import Any, Callable, Iterable
 
+from firmware_host.controller import faults
 from firmware_host.controller import machine as m
 from firmware_host.controller.numbering import BoardLabels
 from firmware_host.controller.orientation import Orientation, detect, laid_out, nearest, reading_matches
@@ -171,6 +172,7 @@ class Controller:
         self.referee_return = m.MOVING                     # the state a long press leaves referee mode for
         # Faults and signals.
         self.sensor_faults: dict[tuple, SensorFault] = {}
+        self.fault_episodes: faults.Episodes = {}          # journaled faults not yet closed (faults.py)
         self.stuck_button_down = False
         self.overlay_return = m.SETUP
         self.correction_return = m.MOVING
@@ -318,6 +320,9 @@ class Controller:
         if self.storage_fault is not None:
             return self.storage_fault.retry_at
         pending = [t for t in (self.deadline, self.refused_until) if t is not None and t > self.now]
+        episodes_close = faults.next_close(self.fault_episodes)
+        if episodes_close is not None:
+            pending.append(episodes_close)   # even if past: the loop was late, and it closes at once
         if self.blinking_owed is not None:
             # (At least a millisecond on: a change a rounding error away must not be due at once.)
             pending.append(self.now + max(_owed_blink(self.blinking_owed, self.now - self.dice_since)[1], 1e-3))
@@ -407,19 +412,21 @@ class Controller:
         elif isinstance(event, Judged):
             self._judged(event)
         elif isinstance(event, McuReset):
-            self.journal.record_fault("mcu_reset", "the sensor MCU restarted; the board is read afresh")
+            self._fault_began(("mcu_reset",), "mcu_reset", "the sensor MCU restarted; the board is read afresh")
+            faults.end(self.fault_episodes, ("mcu_reset",), self.now, "the sensor MCU restarted")
         elif isinstance(event, DiceButtonStuck):
             self.stuck_button_down = True
-            self.journal.record_fault("button_stuck", "the dice button has been down too long")
+            self._fault_began(("button_stuck",), "button_stuck", "the dice button has been down too long")
             self._fire("button_stuck")
         elif isinstance(event, DiceButtonFreed):
             self.stuck_button_down = False
-            self.journal.record_fault_cleared("button_stuck", "the dice button was released")
+            faults.end(self.fault_episodes, ("button_stuck",), self.now, "the dice button was released")
             self._fire("button_freed")
         else:
             log.debug("controller: %s needs nothing from the game", type(event).__name__)
 
     def _timers(self) -> None:
+        faults.close_quiet(self.fault_episodes, self.journal, self.now)
         if self.deadline is not None and self.now >= self.deadline:
             self.deadline = None
             self._fire("timeout")
@@ -478,16 +485,26 @@ class Controller:
             self.correction_goal = self.verdict.target   # the nearest legal board may have changed
         self.correction_steps = self._steps_to(self.correction_goal, self._reading())
 
+    def _fault_began(self, key: tuple, fault: str, message: str, **details) -> None:
+        faults.begin(self.fault_episodes, self.journal, key, self.now, fault, message, **details)
+
+    def close_fault_episodes(self) -> None:
+        """Journal the end of every fault episode whose fault has gone away, without waiting for the
+        quiet time (the service stops)."""
+        with self.journal.transaction():
+            faults.close_quiet(self.fault_episodes, self.journal, self.now, quiet_s=0)
+
     def _sensor_fault(self, event: SensorFault) -> None:
         self.sensor_faults[(event.location, event.kind)] = event
-        self.journal.record_fault("sensor_fault", event.reason, location=event.location, kind=event.kind.value)
+        self._fault_began(("sensor_fault", event.location, event.kind), "sensor_fault", event.reason,
+                          location=event.location, fault_kind=event.kind.value)
         self._fire("sensor_fault")
 
     def _sensor_fault_cleared(self, event: SensorFaultCleared) -> None:
         if self.sensor_faults.pop((event.location, event.kind), None) is None:
             return
-        self.journal.record_fault_cleared("sensor_fault", "the sensor reads sensibly again",
-                                          location=event.location, kind=event.kind.value)
+        faults.end(self.fault_episodes, ("sensor_fault", event.location, event.kind), self.now,
+                   "the sensor reads sensibly again", location=event.location, fault_kind=event.kind.value)
         if not self.sensor_faults:
             self._fire("sensor_faults_cleared")
 
@@ -495,7 +512,7 @@ class Controller:
         if self.state == m.LINK_LOST:
             return
         reason = event.reason if isinstance(event, LinkLost) else f"no frame for {event.silent_for_s:.1f} s"
-        self.journal.record_fault("link_lost", reason)
+        self._fault_began(("link_lost",), "link_lost", reason)
         self.link_lost_at = self.now
         # Nothing the link said before it went down can be trusted to still hold.
         self.sensed, self.changing, self.verdict, self.awaiting_verdict = None, False, None, None
@@ -508,7 +525,8 @@ class Controller:
             return
         down_s = round(self.now - self.link_lost_at, 3)
         self.link_lost_at = None
-        self.journal.record_fault_cleared("link_lost", f"the sensor link is back after {down_s:g} s", down_s=down_s)
+        faults.end(self.fault_episodes, ("link_lost",), self.now, f"the sensor link is back after {down_s:g} s",
+                   down_s=down_s)
         self._fire("link_up")
 
     # == what the board shows =====================================================================

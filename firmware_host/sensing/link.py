@@ -9,8 +9,11 @@ work with `submit`, so they never wait on the port.
 """
 from __future__ import annotations
 
+import array
+import fcntl
 import logging
 import queue
+import termios
 import threading
 from typing import Callable, Iterable, Protocol
 
@@ -23,6 +26,7 @@ from firmware_host.sensing.config import SerialSettings
 log = logging.getLogger(__name__)
 
 POLL_INTERVAL_S = 0.02   # read timeout: how often the session and the stabiliser are ticked
+READ_LIMIT = 4096        # bytes handed on at most per read: a flood of junk is taken in bounded chunks
 
 
 class Backoff:
@@ -54,7 +58,25 @@ def open_port(url: str, settings: SerialSettings) -> serial.SerialBase:
     port = serial.serial_for_url(url, baudrate=settings.baudrate, timeout=POLL_INTERVAL_S,
                                  exclusive=settings.exclusive, do_not_open=True)
     port.open()
-    return port
+    return SocketPort(port) if url.startswith("socket://") else port
+
+
+class SocketPort:
+    """pyserial's `socket://` port, whose `in_waiting` is 1 whenever anything came: the link would read
+    it one byte at a time (a turn of the session, the recorders and the trace per byte). Here it is
+    the bytes the socket really holds; anything else passes through."""
+
+    def __init__(self, port) -> None:
+        self._port = port
+
+    @property
+    def in_waiting(self) -> int:
+        waiting = array.array("i", [0])
+        fcntl.ioctl(self._port.fileno(), termios.FIONREAD, waiting)
+        return waiting[0]
+
+    def __getattr__(self, name: str):
+        return getattr(self._port, name)
 
 
 class LinkHandler(Protocol):
@@ -133,7 +155,7 @@ class SerialLink:
         port = self._port
         self.handler.opened(self.clock.monotonic())
         while not self._stopping.is_set():
-            data = port.read(port.in_waiting or 1)
+            data = port.read(min(port.in_waiting, READ_LIMIT) or 1)
             now = self.clock.monotonic()
             if data:
                 self._backoff.reset()   # the peer is really there: a later loss starts from the shortest wait

@@ -3,9 +3,11 @@
 `RawFrameRecorder.wrap(opener)` wraps the port opener that `BoardSensor` takes (`opener=`), so every
 byte read from and written to the MCU passes through `record` at the transport, with sensing/
 untouched. Lines go to two files in a folder (`[logging] raw_frames_dir`, /run/tavli-board on the
-Pi: RAM, so an SD card is not worn) that take turns: when the current one is `window_s` old the
-other is emptied and takes over, so the two always hold at least the last `window_s` seconds, and
-they outlive the process: after a crash the bug report still shows what the link said last.
+Pi: RAM, so an SD card is not worn) that take turns: when the current one is `window_s` old, or
+holds `segment_bytes` (512 KiB), the other is emptied and takes over. So the two hold the last
+`window_s` seconds of a working link (a few kilobytes), never more than about 1 MiB in all, even
+with junk pouring in at line rate (then they hold its last 512 KiB at least); and they outlive the
+process: after a crash the bug report still shows what the link said last.
 
     2024-05-01T10:00:00.123Z rx 00 05 01 ...     (UTC, direction, bytes in hex)
 """
@@ -22,6 +24,7 @@ log = logging.getLogger(__name__)
 
 SEGMENTS = ("raw-frames.0.log", "raw-frames.1.log")
 WINDOW_S = 60.0
+SEGMENT_BYTES = 512 * 1024
 
 
 def _stamp(seconds: float) -> str:
@@ -29,9 +32,12 @@ def _stamp(seconds: float) -> str:
 
 
 class RawFrameRecorder:
-    def __init__(self, directory: Path, window_s: float = WINDOW_S, wall_clock: Callable[[], float] = time.time):
+    def __init__(self, directory: Path, window_s: float = WINDOW_S, wall_clock: Callable[[], float] = time.time,
+                 segment_bytes: int = SEGMENT_BYTES):
         self.directory = Path(directory)
         self.window_s = window_s
+        self.segment_bytes = segment_bytes
+        self._written = 0      # characters in the current file
         self._wall_clock = wall_clock
         self._lock = threading.Lock()
         self._file = None
@@ -54,9 +60,9 @@ class RawFrameRecorder:
         with self._lock:
             now = self._wall_clock()
             try:
-                if now - self._segment_started >= self.window_s:
+                if now - self._segment_started >= self.window_s or self._written >= self.segment_bytes:
                     self._start_segment(1 - self._segment)
-                self._file.write(f"{_stamp(now)} {direction} {data.hex(' ')}\n")
+                self._written += self._file.write(f"{_stamp(now)} {direction} {data.hex(' ')}\n")
                 self._file.flush()  # a line per chunk: what a hung or killed service said last is on file
             except OSError as error:
                 self._fail(error)
@@ -78,6 +84,7 @@ class RawFrameRecorder:
             self._file.close()
         self._segment = segment
         self._segment_started = self._wall_clock()
+        self._written = 0
         self._file = (self.directory / SEGMENTS[segment]).open("w", encoding="ascii")
 
     def _fail(self, error: OSError) -> None:

@@ -131,6 +131,7 @@ class Service:
             if self.club is not None:
                 self.club.close()
             self.hardware.close()
+            self.loop.controller.close_fault_episodes()   # a fault gone at the stop is journaled as gone
             self._note("stopped")
             self.journal.close()
             self.notifier.close()

@@ -31,7 +31,10 @@ The ring stays bounded whatever the board does, for weeks on end: while the stat
 journal resumes to (no write since a game start or a roll), a fresh checkpoint is taken every
 `window_s / 4`, so an idle board's ring (the MCU's heartbeats and snapshots) stays one window
 long; and a checkpoint older than two windows is dropped all the same (a board left for the night
-at a game's end or in a correction then gives a trace that starts without one).
+at a game's end or in a correction then gives a trace that starts without one). Junk on the line
+is bounded too: the ring never holds more than LIMIT_BYTES (8 MiB) of records, dropping the oldest,
+checkpoints with them, past it (junk at line rate fills that in minutes; a working link's hour is a
+fraction of it).
 """
 from __future__ import annotations
 
@@ -59,6 +62,9 @@ VERSION = 1
 WINDOW_S = 3600.0         # an hour of play is a few megabytes of records
 # A checkpoint this many windows old is dropped, with the records after it up to the next one.
 CHECKPOINT_KEPT_WINDOWS = 3
+LIMIT_BYTES = 8 * 2**20
+# What a record costs in memory beside its bytes: the tuple, the float, the bytes object, the deque's slot.
+RECORD_COST = 160
 BUTTON_EVENTS = {cls.__name__: cls for cls in (DicePressed, DiceHeld, DiceButtonStuck, DiceButtonFreed)}
 RECORD_KINDS = ("rx", "tx", "open", "lost", "button", "die", "checkpoint")
 # Journal writes after which the application's state is what resuming the journal gives (after a
@@ -103,6 +109,7 @@ class TraceRecorder:
         self._origin = clock()
         self.started = _utc(wall_clock())
         self._records: deque[tuple[float, str, Any, Any]] = deque()
+        self._cost = 0            # of the records in the ring, in bytes (`_record_cost`)
         self._checkpoint_times: deque[float] = deque()    # of the checkpoints in the ring
         self._port: str | None = None       # the open port's url
         self._hello: bytes | None = None    # the hello the link session is up with, as the MCU sent it
@@ -125,12 +132,15 @@ class TraceRecorder:
         with self._lock:
             record = (now, kind, value, extra)
             self._records.append(record)
+            self._cost += _record_cost(record)
             if kind in ("open", "lost"):
                 self._port, self._hello = (value if kind == "open" else None), None
             if kind == "checkpoint":
                 self._checkpoint_times.append(now)
                 self._last_checkpoint = now
             self._trim(now)
+            while self._cost > LIMIT_BYTES:
+                self._drop_first()
             resumable = self._resumable if now - self._last_checkpoint >= self.window_s / 4 else None
         if resumable is not None:
             self.checkpoint(resumable())
@@ -154,7 +164,9 @@ class TraceRecorder:
             self._drop_first()
 
     def _drop_first(self) -> None:
-        if self._records.popleft()[1] == "checkpoint":
+        record = self._records.popleft()
+        self._cost -= _record_cost(record)
+        if record[1] == "checkpoint":
             self._checkpoint_times.popleft()
         self.dropped += 1
 
@@ -256,6 +268,12 @@ class TraceRecorder:
         thread = threading.Thread(target=save, name="trace-save", daemon=True)
         thread.start()
         return thread
+
+
+def _record_cost(record: tuple[float, str, Any, Any]) -> int:
+    """About the memory a record holds (a checkpoint's events are shared with the journal's follower)."""
+    value = record[2]
+    return RECORD_COST + (len(value) if isinstance(value, bytes) else 0)
 
 
 def _record_json(record: tuple[float, str, Any, Any]) -> dict[str, Any]:

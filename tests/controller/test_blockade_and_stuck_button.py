@@ -2,6 +2,7 @@
 shown and ended as a draw, and a stuck dice button, an overlay that keeps the game under it."""
 import pytest
 
+from firmware_host.controller.faults import EPISODE_QUIET_S
 from firmware_host.hw import DiceButtonFreed, DiceButtonStuck
 from firmware_host.journal import Kind
 from firmware_host.leds.scene import DiceSignal, Mark
@@ -85,6 +86,7 @@ def test_a_stuck_button_shows_its_own_signal_over_the_game_and_leaves_when_relea
     rig.board.place("24", "white")
     rig.send(DiceButtonFreed(rig.now))
     assert (rig.state, rig.scene.dice) == ("moving", (6, 5))
+    rig.wait(EPISODE_QUIET_S)   # its end is journaled once it has stayed away (an episode)
     assert rig.records(Kind.FAULT_CLEARED)[-1]["fault"] == "button_stuck"
 
 

@@ -1,13 +1,15 @@
 """The link thread's pieces that need no peer: backoff, finding the MCU, opening and failing to open."""
 import dataclasses
+import socket
 import threading
 from types import SimpleNamespace
 
 import serial
 
+from firmware_host.sensing.clock import MonotonicClock
 from firmware_host.sensing.config import load_sensing_config
 from firmware_host.sensing.events import LinkLost
-from firmware_host.sensing.link import Backoff, find_mcu_port, open_port
+from firmware_host.sensing.link import Backoff, SerialLink, find_mcu_port, open_port
 from firmware_host.sensing.sensor import BoardSensor
 
 CONFIG = load_sensing_config()
@@ -117,3 +119,46 @@ def test_stopping_while_the_link_thread_closes_its_port_is_quiet():
     assert opened.wait(5)
     sensor.stop()
     assert not sensor.link._thread.is_alive()
+
+
+class Received:
+    """A link handler that keeps what it is handed, read by read."""
+
+    def __init__(self, wanted: int) -> None:
+        self.reads: list[bytes] = []
+        self.wanted = wanted
+        self.all_in = threading.Event()
+        self.open = threading.Event()
+
+    def opened(self, now):
+        self.open.set()
+
+    def tick(self, now): pass
+
+    def lost(self, reason): pass
+
+    def received(self, data, now):
+        self.reads.append(data)
+        if sum(map(len, self.reads)) >= self.wanted:
+            self.all_in.set()
+
+
+def test_bytes_waiting_on_a_socket_url_are_read_together_not_one_at_a_time():
+    """Issue 29: pyserial's socket:// says one byte is waiting whenever any is, so junk at line rate
+    was read, recorded, traced and decoded a byte at a time (the trace ring grew by a record a byte)."""
+    junk = bytes(range(1, 256)) * 32          # 8,160 bytes, no frame delimiter among them
+    with socket.create_server(("127.0.0.1", 0)) as server:
+        settings = dataclasses.replace(CONFIG.serial, port=f"socket://127.0.0.1:{server.getsockname()[1]}")
+        handler = Received(len(junk))
+        link = SerialLink(settings, MonotonicClock(), handler)
+        link.start()
+        try:
+            peer, _ = server.accept()
+            with peer:
+                assert handler.open.wait(30), "the link never opened the port"   # (opening empties the socket)
+                peer.sendall(junk)
+                assert handler.all_in.wait(60), "the link never read the junk"
+        finally:
+            link.stop()
+    assert b"".join(handler.reads) == junk
+    assert len(handler.reads) <= 8   # as the bytes came (loopback: in one or a few pieces), never 8,160 reads

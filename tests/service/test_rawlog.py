@@ -26,6 +26,20 @@ def test_the_last_window_is_always_kept_and_older_bytes_go(tmp_path):
     assert 60 <= stored <= 120
 
 
+def test_junk_at_line_rate_never_fills_the_folder_and_the_newest_bytes_are_kept(tmp_path):
+    """Issue 29: a flood of bytes within one window (the folder is RAM on the Pi) stays within the
+    stated 1 MiB for both files."""
+    clock = Clock()
+    recorder = RawFrameRecorder(tmp_path, window_s=60, wall_clock=clock)
+    for chunk in range(40_000):          # 40,000 reads of 12 bytes within 20 s: over 2.5 MB of lines
+        recorder.record("rx", bytes([chunk % 256]) * 12)
+        clock.now += 0.0005
+    stored = sum((tmp_path / name).stat().st_size for name in SEGMENTS if (tmp_path / name).exists())
+    newest = recent_frames(tmp_path, 60, clock.now)[-1]
+    assert stored <= 1024 * 1024 + len(newest) + 1
+    assert newest.endswith(" ".join([f"{39_999 % 256:02x}"] * 12))
+
+
 def test_a_restart_keeps_the_newer_file(tmp_path):
     clock = Clock()
     first = RawFrameRecorder(tmp_path, window_s=60, wall_clock=clock)

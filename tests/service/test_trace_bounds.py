@@ -4,6 +4,9 @@ more, in a few bigger batches a second: only the count over time matters to the 
 journal writes are a match's (games, rolls, plays, a match every two hours)."""
 from __future__ import annotations
 
+import json
+import tracemalloc
+
 from firmware_host.journal.events import Event, Kind
 from firmware_host.service.trace import TraceRecorder
 
@@ -107,3 +110,23 @@ def test_a_board_left_at_a_games_end_for_a_week_stays_bounded_too():
     journal.write(Kind.GAME_ENDED)
     sizes = run(recorder, clock, WEEK, journal)
     assert_flat_after_the_first_hours(sizes, 3.1)
+
+
+def test_junk_read_a_byte_at_a_time_for_minutes_stays_within_the_stated_8_mib():
+    """Issue 29: junk at line rate over a link read one byte at a time is a record per byte; an
+    hour's window of them would be gigabytes. The ring's own memory stays within its 8 MiB (measured,
+    not counted), and the newest bytes are the ones kept."""
+    clock = Clock()
+    recorder = TraceRecorder({}, window_s=WINDOW_S, clock=clock, wall_clock=clock)
+    tracemalloc.start()
+    try:
+        before = tracemalloc.get_traced_memory()[0]
+        for byte in range(300_000):          # 26 s of bytes at 115200 baud
+            clock.now += 1 / 11_520
+            recorder.record("rx", bytes([byte % 256]))
+        grown = tracemalloc.get_traced_memory()[0] - before
+    finally:
+        tracemalloc.stop()
+    assert grown <= 9 * 2**20
+    last = json.loads(list(recorder.lines())[-1])
+    assert not recorder.complete and last["rx"] == f"{299_999 % 256:02x}"
