@@ -19,7 +19,7 @@ from firmware_host.controller.machine import State
 from firmware_host.controller.numbering import BoardLabels, play_text
 from firmware_host.controller.orientation import Orientation
 from firmware_host.leds.scene import Scene
-from firmware_host.referee import Reading, Step, Verdict
+from firmware_host.referee import Reading, Step, Verdict, VerdictKind
 from firmware_host.rules import Color, Owed, Play, Position, Rules, dice_text
 from firmware_host.rules.match import Match
 from firmware_host.sensing.events import SensorFault
@@ -137,7 +137,7 @@ class GameView:
             "orientation": self.orientation.value,
             "reading": None if self.sensed is None else self.sensed.to_json(),
             "changing": self.changing,
-            "lifted": None if verdict is None or verdict.kind != "in_hand" else
+            "lifted": None if verdict is None or verdict.kind != VerdictKind.IN_HAND else
             {"checkers": {color.value: count for color, count in verdict.lifted.items()}, "from": verdict.origin},
             "destinations": {} if verdict is None else {origin: list(to) for origin, to in verdict.destinations.items()},
             "dice": None if self.dice is None else list(self.dice),

@@ -12,8 +12,8 @@ Pure, like `rules/`: no I/O, no clock, no randomness; it imports only the rules 
 >>> verdict.kind, verdict.remaining, verdict.destinations["7"]
 ('partial', (5,), ('2',))
 """
-from firmware_host.referee.judge import (VERDICTS, Fault, Reading, Referee, Verdict, judge,
+from firmware_host.referee.judge import (VERDICTS, Fault, Reading, Referee, Verdict, VerdictKind, judge,
                                          restore)
 from firmware_host.referee.steps import Step
 
-__all__ = ["VERDICTS", "Fault", "Reading", "Referee", "Step", "Verdict", "judge", "restore"]
+__all__ = ["VERDICTS", "Fault", "Reading", "Referee", "Step", "Verdict", "VerdictKind", "judge", "restore"]

@@ -18,7 +18,7 @@ from typing import Any
 from firmware_host.controller import machine as m
 from firmware_host.controller.numbering import place_words, play_text
 from firmware_host.controller.view import GameView
-from firmware_host.referee import Reading
+from firmware_host.referee import Reading, VerdictKind
 from firmware_host.referee.explain import explain
 from firmware_host.rules import Position, Rules
 from firmware_host.rules.plays import dice_text
@@ -37,7 +37,7 @@ class IllegalBoard:
 
 def illegal_board(view: GameView) -> IllegalBoard | None:
     """The inputs of the explanation while the board is illegal (correcting, or judged illegal); else None."""
-    illegal = view.state == m.CORRECTING or (view.in_turn and view.verdict_kind == "illegal")
+    illegal = view.state == m.CORRECTING or (view.in_turn and view.verdict_kind == VerdictKind.ILLEGAL)
     if not illegal or view.sensed is None or view.dice is None:
         return None
     return IllegalBoard(view.position, tuple(view.dice), view.board, view.rules)
@@ -74,27 +74,27 @@ def verdict_words(view: GameView, *, with_reasons: bool = True) -> dict[str, Any
         return None
     mover, roll = view.turn, dice_text(view.dice or ())
     kind = verdict.kind
-    words: dict[str, Any] = {"kind": kind, "why": [], "steps": []}
-    if view.bot_steps and kind in ("unchanged", "partial"):
+    words: dict[str, Any] = {"kind": kind.value, "why": [], "steps": []}
+    if view.bot_steps and kind in (VerdictKind.UNCHANGED, VerdictKind.PARTIAL):
         words["headline"] = (f"The bot plays {mover}'s {roll}: {play_text(view.bot_play.moves)}; move its checkers "
                              "as the lights show")
         words["steps"] = [str(step) for step in view.bot_steps]
-    elif kind == "unchanged":
+    elif kind is VerdictKind.UNCHANGED:
         words["headline"] = f"{mover} to play {roll}" + (": no legal move, press to pass" if view.no_legal_move else "")
-    elif kind == "partial":
+    elif kind is VerdictKind.PARTIAL:
         words["headline"] = f"{mover} has played part of {roll}: {dice_text(verdict.remaining)} still to play"
-    elif kind == "complete":
+    elif kind is VerdictKind.COMPLETE:
         words["headline"] = f"{mover} has played {roll}: a complete play, press the button to commit it"
-    elif kind == "in_hand":
+    elif kind is VerdictKind.IN_HAND:
         lifted_from = f" from {labels.place(verdict.origin)}" if verdict.origin else ""
         where = sorted({labels.label(d) for targets in verdict.destinations.values() for d in targets}, key=_order)
         words["headline"] = f"A checker is in hand{lifted_from}" + \
             (f": it may go to {', '.join(place_words(d) for d in where)}" if where else ": it has nowhere legal to go")
-    elif kind == "illegal":
+    elif kind is VerdictKind.ILLEGAL:
         words["headline"] = f"Not a legal play of {roll}"
         words["why"] = _why(view, with_reasons)
         words["steps"] = guidance
-    elif kind == "fault":
+    elif kind is VerdictKind.FAULT:
         words["headline"] = "The sensors cannot be trusted here"
         if verdict.fault is not None:
             words["why"] = [f"{labels.place(verdict.fault.location)}: {verdict.fault.reason}"]
