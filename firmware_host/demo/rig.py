@@ -30,7 +30,6 @@ from typing import Callable, TextIO
 
 import tomli_w
 
-from firmware_host.app import EventLoop
 from firmware_host.config import Config, hash_pin, load_config
 from firmware_host.controller.controller import Timings
 from firmware_host.controller.orientation import Orientation, laid_out
@@ -48,6 +47,7 @@ from firmware_host.rules import Color, Position
 from firmware_host.rules.match import MatchRules
 from firmware_host.sensing.config import SCAN_HZ_RANGE
 from firmware_host.sensing.reading import BoardReading
+from firmware_host.service.assembly import assemble
 from firmware_host.service.companion import open_companion
 from firmware_host.service.hardware import Hardware
 from firmware_host.sim.board import SimBoard
@@ -102,10 +102,10 @@ class Demo:
         events: queue.Queue = queue.Queue()
         self.hardware = Hardware.open(self.config, post=events.put, board=first_board)
         speed = settings.speed
-        self.loop = EventLoop.from_config(
-            self.config, self.journal, self.hardware, events=events, dice=SeededDice(settings.seed),
+        self.loop = assemble(
+            self.config, self.hardware, self.journal, events, dice=SeededDice(settings.seed),
             timings=Timings(refusal_s=Timings.refusal_s / speed, game_over_s=Timings.game_over_s / speed),
-            observers=[self.table.observe])
+            observers=[self.table.observe]).loop
         self.renderer = Renderer.from_config(self.config.leds)
         self.board: SimBoard = self.hardware.simulation.board
         self.mcu = self.hardware.simulation.mcu

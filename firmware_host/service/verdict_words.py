@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from firmware_host.controller import machine as m
-from firmware_host.controller.numbering import place_words, play_text
+from firmware_host.controller.numbering import BoardLabels, place_words, play_text
 from firmware_host.controller.view import GameView
 from firmware_host.referee import Reading, VerdictKind
 from firmware_host.referee.explain import explain
@@ -26,13 +26,14 @@ from firmware_host.rules.plays import dice_text
 
 @dataclass(frozen=True)
 class IllegalBoard:
-    """What explaining an illegal board needs: the turn's start, its dice, the board in the turn's
-    numbering and the game's rules."""
+    """What explaining an illegal board needs: the turn's start, its dice, the board in the position
+    format, the game's rules, and the board's labels to name its points by."""
 
     start: Position
     dice: tuple[int, ...]
     reading: Reading
     rules: Rules
+    labels: BoardLabels
 
 
 def illegal_board(view: GameView) -> IllegalBoard | None:
@@ -40,14 +41,15 @@ def illegal_board(view: GameView) -> IllegalBoard | None:
     illegal = view.state == m.CORRECTING or (view.in_turn and view.verdict_kind == VerdictKind.ILLEGAL)
     if not illegal or view.sensed is None or view.dice is None:
         return None
-    return IllegalBoard(view.position, tuple(view.dice), view.board, view.rules)
+    return IllegalBoard(view.position, tuple(view.dice), view.board, view.rules, view.labels)
 
 
 def reasons(board: IllegalBoard) -> list[str]:
     """Why `board` is illegal: the rules it breaks (`referee.explain`), the last answer kept."""
-    key = (board.start, board.dice, board.reading)
+    key = (board.start, board.dice, board.reading, board.labels)
     if _last_explained[0] != key or _last_explained[1] is not board.rules:
-        _last_explained[:] = [key, board.rules, explain(board.start, board.dice, board.reading, board.rules)]
+        _last_explained[:] = [key, board.rules, explain(board.start, board.dice, board.reading, board.rules,
+                                                        label=lambda point: board.labels.label(str(point)))]
     return list(_last_explained[2])
 
 
@@ -58,7 +60,7 @@ _last_explained: list = [None, None, []]
 def verdict_words(view: GameView, *, with_reasons: bool = True) -> dict[str, Any] | None:
     """The words for the board as the controller sees it now; None outside a game's turn. Without
     `with_reasons`, "why" of an illegal board is left empty (for `reasons` to fill elsewhere)."""
-    state, verdict, labels = view.state, view.verdict, view.labels
+    state, verdict = view.state, view.verdict
     guidance = [str(step) for step in view.guidance]
     if state == m.SETUP:
         return {"kind": "setup", "headline": f"Set up the board for {view.variant}", "why": [], "steps": guidance}
@@ -72,6 +74,12 @@ def verdict_words(view: GameView, *, with_reasons: bool = True) -> dict[str, Any
         return {"kind": state.value, "headline": _BETWEEN_TURNS[state](view), "why": [], "steps": []}
     if not view.in_turn or verdict is None:
         return None
+    return _turn_words(view, with_reasons)
+
+
+def _turn_words(view: GameView, with_reasons: bool) -> dict[str, Any]:
+    """The words for a board judged in a turn."""
+    verdict, labels, guidance = view.verdict, view.labels, [str(step) for step in view.guidance]
     mover, roll = view.turn, dice_text(view.dice or ())
     kind = verdict.kind
     words: dict[str, Any] = {"kind": kind.value, "why": [], "steps": []}
