@@ -10,7 +10,7 @@ Pure, like `rules/`: no I/O, no clock, no randomness; it imports only the rules 
 >>> del moved["turn"], moved["rolls"]
 >>> verdict = referee.judge(moved)
 >>> verdict.kind, verdict.remaining, verdict.destinations["7"]
-('partial', (5,), ('2',))
+(<VerdictKind.PARTIAL: 'partial'>, (5,), ('2',))
 """
 from firmware_host.referee.judge import (VERDICTS, Fault, Reading, Referee, Verdict, VerdictKind, judge,
                                          restore)
