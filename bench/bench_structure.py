@@ -100,8 +100,8 @@ def boards_checked(tree: Path) -> dict[str, int]:
                           "tests/web/test_browser.py::test_on_a_mirrored_board_the_live_pages_words_and_marks_name_the_same_point"],
                          cwd=tree, capture_output=True, text=True)
     counts = {match.group(1): int(match.group(2))
-              for match in re.finditer(r"^(as-wired|mirrored): (\d+) boards checked", run.stdout, re.M)}
-    browser = re.search(r"^(\d+) boards checked in the browser", run.stdout, re.M)
+              for match in re.finditer(r"(as-wired|mirrored): (\d+) boards checked", run.stdout)}
+    browser = re.search(r"(\d+) boards checked in the browser", run.stdout)
     if browser:
         counts["browser, mirrored"] = int(browser.group(1))
     if run.returncode != 0:

@@ -163,3 +163,28 @@ def test_the_checks_catch_a_forbidden_import_and_a_cycle():
     source = PACKAGE / "rules" / "plays.py"
     assert package_of("firmware_host.controller.machine") not in ALLOWED["rules"]
     assert all(package_of(target) in {"rules", ""} for target in GRAPH[module_name(source)])
+
+
+# What the rest of the package may use of a controller (docs/architecture.md, `controller/`): its one
+# view, its named commands, and the loop's driving of it (events, time, the scene it renders).
+CONTROLLER_USE = {"view", "new_match", "apply_settings", "referee_action", "close_fault_episodes", "handle", "tick",
+                  "next_deadline", "scene"}
+
+
+def controller_use(tree: ast.AST) -> set[str]:
+    """The attributes a module reads or writes on an expression named `controller` or `….controller`."""
+    def is_controller(node: ast.expr) -> bool:
+        return (isinstance(node, ast.Name) and node.id == "controller") or \
+            (isinstance(node, ast.Attribute) and node.attr == "controller")
+    return {node.attr for node in ast.walk(tree) if isinstance(node, ast.Attribute) and is_controller(node.value)}
+
+
+@pytest.mark.parametrize("module", sorted(module for module in MODULES if package_of(module) != "controller"))
+def test_outside_the_controller_only_its_view_and_commands_are_used(module):
+    used = controller_use(ast.parse(MODULES[module].read_text()))
+    assert used <= CONTROLLER_USE, f"{module} uses the controller's {sorted(used - CONTROLLER_USE)}"
+
+
+def test_the_controller_check_sees_a_read_and_a_write():
+    assert controller_use(ast.parse("x = loop.controller.state\ncontroller.match_rules = rules")) == \
+        {"state", "match_rules"}

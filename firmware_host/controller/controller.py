@@ -39,7 +39,7 @@ from firmware_host.hw.events import DiceButtonFreed, DiceButtonStuck, DiceHeld, 
 from firmware_host.journal import JournalWriteError
 from firmware_host.journal.events import Kind, PlayRecord, ResumeState
 from firmware_host.leds.scene import LOCATIONS, DiceSignal, Mark, Scene, Score
-from firmware_host.referee import Reading, Referee, Step, Verdict, restore
+from firmware_host.referee import Reading, Referee, Step, Verdict, VerdictKind, restore
 from firmware_host.referee.held import HeldReferee
 from firmware_host.referee.observe import Sensing, resolve, unpinned, unstacked
 from firmware_host.rules import (BLACK, CHECKERS, WHITE, Color, GameResult, Owed, Play, Position, Rules, Turn,
@@ -481,7 +481,7 @@ class Controller:
     def _update_correction(self) -> None:
         if self.state != m.CORRECTING or self.sensed is None:
             return
-        if self.correction_return == m.MOVING and self.verdict is not None and self.verdict.kind == "illegal":
+        if self.correction_return == m.MOVING and self.verdict is not None and self.verdict.kind == VerdictKind.ILLEGAL:
             self.correction_goal = self.verdict.target   # the nearest legal board may have changed
         self.correction_steps = self._steps_to(self.correction_goal, self._reading())
 
@@ -559,7 +559,7 @@ class Controller:
         reading = self._reading(sensed)
         verdict = self._verdicts.get(reading)
         if verdict is None and len(self.referee.turn.stages) > 1 and self._lifted(sensed):
-            verdict = Verdict("in_hand", lifted={color: CHECKERS - reading.total(color) for color in (WHITE, BLACK)})
+            verdict = Verdict(VerdictKind.IN_HAND, lifted={color: CHECKERS - reading.total(color) for color in (WHITE, BLACK)})
         elif verdict is None and self.judge_elsewhere is not None:
             self.awaiting_verdict = reading
             self.judge_elsewhere(self.referee, reading)
@@ -586,7 +586,7 @@ class Controller:
         # roll can be played at all, and it is what the board usually shows when the dice come.
         unchanged = self.referee.judge(Reading.of(self.position))
         self._verdicts = {Reading.of(self.position): unchanged}
-        self.no_legal_move = unchanged.kind == "complete" and not unchanged.play.moves
+        self.no_legal_move = unchanged.kind == VerdictKind.COMPLETE and not unchanged.play.moves
         self.verdict = self._judge(self.sensed) if self.sensed is not None else None
 
     # == conditions (named in machine.TRANSITIONS) ==================================================
@@ -607,7 +607,7 @@ class Controller:
         return self.dice is not None
 
     def board_shows_complete_play(self) -> bool:
-        return not self.changing and self.verdict is not None and self.verdict.kind == "complete"
+        return not self.changing and self.verdict is not None and self.verdict.kind == VerdictKind.COMPLETE
 
     def play_ends_game(self) -> bool:
         return self.verdict.play.result is not None
@@ -621,13 +621,13 @@ class Controller:
         return blocked_for_good(self.verdict.play.position, self.rules)
 
     def board_illegal(self) -> bool:
-        return self.verdict is not None and self.verdict.kind == "illegal"
+        return self.verdict is not None and self.verdict.kind == VerdictKind.ILLEGAL
 
     def board_continues_game(self) -> bool:
         """Resuming: the board shows the journaled position, or (a roll pending) any legal stage of
         playing it, a checker in hand included."""
         if self.resume_target == m.MOVING:
-            return self.verdict is not None and self.verdict.kind != "illegal"
+            return self.verdict is not None and self.verdict.kind != VerdictKind.ILLEGAL
         return self.board_shows_position()
 
     def board_legal_again(self) -> bool:
@@ -771,8 +771,9 @@ class Controller:
             return "board_differs_from_position"
         if self.verdict is None:
             return "board_being_judged"
-        return {"unchanged": "rolling_too_early", "partial": "rolling_too_early", "illegal": "illegal_board",
-                "fault": "sensor_fault", "in_hand": "checker_in_hand"}[self.verdict.kind]
+        return {VerdictKind.UNCHANGED: "rolling_too_early", VerdictKind.PARTIAL: "rolling_too_early",
+                VerdictKind.ILLEGAL: "illegal_board", VerdictKind.FAULT: "sensor_fault",
+                VerdictKind.IN_HAND: "checker_in_hand"}[self.verdict.kind]
 
     def remember_correction_return(self) -> None:
         self._begin_correction(self.state, "illegal_board")
@@ -955,14 +956,14 @@ class Controller:
     def _scene_moving(self) -> Scene:
         marks: dict[str, Mark] = {}
         verdict = self.verdict
-        if isinstance(self.referee, HeldReferee) and (verdict is None or verdict.kind != "fault"):
+        if isinstance(self.referee, HeldReferee) and (verdict is None or verdict.kind != VerdictKind.FAULT):
             marks = self._bot_move_marks()
-        elif verdict is not None and verdict.kind == "in_hand":
+        elif verdict is not None and verdict.kind == VerdictKind.IN_HAND:
             mover = self.position.turn
             marks = destination_marks(self.orientation, verdict.origin, verdict.destinations, mover)
             for location in verdict.opponent_destinations:
                 marks[self._led(location, mover.opponent)] = Mark.LEGAL_DESTINATION
-        elif verdict is not None and verdict.kind == "fault":
+        elif verdict is not None and verdict.kind == VerdictKind.FAULT:
             marks = {self._led(verdict.fault.location, verdict.fault.color): Mark.SENSOR_FAULT} \
                 if verdict.fault.location != "board" else dict.fromkeys(LOCATIONS, Mark.SENSOR_FAULT)
         return self._turn_scene(marks)
@@ -1072,7 +1073,7 @@ class Controller:
             orientation, steps = self.orientation, self.correction_steps
         elif self.state == m.REFEREE and self.referee_pages[self.referee_page].kind == "restore":
             orientation, steps = self.orientation, self._steps_to(self.last_play.before, self._reading())
-        elif self.referee is not None and self.verdict is not None and self.verdict.kind == "illegal":
+        elif self.referee is not None and self.verdict is not None and self.verdict.kind == VerdictKind.ILLEGAL:
             orientation, steps = self.orientation, self.verdict.steps
         else:
             return ()

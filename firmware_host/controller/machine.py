@@ -22,26 +22,28 @@ from typing import Any
 
 from transitions import Machine
 
-RESUMING = "resuming"            # a journaled match restarts: its game goes on when the board shows it
-SETUP = "setup"                  # guide the board into the game's start; find how it lies
-OPENING_ROLL = "opening_roll"    # one press rolls one die for each side; ties roll again
-AWAITING_ROLL = "awaiting_roll"  # the starter presses for the game's first roll
-MOVING = "moving"                # the mover plays the roll; a press commits it and rolls for the other side
-BLOCKADE = "blockade"            # neither side can ever move again: a press ends the game drawn
-CORRECTING = "correcting"        # an illegal board, guided back one step at a time
-REFEREE = "referee"              # replay the last play, show the legal plays, restore before the last play
-GAME_OVER = "game_over"          # the score is shown, then the next game's setup
-MATCH_OVER = "match_over"        # the final score; a press starts a new match
-LINK_LOST = "link_lost"          # overlay: the sensor link is down; the game is kept
-SENSOR_FAULT = "sensor_fault"    # overlay: a sensor reads impossible values; the game is kept
-BUTTON_STUCK = "button_stuck"    # overlay: the dice button is held down far too long; the game is kept
+class State(enum.StrEnum):
+    """The controller's states. A str enum, so a state reads, prints and journals as its name. The
+    running `transitions` machine is given the plain names (`_plain`): it names an Enum state's
+    callbacks by the member's name, not its value."""
 
-STATES = (RESUMING, SETUP, OPENING_ROLL, AWAITING_ROLL, MOVING, BLOCKADE, CORRECTING, REFEREE, GAME_OVER,
-          MATCH_OVER, LINK_LOST, SENSOR_FAULT, BUTTON_STUCK)
-# The states as a value outside the controller (its view, the surfaces that read it). The machine
-# itself runs on the plain names above: `transitions` names an Enum state's callbacks by the member's
-# name, not its value. A str enum, so a state still reads and prints as its name.
-State = enum.StrEnum("State", [(state.upper(), state) for state in STATES])
+    RESUMING = "resuming"            # a journaled match restarts: its game goes on when the board shows it
+    SETUP = "setup"                  # guide the board into the game's start; find how it lies
+    OPENING_ROLL = "opening_roll"    # one press rolls one die for each side; ties roll again
+    AWAITING_ROLL = "awaiting_roll"  # the starter presses for the game's first roll
+    MOVING = "moving"                # the mover plays the roll; a press commits it and rolls for the other side
+    BLOCKADE = "blockade"            # neither side can ever move again: a press ends the game drawn
+    CORRECTING = "correcting"        # an illegal board, guided back one step at a time
+    REFEREE = "referee"              # replay the last play, show the legal plays, restore before the last play
+    GAME_OVER = "game_over"          # the score is shown, then the next game's setup
+    MATCH_OVER = "match_over"        # the final score; a press starts a new match
+    LINK_LOST = "link_lost"          # overlay: the sensor link is down; the game is kept
+    SENSOR_FAULT = "sensor_fault"    # overlay: a sensor reads impossible values; the game is kept
+    BUTTON_STUCK = "button_stuck"    # overlay: the dice button is held down far too long; the game is kept
+
+
+(RESUMING, SETUP, OPENING_ROLL, AWAITING_ROLL, MOVING, BLOCKADE, CORRECTING, REFEREE, GAME_OVER, MATCH_OVER,
+ LINK_LOST, SENSOR_FAULT, BUTTON_STUCK) = STATES = tuple(State)
 # Overlays, the most serious first: a lost link hides a sensor fault, which hides a stuck button.
 OVERLAYS = (LINK_LOST, SENSOR_FAULT, BUTTON_STUCK)
 # The states an overlay returns to when its fault is over: every state but the overlays.
@@ -54,8 +56,15 @@ RESUMED = CORRECTABLE
 REFEREE_FROM = (AWAITING_ROLL, MOVING, BLOCKADE, CORRECTING, GAME_OVER)
 
 
+def _plain(states: str | list[str] | None) -> str | list[str] | None:
+    """States as the plain names the `transitions` machine is given."""
+    if states is None:
+        return None
+    return str(states) if isinstance(states, str) else [str(state) for state in states]
+
+
 def _t(trigger: str, source: str | list[str], dest: str | None, **options: Any) -> dict[str, Any]:
-    return {"trigger": trigger, "source": source, "dest": dest, **options}
+    return {"trigger": trigger, "source": _plain(source), "dest": _plain(dest), **options}
 
 
 def _returns(trigger: str, source: str, targets: tuple[str, ...], **options: Any) -> list[dict[str, Any]]:
@@ -142,7 +151,7 @@ TRIGGERS_BY_STATE = _triggers_by_state()
 def build_machine(model: Any, initial: str = SETUP) -> Machine:
     """The running machine for `model` (a `Controller`), starting in `initial`. A trigger its state
     does not list raises: the controller checks `TRIGGERS_BY_STATE` first."""
-    return Machine(model=model, states=list(STATES), transitions=TRANSITIONS, initial=initial,
+    return Machine(model=model, states=_plain(list(STATES)), transitions=TRANSITIONS, initial=str(initial),
                    auto_transitions=False, queued=True)
 
 
@@ -157,7 +166,7 @@ def _draw(states: list[str], transitions: list[dict[str, Any]], initial: str, ti
     from transitions.extensions import GraphMachine
 
     # A bare stand-in model: drawing never runs a callback, so the controller is not needed.
-    graph = GraphMachine(model=SimpleNamespace(), states=states, transitions=transitions, initial=initial,
+    graph = GraphMachine(model=SimpleNamespace(), states=_plain(states), transitions=transitions, initial=str(initial),
                          auto_transitions=False, graph_engine="graphviz", title=title, show_conditions=True)
     # Top to bottom reads as the course of a game.
     graph.machine_attributes.update(rankdir="TB", nodesep="0.6", ranksep="0.9", fontsize="20")

@@ -19,7 +19,7 @@ from firmware_host.controller.machine import State
 from firmware_host.controller.numbering import BoardLabels, play_text
 from firmware_host.controller.orientation import Orientation
 from firmware_host.leds.scene import Scene
-from firmware_host.referee import Reading, Step, Verdict
+from firmware_host.referee import Reading, Step, Verdict, VerdictKind
 from firmware_host.rules import Color, Owed, Play, Position, Rules, dice_text
 from firmware_host.rules.match import Match
 from firmware_host.sensing.events import SensorFault
@@ -117,47 +117,59 @@ class GameView:
 
     def to_json(self) -> dict[str, Any]:
         """The facts as JSON-ready data (the companion's snapshot adds the words and the link's facts)."""
-        match, scene = self.match, self.scene
         verdict = self.verdict if self.in_turn else None
-        last, page = self.last_play, self.referee_page
+        page = self.referee_page
         return {
             "state": self.state.value,
             "overlay_return": None if self.returns_to is None else self.returns_to.value,
-            "match": {
-                "id": self.match_id, "sequence": list(match.rules.sequence), "target": match.rules.target,
-                "score": {color.value: points for color, points in match.score.items()},
-                "games": [{"variant": game.variant, "points": game.result.points, "reason": game.result.reason,
-                           "winner": None if game.result.winner is None else game.result.winner.value}
-                          for game in match.games],
-                "winner": None if match.winner is None else match.winner.value,
-            },
+            "match": _match_json(self.match, self.match_id),
             "seats": {color.value: "bot" if color in self.bots else "person" for color in (Color.WHITE, Color.BLACK)},
             "game": {"number": self.game_number, "variant": self.variant, "rules": self.rules.to_json()},
             "position": self.position.to_json(),
             "orientation": self.orientation.value,
             "reading": None if self.sensed is None else self.sensed.to_json(),
             "changing": self.changing,
-            "lifted": None if verdict is None or verdict.kind != "in_hand" else
+            "lifted": None if verdict is None or verdict.kind is not VerdictKind.IN_HAND else
             {"checkers": {color.value: count for color, count in verdict.lifted.items()}, "from": verdict.origin},
             "destinations": {} if verdict is None else {origin: list(to) for origin, to in verdict.destinations.items()},
-            "dice": None if self.dice is None else list(self.dice),
+            "dice": _listed(self.dice),
             "owed": self.owed,
-            "opening_dice": None if self.opening_dice is None else list(self.opening_dice),
+            "opening_dice": _listed(self.opening_dice),
             "steps": [step.to_json() for step in self.guidance],
-            "scene": {"marks": {location: mark.value for location, mark in scene.marks.items()},
-                      "dice": None if scene.dice is None else list(scene.dice),
-                      "dice_signal": None if scene.dice_signal is None else scene.dice_signal.value,
-                      "turn": scene.turn,
-                      "score": None if scene.score is None else
-                      {"white": scene.score.white, "black": scene.score.black, "target": scene.score.target}},
+            "scene": _scene_json(self.scene),
             "referee": None if page is None else {"page": page.kind, "index": page.index, "of": page.of},
-            "last_play": None if last is None else {
-                "side": last.mover.value, "dice": list(last.dice),
-                "text": dice_text(last.dice) + ": " + play_text(last.play.moves),
-                "moves": [move.to_json() for move in last.play.moves]},
+            "last_play": None if self.last_play is None else _last_play_json(self.last_play),
             "faults": {
                 "sensors": [{"location": fault.location, "reason": fault.reason} for fault in self.sensor_faults],
                 "button_stuck": self.button_stuck,
                 "link_lost": self.state is State.LINK_LOST,
             },
         }
+
+
+def _listed(dice: tuple[int, ...] | None) -> list[int] | None:
+    return None if dice is None else list(dice)
+
+
+def _match_json(match: Match, match_id: int | None) -> dict[str, Any]:
+    def winner(color: Color | None) -> str | None:
+        return None if color is None else color.value
+    return {"id": match_id, "sequence": list(match.rules.sequence), "target": match.rules.target,
+            "score": {color.value: points for color, points in match.score.items()},
+            "games": [{"variant": game.variant, "points": game.result.points, "reason": game.result.reason,
+                       "winner": winner(game.result.winner)} for game in match.games],
+            "winner": winner(match.winner)}
+
+
+def _scene_json(scene: Scene) -> dict[str, Any]:
+    score = scene.score
+    return {"marks": {location: mark.value for location, mark in scene.marks.items()},
+            "dice": _listed(scene.dice),
+            "dice_signal": None if scene.dice_signal is None else scene.dice_signal.value,
+            "turn": scene.turn,
+            "score": None if score is None else {"white": score.white, "black": score.black, "target": score.target}}
+
+
+def _last_play_json(last: LastPlay) -> dict[str, Any]:
+    return {"side": last.mover.value, "dice": list(last.dice), "text": dice_text(last.dice) + ": " + play_text(last.play.moves),
+            "moves": [move.to_json() for move in last.play.moves]}

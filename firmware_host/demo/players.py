@@ -19,7 +19,7 @@ from firmware_host.controller.orientation import Orientation
 from firmware_host.controller.view import GameView
 from firmware_host.hw.events import DicePressed
 from firmware_host.leds.scene import Mark
-from firmware_host.referee import Referee, restore
+from firmware_host.referee import Referee, VerdictKind, restore
 from firmware_host.rules import Color, Move, Play, Turn, dice_text
 from firmware_host.rules.plays import ROUTES
 from firmware_host.sim.board import SimBoard
@@ -207,7 +207,7 @@ class Players:
         """The board shows `play` complete: the press commits it (and rolls for the other side)."""
         demo, mover, dice = self.demo, seen.position.turn, seen.dice
         after = demo.settled_view()
-        if after.verdict_kind != "complete":
+        if after.verdict_kind != VerdictKind.COMPLETE:
             raise DemoStuck(f"the board after {play} reads {after.verdict_kind}, not a complete play")
         seen = self.press()
         summary = f"{mover} {dice_text(dice)}: {play_text(play.moves)}"
@@ -282,7 +282,7 @@ class Players:
             board.lift(origin, mover.value)
             if show_lift:
                 now = self.demo.mcu.sensed_reading()
-                lifted = self.demo.table.wait(lambda s: s.verdict_kind == "in_hand" and s.sensed == now and not s.judging,
+                lifted = self.demo.table.wait(lambda s: s.verdict_kind == VerdictKind.IN_HAND and s.sensed == now and not s.judging,
                                               "the lift to be seen")
                 self.demo.show(f"{mover} lifts a checker from {origin}: its legal destinations light up", lifted)
             board.place(destination, mover.value)
@@ -300,7 +300,7 @@ class Players:
         for point in range(1, 25):
             board.slide(origin, seen.orientation.point(point), mover.value)
             reading = seen.orientation.reading(board.reading(), seen.variant)
-            if referee.judge(reading).kind == "illegal":
+            if referee.judge(reading).kind == VerdictKind.ILLEGAL:
                 break
             board.slide(seen.orientation.point(point), origin, mover.value)
         else:

@@ -31,7 +31,6 @@ from typing import Callable, TextIO
 
 import tomli_w
 
-from firmware_host.app import EventLoop
 from firmware_host.config import Config, hash_pin, load_config
 from firmware_host.controller import machine as m
 from firmware_host.controller.controller import Timings
@@ -51,6 +50,7 @@ from firmware_host.rules.match import MatchRules
 from firmware_host.sensing.config import SCAN_HZ_RANGE
 from firmware_host.sensing.reading import BoardReading
 from firmware_host.service.addresses import lan_urls, qr_text
+from firmware_host.service.assembly import assemble
 from firmware_host.service.companion import open_companion
 from firmware_host.service.hardware import Hardware
 from firmware_host.service.verdict_words import verdict_words
@@ -112,10 +112,10 @@ class Demo:
         events: queue.Queue = queue.Queue()
         self.hardware = Hardware.open(self.config, post=events.put, board=first_board)
         speed = settings.speed
-        self.loop = EventLoop.from_config(
-            self.config, self.journal, self.hardware, events=events, dice=SeededDice(settings.seed),
+        self.loop = assemble(
+            self.config, self.hardware, self.journal, events, dice=SeededDice(settings.seed),
             timings=Timings(refusal_s=Timings.refusal_s / speed, game_over_s=Timings.game_over_s / speed),
-            observers=[self.table.observe])
+            observers=[self.table.observe]).loop
         self.renderer = Renderer.from_config(self.config.leds)
         self.board: SimBoard = self.hardware.simulation.board
         self.mcu = self.hardware.simulation.mcu

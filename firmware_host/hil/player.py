@@ -12,6 +12,7 @@ import random
 from firmware_host.controller import machine as m
 from firmware_host.demo import physical
 from firmware_host.controller.orientation import Orientation
+from firmware_host.referee import VerdictKind
 from firmware_host.rules import Turn
 
 # A player that has acted this many times without the match moving on is stuck, and says so.
@@ -83,7 +84,7 @@ class SeededPlayer:
                 board.slide(origin, destination, mover.value)
             rig.advance(0.1)
         rig.settle()
-        if rig.view.verdict_kind not in ("complete", None) and moves:
+        if rig.view.verdict_kind not in (VerdictKind.COMPLETE, None) and moves:
             raise PlayerStuck(f"the board after {' '.join(map(str, moves))} reads {rig.view.verdict_kind}, "
                               "not a complete play")
         rig.press()

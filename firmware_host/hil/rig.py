@@ -29,15 +29,14 @@ import select
 import threading
 import time
 from pathlib import Path
-from types import SimpleNamespace
+from typing import Callable
 
 import serial
+from gpiozero.pins.mock import MockFactory
 
-from firmware_host.app import EventLoop
 from firmware_host.config import Config
 from firmware_host.controller.view import GameView
 from firmware_host.hil.scenario import EXPECT_KEYS
-from firmware_host.hw.button import DiceButton
 from firmware_host.hw.dice import DiceSource
 from firmware_host.hw.gpio import simulated_pin_factory
 from firmware_host.journal import Journal
@@ -46,12 +45,14 @@ from firmware_host.leds.render import Frame, Renderer
 from firmware_host.leds.layout import LedConfig
 from firmware_host.leds.strips import CapturingStrip, NeoPixelStrip, Strip
 from firmware_host.sensing.clock import Clock, ManualClock, MonotonicClock
-from firmware_host.sensing.config import SerialSettings
+from firmware_host.sensing.config import SensingConfig, SerialSettings
 from firmware_host.sensing.link import open_port
 from firmware_host.sensing.reading import BoardReading
 from firmware_host.sensing.sensor import BoardSensor
 from firmware_host.sim.board import SimBoard
 from firmware_host.sim.mcu import SimulatedMcu
+from firmware_host.service.assembly import assemble
+from firmware_host.service.hardware import Devices, Hardware
 from firmware_host.sim.transport import PtyTransport
 
 TICK_S = 0.01            # virtual time advances in steps this long
@@ -235,31 +236,52 @@ class LockstepTransport:
 # -- the host application ---------------------------------------------------------------------------
 
 
+class RigDevices(Devices):
+    """The rig's devices: the sensor link on the rig's clock and pty (in lockstep with the simulated
+    MCU, through `gate`, unless in real time), mock pins, and the strip as the service drives it, its
+    frames captured into `frames`. No raw-frame log: the rig keeps the frames itself."""
+
+    def __init__(self, clock: Clock, frames: deque[tuple[float, Frame]], wire: Wire | None, gate: Gate | None):
+        self.clock, self.frames, self.wire, self.gate = clock, frames, wire, gate
+        self.pins = simulated_pin_factory()
+
+    def pin_factory(self) -> MockFactory:
+        return self.pins
+
+    def strip(self, leds: LedConfig) -> Strip:
+        return wire_strip(leds, self.clock, self.frames)
+
+    def recorder(self, config: Config) -> None:
+        return None
+
+    def sensor(self, sensing: SensingConfig, post: Callable[[object], None],
+               wrap: Callable[[Callable], Callable]) -> BoardSensor:
+        return BoardSensor(sensing, post, self.clock, opener=wrap(open_port if self.gate is None else self._lockstep))
+
+    def _lockstep(self, url: str, settings: SerialSettings) -> LockstepPort:
+        self.gate.wait_turn()   # one attempt to open per tick
+        port = open_port(url, settings)
+        port.timeout = 0
+        self.wire.opened()
+        return LockstepPort(port, self.wire, self.gate)
+
+
 class Host:
     """The application on the Pi, as `tavli-board run` assembles it, on the rig's clock and pty."""
 
     def __init__(self, config: Config, dice: DiceSource, clock: Clock, frames: deque[tuple[float, Frame]], *,
                  realtime: bool, wire: Wire | None = None, gate: Gate | None = None):
         self.events: queue.Queue = queue.Queue()
-        opener = open_port
-        if gate is not None:
-            def opener(url: str, settings: SerialSettings) -> LockstepPort:
-                gate.wait_turn()   # one attempt to open per tick
-                port = open_port(url, settings)
-                port.timeout = 0
-                wire.opened()
-                return LockstepPort(port, wire, gate)
-        self.sensor = BoardSensor(config.sensing, self.events.put, clock, opener=opener)
-        self.pins = simulated_pin_factory()
-        self.button = DiceButton(config.pins.button, self.events.put, clock.monotonic, pin_factory=self.pins)
-        self.strip = wire_strip(config.leds, clock, frames)
+        devices = RigDevices(clock, frames, wire, gate)
+        self.pins = devices.pins
+        self.hardware = Hardware.open(config, self.events.put, clock=clock.monotonic, devices=devices)
+        self.button = self.hardware.button
         wall_clock = time.time if realtime else (lambda: VIRTUAL_EPOCH + clock.monotonic())
-        self.journal = Journal.open(config.journal_path, wall_clock=wall_clock)
-        hardware = SimpleNamespace(strip=self.strip, button=self.button)
         # As the service starts: an unfinished match in the journal (a power cut) is taken up again.
-        self.loop = EventLoop.from_config(config, self.journal, hardware, events=self.events, dice=dice,
-                                          clock=clock, judge_in_background=realtime, observers=[self._observe],
-                                          resume=self.journal.resume())
+        self.journal = Journal.open(config.journal_path, wall_clock=wall_clock)
+        self.loop = assemble(config, self.hardware, self.journal, self.events, dice=dice, clock=clock,
+                             judge_in_background=realtime, observers=[self._observe],
+                             resumed=self.journal.resume()).loop
         self.view: GameView = self.loop.controller.view()
         self._thread: threading.Thread | None = None
         if realtime:
@@ -269,7 +291,7 @@ class Host:
         self.view = view
 
     def start(self) -> None:
-        self.sensor.start()
+        self.hardware.start()
         if self._thread is not None:
             self._thread.start()
 
@@ -279,9 +301,7 @@ class Host:
         self.loop.stop()
         if self._thread is not None:
             self._thread.join(5.0)
-        self.sensor.stop()
-        self.button.close()
-        self.strip.close()
+        self.hardware.close()
         self.journal.close()
 
 

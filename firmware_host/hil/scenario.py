@@ -21,6 +21,7 @@ from firmware_host.controller.orientation import Orientation
 from firmware_host.files import InputError, parse_toml, read_text
 from firmware_host.journal.events import Kind
 from firmware_host.leds.scene import LOCATIONS, Mark
+from firmware_host.referee import VerdictKind
 from firmware_host.sensing.channels import KNOWN_LOCATIONS
 from firmware_host.service.led_report import LED_GROUPS
 
@@ -29,7 +30,7 @@ CONFIG_TABLES = ("match", "house_rules", "sensors", "button")
 TOP_LEVEL = ("title", "description", *CONFIG_TABLES, "dice", "board", "step")
 STEP_KEYS = ("do", "expect", "settle")
 EXPECT_KEYS = ("state", "verdict", "leds", "dice", "turn", "score", "game", "variant", "journal")
-VERDICTS = ("unchanged", "partial", "complete", "in_hand", "illegal", "fault", "none")
+VERDICTS = (*(kind.value for kind in VerdictKind), "none")   # an expectation's: "none" outside a turn
 COLOURS = ("white", "black")
 DARK = "dark"
 LOCATION_ELEMENTS = tuple(mark.value for mark in Mark) + ("unknown", DARK)

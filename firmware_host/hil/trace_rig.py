@@ -23,21 +23,22 @@ import logging
 import queue
 from dataclasses import dataclass
 from pathlib import Path
-from types import SimpleNamespace
 from typing import Callable
 
 import serial
 from gpiozero.pins.mock import MockFactory
 
-from firmware_host.app import EventLoop
 from firmware_host.config import Config
 from firmware_host.controller import Timings
-from firmware_host.hw.button import DiceButton
 from firmware_host.hw.dice import DiceSource
 from firmware_host.journal import Journal
+from firmware_host.leds.layout import LedConfig
 from firmware_host.sensing.clock import ManualClock
+from firmware_host.sensing.config import SensingConfig
 from firmware_host.sensing.link import Backoff, LinkHandler
 from firmware_host.sensing.sensor import BoardSensor
+from firmware_host.service.assembly import assemble
+from firmware_host.service.hardware import Devices, Hardware
 
 
 
@@ -216,6 +217,29 @@ class CableEnd:
     after_link: Callable[[float], None] | None = None
 
 
+class CableDevices(Devices):
+    """The devices in virtual time: the sensor driver on the cable's link, mock `pins` for the button
+    (None: no button, events are posted directly), no LEDs (the loop's scene is what they would show)
+    and no raw-frame log."""
+
+    def __init__(self, clock: ManualClock, make_link: Callable[[LinkHandler], VirtualLink],
+                 pins: MockFactory | None) -> None:
+        self.clock, self.make_link, self.pins = clock, make_link, pins
+
+    def pin_factory(self) -> MockFactory | None:
+        return self.pins
+
+    def strip(self, leds: LedConfig) -> None:
+        return None
+
+    def recorder(self, config: Config) -> None:
+        return None
+
+    def sensor(self, sensing: SensingConfig, post: Callable[[object], None],
+               wrap: Callable[[Callable], Callable]) -> BoardSensor:
+        return BoardSensor(sensing, post, self.clock, link=self.make_link)
+
+
 class VirtualRig:
     def __init__(self, config: Config, dice: DiceSource, far_end: CableEnd, folder: Path, *,
                  timings: Timings = Timings(), clock: ManualClock | None = None, pins: MockFactory | None = None,
@@ -238,13 +262,13 @@ class VirtualRig:
             self.link = VirtualLink(handler, far_end.open_port, reopen or Backoff(
                 serial_settings.reconnect_min_s, serial_settings.reconnect_max_s))
             return self.link
-        self.sensor = BoardSensor(config.sensing, post, self.clock, link=make_link)
         self.pins = pins
-        button = None if pins is None else DiceButton(config.pins.button, post, self.clock.monotonic, pin_factory=pins)
-        hardware = SimpleNamespace(strip=None, button=button)
-        self.loop = EventLoop.from_config(config, self.journal, hardware, events=self.events, dice=dice,
-                                          clock=self.clock, timings=timings, judge_in_background=False,
-                                          observers=observers, resume=self.journal.resume() if resume else None)
+        self.hardware = Hardware.open(config, post, clock=self.clock.monotonic,
+                                      devices=CableDevices(self.clock, make_link, pins))
+        self.sensor = self.hardware.sensor
+        self.loop = assemble(config, self.hardware, self.journal, self.events, dice=dice, clock=self.clock,
+                             timings=timings, judge_in_background=False, observers=observers,
+                             resumed=self.journal.resume() if resume else None).loop
         if frame_interval_s is not None:
             self.loop.frame_interval_s = frame_interval_s
         self.step_s = 1 / config.sensing.sensors.scan_hz
@@ -279,6 +303,8 @@ class VirtualRig:
             pin.drive_high()
 
     def close(self) -> None:
-        if self.loop.button is not None:
-            self.loop.button.close()
+        if self.hardware.button is not None:
+            self.hardware.button.close()
+        if self.hardware.buzzer is not None:
+            self.hardware.buzzer.close()
         self.journal.close()

@@ -10,10 +10,10 @@ Pure, like `rules/`: no I/O, no clock, no randomness; it imports only the rules 
 >>> del moved["turn"], moved["rolls"]
 >>> verdict = referee.judge(moved)
 >>> verdict.kind, verdict.remaining, verdict.destinations["7"]
-('partial', (5,), ('2',))
+(<VerdictKind.PARTIAL: 'partial'>, (5,), ('2',))
 """
-from firmware_host.referee.judge import (VERDICTS, Fault, Reading, Referee, Verdict, judge,
+from firmware_host.referee.judge import (VERDICTS, Fault, Reading, Referee, Verdict, VerdictKind, judge,
                                          restore)
 from firmware_host.referee.steps import Step
 
-__all__ = ["VERDICTS", "Fault", "Reading", "Referee", "Step", "Verdict", "judge", "restore"]
+__all__ = ["VERDICTS", "Fault", "Reading", "Referee", "Step", "Verdict", "VerdictKind", "judge", "restore"]

@@ -7,6 +7,7 @@ everything the lights and the journal need. Pure: no clock, no I/O.
 """
 from __future__ import annotations
 
+import enum
 from collections import OrderedDict
 from dataclasses import dataclass, field, replace
 from heapq import heappop, heappush
@@ -23,7 +24,18 @@ from firmware_host.rules.position import (BLACK, CHECKERS, WHITE, Color, Positio
                                           parse_board)
 from firmware_host.rules.variants import Capture, Rules
 
-VERDICTS = ("unchanged", "partial", "complete", "in_hand", "illegal", "fault")
+class VerdictKind(enum.StrEnum):
+    """What a board means in a turn. A str enum: a kind reads, prints and journals as its name."""
+
+    UNCHANGED = "unchanged"     # the turn's start
+    PARTIAL = "partial"         # on the way to a legal play, dice left
+    COMPLETE = "complete"       # a legal play, whole
+    IN_HAND = "in_hand"         # checkers lifted
+    ILLEGAL = "illegal"         # no legal play explains it
+    FAULT = "fault"             # the sensors report what no board can hold
+
+
+VERDICTS = tuple(VerdictKind)
 
 
 @dataclass(frozen=True)
@@ -105,7 +117,7 @@ class Fault:
 
 @dataclass(frozen=True)
 class Verdict:
-    kind: str                                   # one of VERDICTS
+    kind: VerdictKind
     position: Position | None = None            # the board judged, pins inferred, mover to move
     remaining: tuple[int, ...] = ()             # dice still to play (partial)
     destinations: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
@@ -117,6 +129,9 @@ class Verdict:
     target: Position | None = None              # illegal: the nearest legal position
     steps: tuple[Step, ...] = ()                # illegal: how to get there, one checker at a time
     fault: Fault | None = None
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "kind", VerdictKind(self.kind))   # a kind given by name is checked
 
     @property
     def legal(self) -> bool:

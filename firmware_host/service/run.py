@@ -45,6 +45,7 @@ from firmware_host.rules.plays import dice_text
 from firmware_host.rules.position import Color
 from firmware_host.sensing.events import LinkUp
 from firmware_host.sensing.reading import BoardReading
+from firmware_host.service.assembly import assemble
 from firmware_host.service.companion import Companion, open_companion
 from firmware_host.service.hardware import Hardware
 from firmware_host.service.notify import SystemdNotifier
@@ -89,8 +90,7 @@ class Service:
         hardware = Hardware.open(config, post=trace.posting(events.put), board=board, trace=trace)
         for part, why in hardware.errors.items():
             log.error("%s: not available: %s", part, why)
-        loop = EventLoop.from_config(config, journal, hardware, events=events, dice=dice, timings=timings,
-                                     resume=resumed)
+        loop = assemble(config, hardware, journal, events, dice=dice, timings=timings, resumed=resumed).loop
         service = cls(config, journal, hardware, loop, notifier or SystemdNotifier(), resumed, trace)
         loop.observers.append(service._observe)
         service.companion = open_companion(config, loop, restart=service.stop, self_test=hardware.sensor.run_self_test)

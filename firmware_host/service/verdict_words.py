@@ -16,9 +16,9 @@ from dataclasses import dataclass
 from typing import Any
 
 from firmware_host.controller import machine as m
-from firmware_host.controller.numbering import place_words, play_text
+from firmware_host.controller.numbering import BoardLabels, place_words, play_text
 from firmware_host.controller.view import GameView
-from firmware_host.referee import Reading
+from firmware_host.referee import Reading, VerdictKind
 from firmware_host.referee.explain import explain
 from firmware_host.rules import Position, Rules
 from firmware_host.rules.plays import dice_text
@@ -26,28 +26,30 @@ from firmware_host.rules.plays import dice_text
 
 @dataclass(frozen=True)
 class IllegalBoard:
-    """What explaining an illegal board needs: the turn's start, its dice, the board in the turn's
-    numbering and the game's rules."""
+    """What explaining an illegal board needs: the turn's start, its dice, the board in the position
+    format, the game's rules, and the board's labels to name its points by."""
 
     start: Position
     dice: tuple[int, ...]
     reading: Reading
     rules: Rules
+    labels: BoardLabels
 
 
 def illegal_board(view: GameView) -> IllegalBoard | None:
     """The inputs of the explanation while the board is illegal (correcting, or judged illegal); else None."""
-    illegal = view.state == m.CORRECTING or (view.in_turn and view.verdict_kind == "illegal")
+    illegal = view.state == m.CORRECTING or (view.in_turn and view.verdict_kind == VerdictKind.ILLEGAL)
     if not illegal or view.sensed is None or view.dice is None:
         return None
-    return IllegalBoard(view.position, tuple(view.dice), view.board, view.rules)
+    return IllegalBoard(view.position, tuple(view.dice), view.board, view.rules, view.labels)
 
 
 def reasons(board: IllegalBoard) -> list[str]:
     """Why `board` is illegal: the rules it breaks (`referee.explain`), the last answer kept."""
-    key = (board.start, board.dice, board.reading)
+    key = (board.start, board.dice, board.reading, board.labels)
     if _last_explained[0] != key or _last_explained[1] is not board.rules:
-        _last_explained[:] = [key, board.rules, explain(board.start, board.dice, board.reading, board.rules)]
+        _last_explained[:] = [key, board.rules, explain(board.start, board.dice, board.reading, board.rules,
+                                                        label=lambda point: board.labels.label(str(point)))]
     return list(_last_explained[2])
 
 
@@ -58,7 +60,7 @@ _last_explained: list = [None, None, []]
 def verdict_words(view: GameView, *, with_reasons: bool = True) -> dict[str, Any] | None:
     """The words for the board as the controller sees it now; None outside a game's turn. Without
     `with_reasons`, "why" of an illegal board is left empty (for `reasons` to fill elsewhere)."""
-    state, verdict, labels = view.state, view.verdict, view.labels
+    state, verdict = view.state, view.verdict
     guidance = [str(step) for step in view.guidance]
     if state == m.SETUP:
         return {"kind": "setup", "headline": f"Set up the board for {view.variant}", "why": [], "steps": guidance}
@@ -72,29 +74,35 @@ def verdict_words(view: GameView, *, with_reasons: bool = True) -> dict[str, Any
         return {"kind": state.value, "headline": _BETWEEN_TURNS[state](view), "why": [], "steps": []}
     if not view.in_turn or verdict is None:
         return None
+    return _turn_words(view, with_reasons)
+
+
+def _turn_words(view: GameView, with_reasons: bool) -> dict[str, Any]:
+    """The words for a board judged in a turn."""
+    verdict, labels, guidance = view.verdict, view.labels, [str(step) for step in view.guidance]
     mover, roll = view.turn, dice_text(view.dice or ())
     kind = verdict.kind
-    words: dict[str, Any] = {"kind": kind, "why": [], "steps": []}
-    if view.bot_steps and kind in ("unchanged", "partial"):
+    words: dict[str, Any] = {"kind": kind.value, "why": [], "steps": []}
+    if view.bot_steps and kind in (VerdictKind.UNCHANGED, VerdictKind.PARTIAL):
         words["headline"] = (f"The bot plays {mover}'s {roll}: {play_text(view.bot_play.moves)}; move its checkers "
                              "as the lights show")
         words["steps"] = [str(step) for step in view.bot_steps]
-    elif kind == "unchanged":
+    elif kind is VerdictKind.UNCHANGED:
         words["headline"] = f"{mover} to play {roll}" + (": no legal move, press to pass" if view.no_legal_move else "")
-    elif kind == "partial":
+    elif kind is VerdictKind.PARTIAL:
         words["headline"] = f"{mover} has played part of {roll}: {dice_text(verdict.remaining)} still to play"
-    elif kind == "complete":
+    elif kind is VerdictKind.COMPLETE:
         words["headline"] = f"{mover} has played {roll}: a complete play, press the button to commit it"
-    elif kind == "in_hand":
+    elif kind is VerdictKind.IN_HAND:
         lifted_from = f" from {labels.place(verdict.origin)}" if verdict.origin else ""
         where = sorted({labels.label(d) for targets in verdict.destinations.values() for d in targets}, key=_order)
         words["headline"] = f"A checker is in hand{lifted_from}" + \
             (f": it may go to {', '.join(place_words(d) for d in where)}" if where else ": it has nowhere legal to go")
-    elif kind == "illegal":
+    elif kind is VerdictKind.ILLEGAL:
         words["headline"] = f"Not a legal play of {roll}"
         words["why"] = _why(view, with_reasons)
         words["steps"] = guidance
-    elif kind == "fault":
+    elif kind is VerdictKind.FAULT:
         words["headline"] = "The sensors cannot be trusted here"
         if verdict.fault is not None:
             words["why"] = [f"{labels.place(verdict.fault.location)}: {verdict.fault.reason}"]

@@ -45,3 +45,16 @@ def test_an_illegal_board_is_named_the_same_before_and_after_the_lights_call_it(
         f"take one white checker from {mirrored[12]} to {mirrored[13]}"]
     assert rig.scene.marks[str(mirrored[12])].value == "take-from"
     assert rig.scene.marks[str(mirrored[13])].value == "put-on"
+
+
+def test_why_a_board_is_illegal_names_the_point_the_lights_mark(tmp_path):
+    """The reasons name the held point by the board's label too: on a mirrored board, the point the
+    words tell the checker to leave."""
+    rig = Rig(tmp_path, dice=[6, 5, 6, 5], orientation=Orientation.MIRRORED)
+    rig.to_moving()
+    rig.board.move("13", "12", "white")            # onto black's five checkers
+    rig.show(settle=True)
+    said = verdict_words(rig.controller.view())
+    labelled = Orientation.MIRRORED.point(12)
+    assert said["why"] == [f"Point {labelled} is held by black (5 checkers): white may not land there."]
+    assert said["steps"][0].startswith(f"take one white checker from {labelled} ")
