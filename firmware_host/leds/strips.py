@@ -131,8 +131,8 @@ def open_strip(config: LedConfig, *, model_file: Path = MODEL_FILE, spidev_bufsi
 
 
 # Frames a capturing strip keeps: the service on the simulated board runs for days and shows a frame
-# at every blink, so it keeps the last ones only (ten 200-LED walks of the self-test, some 1.6 MB).
-FRAMES_KEPT = 2000
+# at every blink, so it keeps the last ones only (two 200-LED walks of the self-test; some 0.8 MB).
+FRAMES_KEPT = 500
 
 
 class CapturingStrip:
