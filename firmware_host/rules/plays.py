@@ -14,7 +14,7 @@ import os
 from dataclasses import dataclass
 from functools import cached_property, lru_cache
 from itertools import accumulate, compress, groupby
-from operator import itemgetter, mul
+from operator import itemgetter
 from typing import Any, Callable, Iterable, Iterator, Mapping, NamedTuple
 
 from firmware_host.rules.position import BLACK, CHECKERS, WHITE, Color, Position
@@ -521,7 +521,6 @@ class WholeCascade:
         # The points the opponent holds, all through the turn.
         self._closed = [False] + [bool(n) for n in turn.start.opp[1:OFF]]
         self._reach_from: dict[int, tuple[tuple[int, ...], tuple[bool, ...]]] = {}
-        self._bound_terms_from: dict[int, tuple] = {}
         self.most = self.most_dice(turn.start, 0)
 
     def may_show(self, me: tuple[int, ...]) -> bool:
@@ -620,12 +619,15 @@ class WholeCascade:
         dice = self._dice[played:]
         if not dice:
             return 0
-        travel, outside_home, bears_off, hops = self._bound_terms(played)
-        me = node.me[:OFF]
-        # Each sum over the checkers is one pass of products of counts by per-point terms.
-        bearing = 0 if any(map(mul, me, outside_home)) else sum(map(mul, me, bears_off))
-        pips = sum(map(mul, me, travel)) + max(dice) * bearing
-        steps_of_at_least = {w: sum(map(mul, me, hops_of_w)) + bearing for w, hops_of_w in hops.items()}
+        farthest, may_bear_off = self._reach(played)
+        on_board = [(p, n) for p, n in enumerate(node.me[:OFF]) if n]
+        all_home = all(farthest[p] >= HOME.start for p, _ in on_board)
+        largest = max(dice)
+        pips = sum(n * (farthest[p] - p + (largest if all_home and may_bear_off[p] else 0))
+                   for p, n in on_board)
+        steps_of_at_least = {w: sum(n * ((farthest[p] - p) // w + (all_home and may_bear_off[p]))
+                                    for p, n in on_board)
+                             for w in set(dice)}
         taken = dict.fromkeys(steps_of_at_least, 0)
         for playable, die in enumerate(dice):
             pips -= die
@@ -637,19 +639,6 @@ class WholeCascade:
                     if taken[w] > steps_of_at_least[w]:
                         return playable
         return len(dice)
-
-    def _bound_terms(self, played: int) -> tuple:
-        """`_bound`'s terms per frame position 0..24 for the dice after the first `played`: the pips
-        a checker there can travel, 1 where it cannot get into the home board, 1 where it may bear
-        off, and for each die value w the steps of w pips or more it can take."""
-        terms = self._bound_terms_from.get(played)
-        if terms is None:
-            farthest, may_bear_off = self._reach(played)
-            travel = tuple(far - p for p, far in enumerate(farthest))
-            terms = self._bound_terms_from[played] = (
-                travel, tuple(int(far < HOME.start) for far in farthest), tuple(map(int, may_bear_off)),
-                {w: tuple(t // w for t in travel) for w in set(self._dice[played:])})
-        return terms
 
     def _reach(self, played: int) -> tuple[tuple[int, ...], tuple[bool, ...]]:
         """Per frame position 0..24: the farthest point a checker there can reach with the dice
