@@ -235,10 +235,11 @@ class Referee:
             # Whole-cascade maximisation: the dice to come cannot make up the most from here, so
             # no stage path need be searched (a stage-by-stage play's boards are often such).
             return None
-        if self._roll_dice is not None:
+        if self._roll_dice is not None and (work is None or work.left > 0):
             # Every stage path to the board moves the checkers forward with the first dice of
             # the roll: where they cannot, no stage end need be tried (each would be, with its
-            # own `may_reach`, and an unreachable board of a low cascade has thousands).
+            # own `may_reach`, and an unreachable board of a low cascade has thousands). With
+            # the work spent, no stage end is tried anyway, and the test would change nothing.
             test = Work(ROLL_FIT_STATES)
             reachable = may_reach(self.turn.start.me, board[0], self._roll_dice, self._closed, work=test)
             if work is not None:
