@@ -16,19 +16,22 @@ os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 from firmware_host.commands import COMMAND_MODULES, UsageError
 
 
-def build_parser() -> argparse.ArgumentParser:
+def build_parser(argv: list[str] | None = None) -> argparse.ArgumentParser:
+    """The parser of every command, or with `argv` that names a command first, of that one only."""
+    named = argv[0] if argv else None
+    modules = [name for name, commands in COMMAND_MODULES.items() if named in commands] or list(COMMAND_MODULES)
     parser = argparse.ArgumentParser(
         prog="tavli-board",
         description="Referee for a physical Tavli board: rules engine, sensors, dice button and LEDs.",
     )
     subparsers = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
-    for name in COMMAND_MODULES:
+    for name in modules:
         importlib.import_module(name).register(subparsers)
     return parser
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = build_parser()
+    parser = build_parser(sys.argv[1:] if argv is None else argv)
     args = parser.parse_args(argv)
     try:
         return args.handler(args)

@@ -9,19 +9,23 @@ from pathlib import Path
 
 from firmware_host.config import DEFAULT_CONFIG_FILE, Config, ConfigError, load_config
 
-# Modules that contribute subcommands, in the order they appear in --help.
-COMMAND_MODULES = (
-    "firmware_host.commands.rules",
-    "firmware_host.commands.bot",
-    "firmware_host.commands.referee",
-    "firmware_host.commands.sensing",
-    "firmware_host.commands.sim",
-    "firmware_host.commands.journal",
-    "firmware_host.commands.demo",
-    "firmware_host.commands.service",
-    "firmware_host.commands.hil",
-    "firmware_host.commands.web",
-)
+# Modules that contribute subcommands, in the order they appear in --help, and the commands each
+# registers: a command line that names a command imports only its module, so that the service at
+# rest has not loaded what other commands need (numpy for the bot's, say); --help and an unknown
+# command import them all. tests/test_commands.py checks the table against the modules.
+COMMAND_MODULES = {
+    "firmware_host.commands.rules": ("moves", "start", "show", "engine-demo"),
+    "firmware_host.commands.bot": ("train", "average", "hint"),
+    "firmware_host.commands.referee": ("judge", "restore"),
+    "firmware_host.commands.sensing": ("sensor-watch", "firmware-config"),
+    "firmware_host.commands.sim": ("sim-mcu",),
+    "firmware_host.commands.journal": ("export", "history", "dice-stats"),
+    "firmware_host.commands.demo": ("demo", "legend", "state-diagram"),
+    "firmware_host.commands.service": ("run", "config", "selftest", "bringup", "bug-report", "leds-off",
+                                       "wiring", "maker-docs"),
+    "firmware_host.commands.hil": ("hil",),
+    "firmware_host.commands.web": ("web", "web-pin"),
+}
 
 
 class UsageError(Exception):

@@ -16,7 +16,6 @@ from firmware_host.leds.strips import LedStripError, open_strip
 from firmware_host.sensing.config import DEFAULT_BOARD_FILE
 from firmware_host.sensing.reading import BoardReading
 from firmware_host.service.bringup import BringUp, ConsoleBringUpOperator, SimulatedBringUpOperator
-from firmware_host.service.bugreport import build_bug_report, effective_settings
 from firmware_host.service.hardware import Hardware
 from firmware_host.service.logs import setup_logging
 from firmware_host.service.run import run_service
@@ -117,6 +116,8 @@ def run_config_check(args) -> int:
 
 
 def run_config_show(args) -> int:
+    from firmware_host.service.bugreport import effective_settings   # with tarfile: not for the service (issue 33)
+
     print(effective_settings(config_from_args(args)))
     return 0
 
@@ -176,6 +177,8 @@ def run_bringup(args) -> int:
 
 
 def run_bug_report(args) -> int:
+    from firmware_host.service.bugreport import build_bug_report   # with tarfile: not for the service (issue 33)
+
     path = config_path_from_args(args)  # not loaded here: a bug report must work with a broken configuration
     output = args.output or Path(time.strftime("tavli-board-bug-report-%Y%m%dT%H%M%SZ.tar.gz", time.gmtime()))
     try:

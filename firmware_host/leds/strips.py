@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import importlib
 import os
+from collections import deque
 from pathlib import Path
 from typing import Protocol
 
@@ -129,21 +130,36 @@ def open_strip(config: LedConfig, *, model_file: Path = MODEL_FILE, spidev_bufsi
     return NeoPixelStrip(pixels, description)
 
 
+# Frames a capturing strip keeps: the service on the simulated board runs for days and shows a frame
+# at every blink, so it keeps the last ones only (two 200-LED walks of the self-test; some 0.8 MB).
+FRAMES_KEPT = 500
+
+
 class CapturingStrip:
-    """Records every frame shown (`frames`); `close()` records a dark frame, as a real strip goes dark."""
+    """Records the last FRAMES_KEPT frames shown (`frames`) and counts them all (`shown`); `close()`
+    records a dark frame, as a real strip goes dark."""
 
     description = "captured frames (simulated board)"
 
     def __init__(self, layout: LedLayout):
         self.layout = layout
-        self.frames: list[Frame] = []
+        self.frames: deque[Frame] = deque(maxlen=FRAMES_KEPT)
+        self.shown = 0
 
     def show(self, frame: Frame) -> None:
         _check_length(frame, self.layout.count)
-        self.frames.append(tuple(frame))
+        self._keep(tuple(frame))
 
     def close(self) -> None:
-        self.frames.append((OFF,) * self.layout.count)
+        self._keep((OFF,) * self.layout.count)
+
+    def _keep(self, frame: Frame) -> None:
+        self.frames.append(frame)
+        self.shown += 1
+
+    def since(self, shown: int) -> list[Frame]:
+        """The frames shown after the first `shown` of them (as far as they are kept)."""
+        return list(self.frames)[max(0, len(self.frames) - (self.shown - shown)):]
 
     def colours(self, frame: Frame | None = None) -> dict[str, tuple[RGB, ...]]:
         """The colours of each named LED group (see `LedLayout.groups`) in `frame`, default the last."""

@@ -15,7 +15,7 @@ from itertools import accumulate, count
 from operator import sub
 from typing import Any, Iterator, Mapping
 
-from firmware_host.referee.reach import checkers_to_move, covers, may_reach
+from firmware_host.referee.reach import Work, checkers_to_move, covers, may_reach
 from firmware_host.referee.steps import (Step, counts_of, differing_locations, position_counts,
                                          steps_between)
 from firmware_host.referee.tree import Seen, StageTree, TreeState
@@ -180,11 +180,16 @@ TREE_CACHE_STATES = 20_000
 # stage trees taken up while they hold at most this many states (their count, not the trees', bounds
 # the work: a tree of a long cascade stage under whole-cascade maximisation holds hundreds, and a
 # board two moves off every legal one may have every stage end of the roll within the lower bound),
-# and each board tried for where a lifted checker may go (in hand) or which
-# checker is one too many (a fault) at most this many stage ends. The board seen is always
-# searched to the end: its verdict is exact.
+# and the boards tried for where a lifted checker may go (in hand) or which checker is one too
+# many (a fault) together within this much `Work` (states visited: some 30 ms on a loaded x86
+# core; a low cascade's board that no stage path reaches can otherwise take seconds, issue 33).
+# The board seen is always searched to the end: its verdict is exact.
 NEAREST_SEARCH_BUDGET = 5000
-GUIDANCE_SEARCH_BUDGET = 2000
+GUIDANCE_WORK = 4000
+# `forward_fit`'s bound for the one test of a board against the whole roll's dice, which precedes
+# a cascade's search: most boards no stage path reaches are ruled out within a few dozen states,
+# and one the bound leaves undecided is searched as before.
+ROLL_FIT_STATES = 200
 
 
 class Referee:
@@ -218,6 +223,7 @@ class Referee:
         self._chains: dict[tuple[Node, int, int], frozenset[int]] = {}
         self._most_playable: dict[tuple[Node, int], int] = {}
         self._last_path: dict[int, Node] = {}  # the stage roots of the last board located
+        self._roll_dice = tuple(die for stage in stages for die in stage) if len(stages) > 1 else None
         self.root_tree = self._tree(self.turn.start, 0)
 
     # -- trees -------------------------------------------------------------------------------
@@ -237,14 +243,25 @@ class Referee:
             self._tree_states -= len(self._trees.pop(oldest))
         return tree
 
-    def _locate(self, board: Seen, budget: int | None = None) -> _Found | None:
+    def _locate(self, board: Seen, work: Work | None = None) -> _Found | None:
         """The tree states showing `board`, if it lies on the way to a legal play (None too when
-        more than `budget` stage ends were searched)."""
+        the `work` was spent before it was found)."""
         if self._whole is not None and not self._whole.may_show(board[0]):
             # Whole-cascade maximisation: the dice to come cannot make up the most from here, so
             # no stage path need be searched (a stage-by-stage play's boards are often such).
             return None
-        search = _CascadeSearch(self, board, budget)
+        if self._roll_dice is not None and (work is None or work.left > 0):
+            # Every stage path to the board moves the checkers forward with the first dice of
+            # the roll: where they cannot, no stage end need be tried (each would be, with its
+            # own `may_reach`, and an unreachable board of a low cascade has thousands). With
+            # the work spent, no stage end is tried anyway, and the test would change nothing.
+            test = Work(ROLL_FIT_STATES)
+            reachable = may_reach(self.turn.start.me, board[0], self._roll_dice, self._closed, work=test)
+            if work is not None:
+                work.spent += test.spent
+            if not reachable:
+                return None
+        search = _CascadeSearch(self, board, work)
         found = search.stage(self.turn.start, 0, ())
         if found is not None:
             self._last_path = search.path
@@ -450,17 +467,18 @@ class Referee:
     def _fault(self, reading: Reading) -> Fault | None:
         start = position_counts(self.position)
         counts = reading.counts()
+        work = Work(GUIDANCE_WORK)
         for color in (WHITE, BLACK):
             if reading.total(color) > CHECKERS:
                 grown = [loc for loc, n in counts[color].items() if n > start[color].get(loc, 0)]
                 extra = [loc for loc in grown if reading.total(color) == CHECKERS + 1
-                         and self._legal_without(reading, color, loc)]
+                         and self._legal_without(reading, color, loc, work)]
                 where = (extra or grown or ["board"])[0]
                 return Fault(where, color, f"{reading.total(color)} {color.value} checkers seen; "
                              f"a side has {CHECKERS}")
         return None
 
-    def _legal_without(self, reading: Reading, color: Color, location: str) -> bool:
+    def _legal_without(self, reading: Reading, color: Color, location: str, work: Work) -> bool:
         """Whether taking one `color` checker off `location` leaves a legal board."""
         white, black = list(reading.white), list(reading.black)
         bar, off = list(reading.bar), list(reading.off)
@@ -471,7 +489,7 @@ class Referee:
         else:
             (white if color is WHITE else black)[int(location) - 1] -= 1
         fewer = Reading(reading.variant, tuple(white), tuple(black), tuple(bar), tuple(off))
-        return self._locate(self._seen(fewer), GUIDANCE_SEARCH_BUDGET) is not None
+        return self._locate(self._seen(fewer), work) is not None
 
     def _seen(self, reading: Reading) -> Seen:
         route, mover = self.frame.route, self.frame.mover
@@ -487,16 +505,17 @@ class Referee:
         me, opp = board
         point = self.frame.point
         origin, destinations, opponent_places = None, (), ()
+        work = Work(GUIDANCE_WORK)
         if lifted[mover] == 1 and lifted[mover.opponent] == 0:
             places = []  # (frame position, fewest dice played to get there)
             for t in range(0, OFF + 1):
-                depth = self._depth_with(_added(me, t), opp)
+                depth = self._depth_with(_added(me, t), opp, work)
                 if depth is None and 0 < t < OFF and opp[t] == 1 and self.frame.capture in (
                         Capture.HIT, Capture.CHOICE):
                     hit = list(opp)
                     hit[t] -= 1
                     hit[BAR] += 1
-                    depth = self._depth_with(_added(me, t), tuple(hit))
+                    depth = self._depth_with(_added(me, t), tuple(hit), work)
                 if depth is not None:
                     places.append((depth, t))
             if places:
@@ -511,13 +530,13 @@ class Referee:
                                      if t != origin_t)
         elif lifted[mover.opponent] == 1 and lifted[mover] == 0:
             opponent_places = tuple(point(t) for t in range(0, OFF + 1)
-                                    if self._depth_with(me, _added(opp, t)) is not None)
+                                    if self._depth_with(me, _added(opp, t), work) is not None)
         return Verdict("in_hand", lifted=lifted, origin=origin,
                        destinations={origin: destinations} if origin else {},
                        opponent_destinations=opponent_places)
 
-    def _depth_with(self, me: tuple[int, ...], opp: tuple[int, ...]) -> int | None:
-        found = self._locate((me, opp), GUIDANCE_SEARCH_BUDGET)
+    def _depth_with(self, me: tuple[int, ...], opp: tuple[int, ...], work: Work) -> int | None:
+        found = self._locate((me, opp), work)
         if found is None:
             return None
         return min(len(s.moves) for s in found.states) + (0 if found.tree is self.root_tree else 100)
@@ -536,15 +555,15 @@ class _CascadeSearch:
 
     A cascade is searched depth first through the stage ends from which `board` may still be
     reached (`may_reach`: forward moves with the dice to come), each stage end once, to the end
-    unless a `budget` of stage ends is given (guidance only: a verdict's board is always found
-    when it is on the way to a legal play). Where a board lies on
+    unless a bound on its `work` is given (guidance only: a verdict's board is always found when
+    it is on the way to a legal play). Where a board lies on
     several stage paths, the verdict is the same on each (the same state, the same dice to come);
     only a complete play's moves may name another order of the same play.
     """
 
-    def __init__(self, referee: Referee, board: Seen, budget: int | None = None):
+    def __init__(self, referee: Referee, board: Seen, work: Work | None = None):
         self.referee = referee
-        self.budget = budget
+        self.work = work
         self.board = board
         self.me, self.opp = board
         self.me_behind = tuple(accumulate(self.me))  # the board's checkers up to each location
@@ -559,7 +578,10 @@ class _CascadeSearch:
     def stage(self, root: Node, stage: int, before: tuple) -> _Found | None:
         """Searches the tree of `stage` from `root`, then the later stages from its ends."""
         referee = self.referee
+        built = (root, stage) not in referee._trees
         tree = referee._tree(root, stage)
+        if built and self.work is not None:
+            self.work.spent += len(tree)
         later = referee._later[stage]
         states = tree.match(self.board)
         if states:
@@ -589,13 +611,15 @@ class _CascadeSearch:
             key = (end.node, stage + 1)
             if key in self.tried:
                 continue
-            if self.budget is not None and len(self.tried) >= self.budget:
-                return
+            if self.work is not None:
+                if self.work.left <= 0:
+                    return
+                self.work.spent += 1
             self.tried.add(key)
             # Once the board is known to be on the way, only a path where the turn ends there
             # is sought.
             stop = self._dice_that_cannot_move() if self.on_the_way else None
-            if end.node == last or may_reach(end.node.me, me, later, referee._closed, stop):
+            if end.node == last or may_reach(end.node.me, me, later, referee._closed, stop, self.work):
                 yield end
 
     def _dice_that_cannot_move(self) -> frozenset[int]:

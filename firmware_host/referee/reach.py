@@ -38,14 +38,28 @@ def covers(start: tuple[int, ...], board_behind: tuple[int, ...]) -> bool:
     return all(map(ge, accumulate(start), board_behind))
 
 
+class Work:
+    """A bound on searching, in states visited (`forward_fit`'s, the stage trees' built, the stage
+    ends tried), shared by the searches that one answer needs: where it is spent, a filter answers
+    "maybe" and a search gives up."""
+
+    def __init__(self, limit: int):
+        self.limit, self.spent = limit, 0
+
+    @property
+    def left(self) -> int:
+        return self.limit - self.spent
+
+
 def may_reach(start: tuple[int, ...], board: tuple[int, ...], dice: tuple[int, ...],
-              closed: frozenset[int] = frozenset(), stop: frozenset[int] | None = None) -> bool:
+              closed: frozenset[int] = frozenset(), stop: frozenset[int] | None = None,
+              work: Work | None = None) -> bool:
     """Whether forward moves of the mover's checkers with the first k of `dice` (in order, for
     some k), never landing on a `closed` point, can turn `start` into `board`, in some order of
     the moves: a necessary condition for `board` to lie on a legal way from `start`.
 
     With `stop` (the die values that cannot move at `board`), the turn must also be able to end
-    there: all the dice played, or the next one one of `stop`."""
+    there: all the dice played, or the next one one of `stop`. `work`: `forward_fit`'s bound."""
     if checkers_to_move(start, board):
         return False
     gained = sum(i * (want - have) for i, (have, want) in enumerate(zip(start, board)))
@@ -84,7 +98,7 @@ def may_reach(start: tuple[int, ...], board: tuple[int, ...], dice: tuple[int, .
         if pips < gained:
             continue
         if not borne_off:
-            if pips == gained and forward_fit(start, board, dice[:k], closed):
+            if pips == gained and forward_fit(start, board, dice[:k], closed, work):
                 return True
             continue
         # Each checker borne off takes a die of its own.
@@ -98,7 +112,7 @@ def may_reach(start: tuple[int, ...], board: tuple[int, ...], dice: tuple[int, .
 
 
 def forward_fit(start: tuple[int, ...], board: tuple[int, ...], dice: tuple[int, ...],
-                closed: frozenset[int] = frozenset()) -> bool:
+                closed: frozenset[int] = frozenset(), work: Work | None = None) -> bool:
     """Whether `start` may become `board` by moving checkers forward, each of `dice` used once by
     one checker, never landing on a `closed` point, a move past the end bearing off.
 
@@ -106,8 +120,10 @@ def forward_fit(start: tuple[int, ...], board: tuple[int, ...], dice: tuple[int,
     order, lower dice first; the order between checkers is free. Scans the route from the back:
     at each location the checkers that must leave it (those there and arriving, less those that
     stay) take some of the dice left, each at least the die it arrived with; memoised on
-    (location, dice left, arrivals ahead). A search longer than FIT_STATES answers True: this is a
-    filter that must never rule out a board that can be reached, and the stage trees decide."""
+    (location, dice left, arrivals ahead). A search longer than FIT_STATES (or than the `work`
+    left, which it spends) answers True: this is a filter that must never rule out a board that
+    can be reached, and the stage trees decide."""
+    states = FIT_STATES if work is None else min(FIT_STATES, work.left)
     values = tuple(sorted(set(dice)))
     memo: dict[tuple, bool] = {}
     diff = [want - have for have, want in zip(start, board)]
@@ -143,7 +159,7 @@ def forward_fit(start: tuple[int, ...], board: tuple[int, ...], dice: tuple[int,
         known = memo.get(key)
         if known is not None:
             return known
-        if len(memo) >= FIT_STATES:
+        if len(memo) >= states:
             raise _Undecided
         fits = False
         if possible(p, pips_left, arriving):
@@ -172,6 +188,9 @@ def forward_fit(start: tuple[int, ...], board: tuple[int, ...], dice: tuple[int,
         return go(0, tuple(dice.count(v) for v in values), sum(dice), ((),) * 6)
     except _Undecided:
         return True
+    finally:
+        if work is not None:
+            work.spent += len(memo)
 
 
 # How many states `forward_fit` may visit before it gives up (and answers True).

@@ -335,7 +335,7 @@ class SimulatedOperator:
         self._write(f"[{step}] {message} (simulated: done by the program)")
         pin = self.hardware.config.pins.button.pin
         if step == "leds":
-            self._walk_from = len(self.strip.frames)
+            self._walk_from = self.strip.shown
         elif step == "press":
             self.simulation.press_button(pin)
             time.sleep(0.1)   # longer than the debounce time, shorter than a hold
@@ -358,7 +358,7 @@ class SimulatedOperator:
     def _walk_was_complete(self) -> bool:
         """Every LED was lit alone, once, in strip order."""
         walk = []
-        for frame in self.strip.frames[self._walk_from:]:
+        for frame in self.strip.since(self._walk_from):
             lit = [index for index, pixel in enumerate(frame) if pixel != OFF]
             if len(lit) == 1:
                 walk.append(lit[0])

@@ -197,6 +197,22 @@ def test_the_capturing_strip_says_when_nothing_was_shown(layout):
         CapturingStrip(layout).colours()
 
 
+def test_the_capturing_strip_keeps_the_last_frames_of_a_long_run_and_counts_them_all(layout, renderer):
+    # The service on the simulated board shows a frame at every blink for days (issue 33: its memory grew).
+    from firmware_host.leds.strips import FRAMES_KEPT
+    strip = CapturingStrip(layout)
+    dark, lit = renderer.render(Scene(), 0.0), renderer.render(Scene({"5": Mark.ILLEGAL}), 0.0)
+    for n in range(3 * FRAMES_KEPT):
+        strip.show(lit if n % 2 else dark)
+    assert len(strip.frames) == FRAMES_KEPT and strip.shown == 3 * FRAMES_KEPT
+    assert strip.frames[-1] == lit and strip.frames[-2] == dark
+    walk_from = strip.shown
+    strip.show(dark)
+    strip.close()
+    assert strip.since(walk_from) == [dark, (OFF,) * layout.count]
+    assert len(strip.since(0)) == FRAMES_KEPT   # shown before the kept ones: only those kept
+
+
 def run_python(code: str, **environment) -> subprocess.CompletedProcess:
     env = {key: value for key, value in os.environ.items() if key != "BLINKA_OS_AGNOSTIC"}
     env.update(environment)

@@ -40,7 +40,7 @@ def test_a_good_board_passes_every_step(config):
     assert [step for step, result in results.items() if result.outcome is not Outcome.PASS] == ["link errors"]
     assert "firmware" in results["link"].detail and "frames dropped (corrupt) 0" in results["link errors"].detail
     assert results["leds"].detail == "200 LEDs lit in turn; captured frames (simulated board)"  # the driver used
-    frames = hardware.strip.frames
+    frames = list(hardware.strip.frames)
     walk = [[i for i, pixel in enumerate(frame) if pixel != OFF] for frame in frames[:config.leds.layout.count]]
     assert walk == [[index] for index in range(config.leds.layout.count)]
     assert any(" rx " in line for line in recent_frames(config.logging.raw_frames_dir))
