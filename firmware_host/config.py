@@ -189,7 +189,7 @@ class WebSettings:
 
 # [club]: boards that talk to a club's MQTT broker (firmware_host/service/club.py); off without a broker.
 _CLUB_KEYS = ("broker", "port", "club", "board", "username", "password_file", "tls", "ca_file", "key_file")
-_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_-]{0,39}")   # a club's or a board's name: one MQTT topic level
+NAME_PATTERN = re.compile(r"[A-Za-z0-9][A-Za-z0-9_-]{0,39}")   # a club's or a board's name: one MQTT topic level
 
 
 @dataclass(frozen=True)
@@ -525,7 +525,7 @@ def _club_settings(problems: _Collector, table: Table | None, relative_to: Path 
     names = {}
     for key in ("club", "board"):
         name = problems.read(table.string, key, default=getattr(defaults, key))
-        if name is not None and not _NAME.fullmatch(name):
+        if name is not None and not NAME_PATTERN.fullmatch(name):
             problems.add(f"club.{key}", f"{name[:60]!r} is not valid", "1 to 40 letters, digits, - and _, "
                          "starting with a letter or digit (one level of an MQTT topic)")
         names[key] = name or getattr(defaults, key)

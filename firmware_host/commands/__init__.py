@@ -25,6 +25,7 @@ COMMAND_MODULES = {
                                        "wiring", "maker-docs"),
     "firmware_host.commands.hil": ("hil",),
     "firmware_host.commands.web": ("web", "web-pin"),
+    "firmware_host.commands.club": ("club",),
 }
 
 

@@ -44,9 +44,14 @@ class HubListener:
             envelope = json.loads(payload)
             if not isinstance(envelope, dict) or envelope.get("board") != board:
                 raise EnvelopeRefused(f"not {board}'s message on {board}'s topic")
-            _, stream, seq, body = self.verifier.open(envelope, self._expected(board, leaf, envelope))
-        except (AlreadyAccepted, OutOfOrder) as error:   # a redelivery, or a gap its board fills: no fault
+            expected = self._expected(board, leaf, envelope)
+            _, stream, seq, body = self.verifier.open(envelope, expected)
+        except AlreadyAccepted as error:   # a redelivery after a reconnection: no fault
             log.debug("hub: %s", error)
+            return
+        except OutOfOrder as error:        # a gap (sent while the hub was down): say where it stands
+            log.info("hub: %s; asking for it again", error)
+            self._acknowledge(board, envelope["stream"], expected - 1)
             return
         except (ValueError, EnvelopeRefused) as error:   # JSONDecodeError is a ValueError
             self.refused[board] += 1
@@ -56,9 +61,13 @@ class HubListener:
             self.store.set_view(board, body)
         elif leaf == "journal" and isinstance(body, dict):
             self.store.keep(board, stream, seq, body)
-            if self.client is not None:
-                self.client.publish(f"tavli/{self.club}/hub/ack/{board}", json.dumps({"stream": stream, "seq": seq}),
-                                    qos=1, retain=True)
+            self._acknowledge(board, stream, seq)
+
+    def _acknowledge(self, board: str, stream: str, seq: int) -> None:
+        """The last record of `stream` the hub holds (retained: a board that connects later reads it)."""
+        if self.client is not None:
+            self.client.publish(f"tavli/{self.club}/hub/ack/{board}", json.dumps({"stream": stream, "seq": seq}),
+                                qos=1, retain=True)
 
     def _expected(self, board: str, leaf: str, envelope: object) -> int | None:
         """The one number a journal message may have: the next after the last kept, or the stream's first."""

@@ -1,0 +1,114 @@
+"""`tavli-board club`: boards that talk. On a board: `club key` prints the key it signs with, for the
+club's director to register. On the club's machine: `club hub` takes every board's view and journal
+from the broker; `club matches`, `club seat` and `club ladder` read and complete the hub's records."""
+from __future__ import annotations
+
+import argparse
+import json
+import logging
+import signal
+import threading
+from pathlib import Path
+
+from firmware_host.commands import UsageError, add_config_argument, config_from_args
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:
+    club = subparsers.add_parser("club", help="boards that talk: a board's key, the club's hub, its matches and ladder")
+    actions = club.add_subparsers(dest="club_action", metavar="ACTION", required=True)
+    key = actions.add_parser("key", help="print this board's public key (made on first use) for the club's hub")
+    add_config_argument(key)
+    key.set_defaults(handler=run_key)
+    hub = actions.add_parser("hub", help="take every board's signed view and journal from the club's broker, "
+                                         "until stopped (firmware_host/hub/config.py: the file's format)")
+    hub.add_argument("--config", type=Path, required=True, metavar="FILE", help="the hub's configuration")
+    hub.set_defaults(handler=run_hub)
+    for name, text in (("matches", "every match the boards journaled, newest first, as JSON"),
+                       ("ladder", "the ladder's ratings per game family (FIBS formula), as JSON")):
+        reader = actions.add_parser(name, help=text)
+        reader.add_argument("--config", type=Path, required=True, metavar="FILE", help="the hub's configuration")
+        reader.set_defaults(handler=run_read, what=name)
+    seat = actions.add_parser("seat", help="name who played a board's match (the ladder rates seated matches)")
+    seat.add_argument("--config", type=Path, required=True, metavar="FILE", help="the hub's configuration")
+    for name in ("board", "stream", "match"):
+        seat.add_argument(name, type=int if name == "match" else str, help=f"the match's {name}, as `club matches` lists it")
+    seat.add_argument("white")
+    seat.add_argument("black")
+    seat.set_defaults(handler=run_seat)
+
+
+def _hub_config(path: Path):
+    from firmware_host.hub.config import HubConfigError, load_hub_config
+    try:
+        return load_hub_config(path)
+    except HubConfigError as error:
+        raise UsageError(f"the hub's configuration is not usable:\n{error}") from None
+
+
+def run_key(args: argparse.Namespace) -> int:
+    from firmware_host.club.envelope import public_key_text
+    from firmware_host.service.club import board_key
+
+    config = config_from_args(args)
+    try:
+        key = board_key(config.club.signing_key_path)
+    except (OSError, ValueError) as error:
+        raise UsageError(f"the board's key at {config.club.signing_key_path} cannot be read or made: {error}") from None
+    print(f'{config.club.board} = "{public_key_text(key)}"')
+    return 0
+
+
+def run_hub(args: argparse.Namespace) -> int:
+    from firmware_host.hub.listener import HubListener
+    from firmware_host.hub.store import HubStore
+
+    config = _hub_config(args.config)
+    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    store = HubStore(config.database)
+    listener = HubListener(store, config.club, config.boards)
+    stop = threading.Event()
+    signal.signal(signal.SIGTERM, lambda *_: stop.set())
+    listener.start(config.host, config.port, username=config.username, password=config.password(), tls=config.tls,
+                   ca_file=None if config.ca_file is None else str(config.ca_file))
+    print(f"tavli-board club hub: club {config.club}, {len(config.boards)} boards, broker {config.host}:{config.port}, "
+          f"records in {config.database}", flush=True)
+    try:
+        stop.wait()
+    except KeyboardInterrupt:
+        pass
+    finally:
+        listener.close()
+        store.close()
+    return 0
+
+
+def run_read(args: argparse.Namespace) -> int:
+    from firmware_host.hub.store import HubStore
+
+    config = _hub_config(args.config)
+    store = HubStore(config.database)
+    try:
+        print(json.dumps(store.matches() if args.what == "matches" else store.ladder().to_json(), indent=2))
+    finally:
+        store.close()
+    return 0
+
+
+def run_seat(args: argparse.Namespace) -> int:
+    from firmware_host.hub.store import HubStore, MatchKey
+
+    config = _hub_config(args.config)
+    store = HubStore(config.database)
+    try:
+        known = {(match["board"], match["stream"], match["match"]) for match in store.matches()}
+        if (args.board, args.stream, args.match) not in known:
+            raise UsageError(f"no match {args.match} of {args.board} ({args.stream}) in {config.database}; "
+                             "`tavli-board club matches` lists them")
+        try:
+            store.seat(MatchKey(args.board, args.stream, args.match), args.white, args.black)
+        except ValueError as error:
+            raise UsageError(str(error)) from None
+    finally:
+        store.close()
+    print(f"{args.board}'s match {args.match}: white {args.white}, black {args.black}")
+    return 0

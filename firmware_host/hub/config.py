@@ -1,0 +1,97 @@
+"""The hub's configuration: one TOML file, checked whole before anything starts.
+
+    club = "kefalonia"                              # the club's name: the first level of every topic
+    database = "/var/lib/tavli-board/hub.sqlite3"   # the hub's records
+    [broker]
+    host = "localhost"                              # the club's MQTT broker
+    port = 1883                                     # 8883 with tls = true
+    username = "hub"                                # optional; the password in password_file
+    password_file = "/etc/tavli-board/hub-password"
+    tls = false
+    ca_file = "/etc/ssl/certs/club-ca.pem"          # optional, with tls
+    [boards]                                        # every board of the club, by the key it signs with
+    table-1 = "base64 Ed25519 public key (`tavli-board club key` on that board)"
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Mapping
+
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
+
+from firmware_host.club.envelope import EnvelopeRefused, public_key_from_text
+from firmware_host.config import NAME_PATTERN
+from firmware_host.files import InputError, load_toml
+
+
+class HubConfigError(ValueError):
+    """A hub configuration that cannot be used: every problem, one line each."""
+
+
+@dataclass(frozen=True)
+class HubConfig:
+    club: str
+    database: Path
+    host: str
+    port: int
+    username: str | None
+    password_file: Path | None
+    tls: bool
+    ca_file: Path | None
+    boards: Mapping[str, Ed25519PublicKey]
+
+    def password(self) -> str | None:
+        return None if self.password_file is None else self.password_file.read_text().strip()
+
+
+def load_hub_config(path: Path) -> HubConfig:
+    try:
+        document = load_toml(path)
+    except InputError as error:
+        raise HubConfigError(str(error)) from None
+    problems: list[str] = []
+
+    def take(table: dict, key: str, kind: type, default=None, where: str = ""):
+        value = table.get(key, default)
+        wrong_kind = not isinstance(value, kind) or (isinstance(value, bool) and kind is not bool)
+        if key in table and wrong_kind:
+            problems.append(f"{path}: {where}{key}: {value!r} is not valid; allowed: a {kind.__name__}")
+            return default
+        return value
+
+    for key in set(document) - {"club", "database", "broker", "boards"}:
+        problems.append(f"{path}: {key}: unknown key; allowed: club, database, broker, boards")
+    broker = document.get("broker", {})
+    boards = document.get("boards", {})
+    if not isinstance(broker, dict) or not isinstance(boards, dict):
+        raise HubConfigError(f"{path}: [broker] and [boards] are tables")
+    for key in set(broker) - {"host", "port", "username", "password_file", "tls", "ca_file"}:
+        problems.append(f"{path}: broker.{key}: unknown key; allowed: host, port, username, password_file, tls, ca_file")
+    club = take(document, "club", str, "club")
+    if not NAME_PATTERN.fullmatch(club or ""):
+        problems.append(f"{path}: club: {club!r} is not valid; allowed: 1 to 40 letters, digits, - and _")
+    keys = {}
+    for name, text in boards.items():
+        try:
+            if not NAME_PATTERN.fullmatch(name) or not isinstance(text, str):
+                raise EnvelopeRefused("a board's name and its key as text")
+            keys[name] = public_key_from_text(text)
+        except EnvelopeRefused as error:
+            problems.append(f"{path}: boards.{name[:40]}: {error}")
+    if not keys:
+        problems.append(f"{path}: boards: no board; allowed: NAME = \"the key `tavli-board club key` prints\"")
+    tls = take(broker, "tls", bool, False, "broker.")
+    port = take(broker, "port", int, 8883 if tls else 1883, "broker.")
+    if not 1 <= port <= 65535:
+        problems.append(f"{path}: broker.port: {port} is not valid; allowed: 1 to 65535")
+    optional_paths = {key: take(broker, key, str, None, "broker.") for key in ("password_file", "ca_file")}
+    config = HubConfig(club=club, database=Path(take(document, "database", str, "hub.sqlite3")).expanduser(),
+                       host=take(broker, "host", str, "localhost", "broker."), port=port,
+                       username=take(broker, "username", str, None, "broker."),
+                       password_file=Path(optional_paths["password_file"]) if optional_paths["password_file"] else None,
+                       tls=tls, ca_file=Path(optional_paths["ca_file"]) if optional_paths["ca_file"] else None,
+                       boards=keys)
+    if problems:
+        raise HubConfigError("\n".join(problems))
+    return config
