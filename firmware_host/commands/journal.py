@@ -149,5 +149,9 @@ def run_dice_stats(args) -> int:
     with _open(args) as reader, _reading(reader):
         match_id = None if args.match is None else _match_id(reader, args.match)
         rolls = reader.rolls(match_id)
-        print(dicestats.report(rolls))
+        if not rolls:   # tables of zeros would say nothing
+            print(f"no rolls of two dice yet in {reader.path}{'' if args.match is None else f' (match {args.match})'}: "
+                  "nothing to count")
+        else:
+            print(dicestats.report(rolls))
         return _said_lost(reader, "dice-stats")

@@ -48,7 +48,7 @@ from firmware_host.controller.numbering import play_text
 from firmware_host.controller.orientation import Orientation, laid_out
 from firmware_host.journal import dicestats
 from firmware_host.journal.events import move_from_json
-from firmware_host.journal.export import fold, gnubg_match, match_json, match_status
+from firmware_host.journal.export import UnreadableMatch, fold, gnubg_match, match_json, match_status, one_match
 from firmware_host.journal.store import JournalError, JournalReader
 from firmware_host.leds.palette import PALETTES
 from firmware_host.leds.scene import DiceSignal, Mark, Scene, Score
@@ -452,16 +452,25 @@ def _history(companion: Companion) -> dict[str, Any]:
             summaries = reader.summaries()
         matches = []
         for match_id in sorted(summaries, reverse=True)[:HISTORY_SHOWN]:
-            events = summaries[match_id]
-            progress = fold(events)
-            rules = events[0].data["rules"]
-            matches.append({"match": match_id, "started_at": events[0].at, "sequence": rules["sequence"],
-                            "target": rules["target"], "status": match_status(progress),
-                            "winner": None if progress.match.winner is None else progress.match.winner.value,
-                            "score": {color.value: points for color, points in progress.match.score.items()},
-                            "games": len(progress.match.games)})
+            try:
+                matches.append(_history_entry(summaries[match_id]))
+            except UnreadableMatch as error:   # a damaged record: said for that match, the others listed
+                matches.append({"match": match_id, "started_at": summaries[match_id][0].at, "sequence": [],
+                                "target": None, "status": "cannot be read", "winner": None,
+                                "score": {"white": 0, "black": 0}, "games": 0, "error": str(error)})
         return {"matches": matches}
     return {"matches": [], "message": f"no journal yet at {companion.config.journal_path}"}
+
+
+@one_match
+def _history_entry(events: list) -> dict[str, Any]:
+    progress = fold(events)
+    rules = events[0].data["rules"]
+    return {"match": events[0].match_id, "started_at": events[0].at, "sequence": list(rules["sequence"]),
+            "target": rules["target"], "status": match_status(progress),
+            "winner": None if progress.match.winner is None else progress.match.winner.value,
+            "score": {color.value: points for color, points in progress.match.score.items()},
+            "games": len(progress.match.games)}
 
 
 async def export(request: Request) -> Response:
@@ -473,11 +482,11 @@ async def export(request: Request) -> Response:
     def build() -> tuple[str, str]:
         with _journal(companion) as reader:
             events = reader.match_events(_match_id(reader, match_text))
-        if kind == "json":
-            return json.dumps(match_json(events), indent=2, sort_keys=True) + "\n", "application/json"
         try:
+            if kind == "json":
+                return json.dumps(match_json(events), indent=2, sort_keys=True) + "\n", "application/json"
             text, _notes = gnubg_match(events)
-        except ValueError as error:
+        except ValueError as error:   # UnreadableMatch, NothingToWrite: the match cannot be written so
             raise Refused(409, str(error)) from None
         return text + "\n", "text/plain"
 

@@ -156,3 +156,11 @@ def test_the_commands_export_list_and_count(journal, capsys, tmp_path):
     assert "no match '999'" in capsys.readouterr().err
     assert main(["export", "last", "--format", "mat", "--journal", path]) == 2
     assert "no portes game" in capsys.readouterr().err
+
+
+def test_dice_stats_of_a_journal_without_rolls_says_so_in_a_line(tmp_path, capsys):
+    """Issue 30: no rolls printed a table of 21 zeros."""
+    path = tmp_path / "journal.sqlite3"
+    Journal.open(path).close()
+    assert main(["dice-stats", "--journal", str(path)]) == 0
+    assert capsys.readouterr().out == f"no rolls of two dice yet in {path}: nothing to count\n"

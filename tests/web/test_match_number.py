@@ -65,3 +65,27 @@ def test_every_surface_names_a_match_by_the_same_number(tmp_path, capsys):
         assert re.match(r"match 3, game 1 of ", status_line(referee.controller.view()))
     finally:
         referee.stop()
+
+
+def test_a_match_with_a_damaged_record_is_named_on_the_history_page_and_not_exported(tmp_path):
+    """The History page listed nothing but a 500 when one match held a record it could not read."""
+    import sqlite3
+
+    from starlette.testclient import TestClient
+
+    from firmware_host.web.app import create_app
+
+    config_path = write_config(tmp_path)
+    journal_path = load_config(config_path).journal_path
+    three_matches(journal_path)
+    with sqlite3.connect(journal_path) as db:   # match 2's start: rules that are not a table of rules
+        db.execute("DROP TRIGGER events_are_never_updated")
+        db.execute("UPDATE events SET data = '{\"rules\": 7}' WHERE kind = 'match_started' AND match_id = 2")
+    with TestClient(create_app(load_config(config_path)), base_url="http://localhost") as web:
+        history = web.get("/api/history")
+        assert history.status_code == 200
+        statuses = {match["match"]: match["status"] for match in history.json()["matches"]}
+        assert statuses[2] == "cannot be read" and statuses[1] == "won" and statuses[3] == "unfinished"
+        refused = web.get("/history/2.json")
+        assert refused.status_code == 409 and "match 2 holds a record that cannot be read" in refused.json()["error"]
+        assert web.get("/history/1.json").status_code == 200
