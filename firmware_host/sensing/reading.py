@@ -66,7 +66,8 @@ class SideReading:
             raise ReadingError(f"{where}.points must be an object of point -> count")
         points = [0] * POINTS
         for key, count in raw_points.items():
-            if not (isinstance(key, str) and key.isdigit() and 1 <= int(key) <= POINTS):
+            # isascii: "²⁴" is digits to isdigit(), not to int()
+            if not (isinstance(key, str) and key.isascii() and key.isdigit() and 1 <= int(key) <= POINTS):
                 raise ReadingError(f"{where}.points: key {key!r} is not a point number 1..{POINTS}")
             points[int(key) - 1] = _count(count, f"{where}.points.{key}")
         reserve = data.get("reserve")
