@@ -93,8 +93,26 @@ def register(subparsers) -> None:
 
 def run_run(args) -> int:
     config = _usable_config(args)   # first: a bad configuration opens nothing
+    _check_there_is_a_board(config)
     setup_logging(config.logging)
     return run_service(config)
+
+
+def _check_there_is_a_board(config: Config) -> None:
+    """Real hardware on a machine that is no Raspberry Pi and has no sensor board either would wait
+    for ever for nothing: say what is missing, and how to try the referee here. (On a Pi, a missing
+    sensor board is waited for: it is being plugged in. Off a Pi, a sensor board on a serial port, or
+    a rig's socket, is refereed without the Pi's button and lights.)"""
+    from firmware_host.hw import pimodel
+
+    port = config.sensing.serial.port
+    on_a_pi = pimodel.read_model(pimodel.MODEL_FILE).startswith("Raspberry Pi")
+    if config.hardware != "real" or on_a_pi or "://" in port or Path(port).exists():
+        return
+    raise UsageError(f'hardware = "real" in {config.source}, but this machine is not a Raspberry Pi ({pimodel.MODEL_FILE} '
+                     f"names none: no dice button, buzzer or LEDs here) and no sensor board is at {port}: nothing "
+                     "was started. To try the referee on this machine: `tavli-board demo` (a match on the simulated "
+                     'board), or `tavli-board run` with hardware = "simulated" in the configuration')
 
 
 def _usable_config(args) -> Config:

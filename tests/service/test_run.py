@@ -208,3 +208,18 @@ def test_the_led_status_goes_over_the_sensor_link_only_when_a_hil_rig_asks_for_i
     tap.feed(b"".join(record.value for record in parse_trace(service.trace.lines()).records if record.kind == "tx"))
     states = [status.state for _, status in tap.statuses]
     assert ("opening_roll" in states) == report_leds and bool(states) == report_leds
+
+
+def test_real_hardware_off_a_pi_without_a_sensor_board_says_what_is_missing_and_starts_nothing(tmp_path, capsys,
+                                                                                                 monkeypatch):
+    """Issue 30: `run --config systemd/config.toml` on a laptop printed three ERROR lines and waited for ever."""
+    from firmware_host.hw import pimodel
+    monkeypatch.setattr(pimodel, "MODEL_FILE", tmp_path / "no-device-tree")
+    config = tmp_path / "config.toml"
+    config.write_text(f'hardware = "real"\n[serial]\nport = "{tmp_path / "tavli-sensors"}"\n'
+                      f'[journal]\npath = "{tmp_path / "journal.sqlite3"}"\n[logging]\nfile = "{tmp_path / "log"}"\n')
+    assert main(["run", "--config", str(config)]) == 2
+    said = capsys.readouterr().err
+    assert "this machine is not a Raspberry Pi" in said and f"no sensor board is at {tmp_path / 'tavli-sensors'}" in said
+    assert "`tavli-board demo`" in said and 'hardware = "simulated"' in said and len(said.strip().splitlines()) == 1
+    assert not (tmp_path / "journal.sqlite3").exists()      # nothing was started
