@@ -4,11 +4,13 @@ from the broker; `club matches`, `club seat` and `club ladder` read and complete
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import logging
 import signal
 import threading
 from pathlib import Path
+from typing import Any, Iterator
 
 from firmware_host.commands import UsageError, add_config_argument, config_from_args
 
@@ -82,24 +84,29 @@ def run_hub(args: argparse.Namespace) -> int:
     return 0
 
 
-def run_read(args: argparse.Namespace) -> int:
+@contextlib.contextmanager
+def _hub_records(path: Path) -> Iterator[tuple[Any, Any]]:
+    """The hub's configuration and its records, closed on the way out."""
     from firmware_host.hub.store import HubStore
 
-    config = _hub_config(args.config)
+    config = _hub_config(path)
     store = HubStore(config.database)
     try:
-        print(json.dumps(store.matches() if args.what == "matches" else store.ladder().to_json(), indent=2))
+        yield config, store
     finally:
         store.close()
+
+
+def run_read(args: argparse.Namespace) -> int:
+    with _hub_records(args.config) as (_, store):
+        print(json.dumps(store.matches() if args.what == "matches" else store.ladder().to_json(), indent=2))
     return 0
 
 
 def run_seat(args: argparse.Namespace) -> int:
-    from firmware_host.hub.store import HubStore, MatchKey
+    from firmware_host.hub.store import MatchKey
 
-    config = _hub_config(args.config)
-    store = HubStore(config.database)
-    try:
+    with _hub_records(args.config) as (config, store):
         known = {(match["board"], match["stream"], match["match"]) for match in store.matches()}
         if (args.board, args.stream, args.match) not in known:
             raise UsageError(f"no match {args.match} of {args.board} ({args.stream}) in {config.database}; "
@@ -108,7 +115,5 @@ def run_seat(args: argparse.Namespace) -> int:
             store.seat(MatchKey(args.board, args.stream, args.match), args.white, args.black)
         except ValueError as error:
             raise UsageError(str(error)) from None
-    finally:
-        store.close()
     print(f"{args.board}'s match {args.match}: white {args.white}, black {args.black}")
     return 0
