@@ -190,6 +190,7 @@ def test_the_other_pages_show_the_match_history_and_status(demo, browser, shots)
             assert browser.find_element(By.CSS_SELECTOR, "ol.plays li").text.startswith(("white ", "black "))
         browser.save_screenshot(str(shots / f"companion-{page}.png"))
     facts = browser.find_element(By.ID, "status-facts").text
+    assert not browser.find_element(By.ID, "phone").is_displayed()   # this machine only: no address for a phone
     assert "Sensor link\nup" in facts and "Referee service\nrunning" in facts
     assert "Browsers watching\n1" in facts       # each page left closed its event stream
     browser.find_element(By.ID, "self-test-pin").send_keys(DEMO_PIN)
