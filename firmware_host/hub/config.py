@@ -1,7 +1,7 @@
 """The hub's configuration: one TOML file, checked whole before anything starts.
 
     club = "kefalonia"                              # the club's name: the first level of every topic
-    database = "/var/lib/tavli-board/hub.sqlite3"   # the hub's records
+    database = "/var/lib/tavli-board/hub.sqlite3"   # the hub's records (a relative path: beside this file)
     [broker]
     host = "localhost"                              # the club's MQTT broker
     port = 1883                                     # 8883 with tls = true
@@ -85,12 +85,14 @@ def load_hub_config(path: Path) -> HubConfig:
     port = take(broker, "port", int, 8883 if tls else 1883, "broker.")
     if not 1 <= port <= 65535:
         problems.append(f"{path}: broker.port: {port} is not valid; allowed: 1 to 65535")
-    optional_paths = {key: take(broker, key, str, None, "broker.") for key in ("password_file", "ca_file")}
-    config = HubConfig(club=club, database=Path(take(document, "database", str, "hub.sqlite3")).expanduser(),
+    def beside(value: str | None) -> Path | None:   # a relative path is taken from the file's folder
+        return None if value is None else path.parent / Path(value).expanduser()
+
+    optional_paths = {key: beside(take(broker, key, str, None, "broker.")) for key in ("password_file", "ca_file")}
+    config = HubConfig(club=club, database=beside(take(document, "database", str, "hub.sqlite3")),
                        host=take(broker, "host", str, "localhost", "broker."), port=port,
                        username=take(broker, "username", str, None, "broker."),
-                       password_file=Path(optional_paths["password_file"]) if optional_paths["password_file"] else None,
-                       tls=tls, ca_file=Path(optional_paths["ca_file"]) if optional_paths["ca_file"] else None,
+                       password_file=optional_paths["password_file"], tls=tls, ca_file=optional_paths["ca_file"],
                        boards=keys)
     if problems:
         raise HubConfigError("\n".join(problems))
