@@ -165,7 +165,7 @@ class ClubPublisher:
         self._wake.set()
 
     def _run(self) -> None:
-        published_view, published_json, last_view_at = None, None, 0.0
+        published_view, published_json, last_view_at, last_journal_at = None, None, 0.0, 0.0
         while not self._stop.is_set():
             self._wake.wait(timeout=1.0)
             self._wake.clear()
@@ -181,8 +181,13 @@ class ClubPublisher:
                         data = view.to_json() if hasattr(view, "to_json") else view
                         if data == published_json or self._publish_view(data):
                             published_view, published_json, last_view_at = view, data, time.monotonic()
-                while self._publish_journal() and not self._stop.is_set():
-                    pass
+                # Every view wakes this thread (a board being moved: many a second); the journal is
+                # read at most as often as views are sent, not for each of them.
+                asked_again = self._resend and self._hub_holds is not None
+                if asked_again or time.monotonic() - last_journal_at >= VIEW_INTERVAL_S:
+                    last_journal_at = time.monotonic()
+                    while self._publish_journal() and not self._stop.is_set():
+                        pass
             except Exception:   # a fault of the network or the disk must not end the thread
                 log.exception("club publisher: will try again")
 
