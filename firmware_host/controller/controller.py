@@ -186,7 +186,18 @@ class Controller:
         self.resume_target: str | None = None
         self.orientation_journaled = True
         m.build_machine(self, initial=m.SETUP if resume is None else self._take_up(resume))
+        if self.state == m.SETUP:
+            self._take_the_board_as_left()
         self.scene = self._build_scene()
+
+    def _take_the_board_as_left(self) -> None:
+        """No game under way at start: the board lies as the journal's last game left it, until the
+        players clear it (magnet sensors see each stack's bottom checker: its pins say what lies above)."""
+        left = self.journal.last_board()
+        if left is not None:
+            self.cleared_position, orientation = left
+            if orientation is not None:
+                self.orientation = Orientation(orientation)
 
     def _load_chooser(self) -> None:
         """The trained bot as the chooser, where a seat or the hints need one and none was passed."""

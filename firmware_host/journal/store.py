@@ -221,6 +221,21 @@ class JournalReader:
             raise LookupError(f"the journal {self.path} has no match {match_id}")
         return events
 
+    def last_board(self) -> tuple[Position, str | None] | None:
+        """The board as the journal last knew it: the latest game's last position (its start, a play's
+        or a referee's) and how the board lay (its orientation; None where not journaled); None before
+        any game. A board stays as its last game left it until the players clear it."""
+        started = self._select("WHERE kind = ?", (Kind.GAME_STARTED.value,), order="seq DESC", limit=1)
+        if not started:
+            return None
+        game = started[0]
+        position = Position.from_json(game.data["position"])
+        for event in self._select("WHERE seq > ? AND match_id = ? AND kind IN (?, ?)",
+                                  (game.seq, game.match_id, Kind.PLAY.value, Kind.REFEREE.value)):
+            if event.data.get("position") is not None:
+                position = Position.from_json(event.data["position"])
+        return position, game.data.get("orientation")
+
     def match_ids(self) -> list[int]:
         """The matches' numbers, oldest first."""
         return [event.match_id for event in self._select("WHERE kind = ?", (Kind.MATCH_STARTED.value,))]

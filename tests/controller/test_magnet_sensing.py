@@ -105,27 +105,23 @@ def before_the_mother_pin(pinned: int) -> Position:
 CLEARED_FOR = {"fevga": 12, "portes": 13}
 
 
-@pytest.mark.parametrize("orientation", list(Orientation))
-@pytest.mark.parametrize("next_game", sorted(CLEARED_FOR))
-def test_clearing_a_board_with_pins_takes_every_checker_from_the_top_of_its_stack(tmp_path, orientation, next_game):
-    """The whole path: a physical board of stacks (the pinned checker at the bottom) laid either way round, as
-    the sensors' channels report it with colour by magnet, the controller's setup guidance followed one
-    checker at a time. The way round the next game is being set up is judged afresh at every reading (from
-    counts in the bottom colours, it need not be the cleared game's), while the cleared board's pins lie
-    where the cleared game's orientation put them: each is looked up in its own orientation."""
+def location(name: str) -> str | int:
+    return int(name) if name.isdigit() else name
+
+
+def mother_pinned_on_the_board(tmp_path, orientation, match: MatchRules, pinned: int):
+    """A rig whose plakoto game has just ended by a mother pin (White's 4/1 and 10/5 on 3-5) while Black
+    still pins a White checker on `pinned`, and the physical board of stacks showing it (the pinned
+    checkers at the bottom), as the sensors' channels report it with colour by magnet."""
     channels = load_config(None).sensing.sensors.channels
-    rig = Rig(tmp_path, match=MatchRules(sequence=("plakoto", next_game), target=5), sensing="magnet",
-              orientation=orientation)
-    before = before_the_mother_pin(CLEARED_FOR[next_game])
+    rig = Rig(tmp_path, match=match, sensing="magnet", orientation=orientation)
+    before = before_the_mother_pin(pinned)
     journal_game_at(rig, before, roll=(3, 5))
     rig.restart()
     board = SimBoard(laid_out(before, orientation))   # the pinned white checker lies under black's
 
     def show_board():
         show(rig, channels.reading(tuple(board.channel_counts(channels, "magnet"))))
-
-    def location(name: str) -> str | int:
-        return int(name) if name.isdigit() else name
 
     show_board()
     assert rig.state == "moving"
@@ -134,9 +130,12 @@ def test_clearing_a_board_with_pins_takes_every_checker_from_the_top_of_its_stac
     show_board()
     assert rig.controller.verdict.kind == "complete"
     rig.press()
-    assert rig.state == "game_over"
-    rig.wait(rig.controller.timings.game_over_s)
-    assert rig.state == "setup" and rig.controller.variant == next_game
+    return rig, board, show_board
+
+
+def clear_by_the_lights(rig, board: SimBoard, show_board) -> None:
+    """Follow the setup guidance one checker at a time, each taken from the top of its stack."""
+    show_board()
     for _ in range(4 * 2 * 15):
         if rig.state != "setup":
             break
@@ -145,8 +144,42 @@ def test_clearing_a_board_with_pins_takes_every_checker_from_the_top_of_its_stac
             assert board.top(int(step.origin)) == step.color.value, f"{step}: the checker lies under the other colour"
         board.slide(location(step.origin), location(step.destination), step.color.value)
         show_board()
+
+
+@pytest.mark.parametrize("orientation", list(Orientation))
+@pytest.mark.parametrize("next_game", sorted(CLEARED_FOR))
+def test_clearing_a_board_with_pins_takes_every_checker_from_the_top_of_its_stack(tmp_path, orientation, next_game):
+    """The whole path: a physical board of stacks laid either way round, the controller's setup guidance
+    followed one checker at a time. The way round the next game is being set up is judged afresh at every
+    reading (from counts in the bottom colours, it need not be the cleared game's), while the cleared
+    board's pins lie where the cleared game's orientation put them: each is looked up in its own orientation."""
+    rig, board, show_board = mother_pinned_on_the_board(
+        tmp_path, orientation, MatchRules(sequence=("plakoto", next_game), target=5), CLEARED_FOR[next_game])
+    assert rig.state == "game_over"
+    rig.wait(rig.controller.timings.game_over_s)
+    assert rig.state == "setup" and rig.controller.variant == next_game
+    clear_by_the_lights(rig, board, show_board)
     assert rig.state == "awaiting_roll"   # the set-up board is taken: the winner of the mother pin rolls first
     assert board.reading() in {laid_out(Position.start(next_game), way) for way in Orientation}
+
+
+@pytest.mark.parametrize("orientation", [Orientation.AS_WIRED, Orientation.MIRRORED])
+@pytest.mark.parametrize("target", [5, 2], ids=["between games", "after the match"])
+def test_a_restart_before_the_board_is_cleared_still_knows_what_lies_under_its_stacks(tmp_path, orientation, target):
+    """The service restarts (a power cut) once the game is over and before the players clear the board:
+    with no game under way, the journal's last board says which checkers lie under the stacks (the test
+    service's players met a guidance step from a point holding no such checker, CI 2026-11-28)."""
+    rig, board, show_board = mother_pinned_on_the_board(
+        tmp_path, orientation, MatchRules(sequence=("plakoto", "portes"), target=target), CLEARED_FOR["portes"])
+    assert rig.state == "game_over"
+    if target == 2:   # the mother pin's 2 points won the match
+        rig.wait(rig.controller.timings.game_over_s)
+        assert rig.state == "match_over"
+    rig.restart(match=MatchRules(sequence=("portes",), target=3))
+    assert rig.state == "setup"
+    clear_by_the_lights(rig, board, show_board)
+    assert rig.state in ("awaiting_roll", "opening_roll")
+    assert board.reading() in {laid_out(Position.start("portes"), way) for way in Orientation}
 
 
 # Neverfinishing, Black to play 6-3 (the soak's match seed 2424513439): Black's 14 checkers on its last
