@@ -25,6 +25,10 @@ CREATE TABLE IF NOT EXISTS views (board TEXT PRIMARY KEY, view TEXT);
 CREATE TABLE IF NOT EXISTS online (board TEXT PRIMARY KEY, up INTEGER);
 CREATE TABLE IF NOT EXISTS seatings (board TEXT, stream TEXT, match INTEGER, white TEXT, black TEXT,
                                      PRIMARY KEY (board, stream, match));
+CREATE TABLE IF NOT EXISTS tournaments (id INTEGER PRIMARY KEY, name TEXT, kind TEXT, players TEXT,
+                                        rounds INTEGER, after INTEGER);
+CREATE TABLE IF NOT EXISTS tournament_actions (id INTEGER PRIMARY KEY, tournament INTEGER, action TEXT,
+                                               round INTEGER, winner TEXT, loser TEXT, after INTEGER);
 """
 
 
@@ -100,7 +104,7 @@ class HubStore:
             elif kind == "game_ended" and game in entry["games"]:
                 entry["games"][game].update(result=record.get("result"), accepted=row)
             elif kind == "match_ended":
-                entry["ended"] = {key: record.get(key) for key in ("reason", "winner", "score")}
+                entry["ended"] = {**{key: record.get(key) for key in ("reason", "winner", "score")}, "accepted": row}
         listing = []
         for key, entry in found.items():
             white, black = seatings.get(key, (None, None))
@@ -122,3 +126,31 @@ class HubStore:
 
     def ladder(self) -> Ladder:
         return Ladder.of(self.results())
+
+    # -- tournaments (firmware_host/hub/tournaments.py replays them) --------------------------------------
+    # Each row notes `after`: the last message kept when it was written, so that a replay puts the
+    # director's actions and the boards' results in the order they happened.
+
+    def add_tournament(self, name: str, kind: str, players: list[str], rounds: int | None) -> int:
+        with self._lock:
+            return self._db.execute("INSERT INTO tournaments (name, kind, players, rounds, after) VALUES "
+                                    "(?, ?, ?, ?, (SELECT coalesce(max(rowid), 0) FROM messages))",
+                                    (name, kind, json.dumps(players), rounds)).lastrowid
+
+    def add_tournament_action(self, tournament: int, action: str, round_number: int,
+                              winner: str | None = None, loser: str | None = None) -> None:
+        self._run("INSERT INTO tournament_actions (tournament, action, round, winner, loser, after) VALUES "
+                  "(?, ?, ?, ?, ?, (SELECT coalesce(max(rowid), 0) FROM messages))",
+                  (tournament, action, round_number, winner, loser))
+
+    def tournaments(self) -> list[dict[str, Any]]:
+        """Every tournament with the director's actions on it, in order, newest tournament first."""
+        actions: dict[int, list[dict[str, Any]]] = {}
+        for tournament, action, round_number, winner, loser, after in self._run(
+                "SELECT tournament, action, round, winner, loser, after FROM tournament_actions ORDER BY id"):
+            actions.setdefault(tournament, []).append({"action": action, "round": round_number, "winner": winner,
+                                                       "loser": loser, "after": after})
+        return [{"id": number, "name": name, "kind": kind, "players": json.loads(players), "rounds": rounds,
+                 "after": after, "actions": actions.get(number, [])}
+                for number, name, kind, players, rounds, after in
+                self._run("SELECT id, name, kind, players, rounds, after FROM tournaments ORDER BY id DESC")]
