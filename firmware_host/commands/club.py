@@ -63,6 +63,7 @@ def run_key(args: argparse.Namespace) -> int:
 def run_hub(args: argparse.Namespace) -> int:
     from firmware_host.hub.listener import HubListener
     from firmware_host.hub.store import HubStore
+    from firmware_host.service.addresses import lan_urls
     try:
         from firmware_host.hub.web import create_hub_app
         from firmware_host.web.server import PortBusy, listen, serve
@@ -83,7 +84,9 @@ def run_hub(args: argparse.Namespace) -> int:
                    ca_file=None if config.ca_file is None else str(config.ca_file))
     print(f"tavli-board club hub: club {config.club}, {len(config.boards)} boards, broker {config.host}:{config.port}, "
           f"records in {config.database}", flush=True)
-    print(f"the café screen: http://{config.web_host}:{config.web_port}/", flush=True)
+    # On the café's network: the addresses a TV or a phone opens; else this machine's own.
+    urls = lan_urls(config.web_host, config.web_port) or [f"http://{config.web_host}:{config.web_port}/"]
+    print(f"the café screen: {' or '.join(urls)}", flush=True)
     try:
         serve(create_hub_app(config, store), sock)   # until SIGINT or SIGTERM
     finally:
