@@ -80,6 +80,7 @@ def run_hub(args: argparse.Namespace) -> int:
     signal.signal(signal.SIGTERM, _stop_hub)
     store = HubStore(config.database)
     listener = HubListener(store, config.club, config.boards)
+    app = create_hub_app(config, store, listener)   # before the listener starts: it misses no change
     listener.start(config.host, config.port, username=config.username, password=config.password(), tls=config.tls,
                    ca_file=None if config.ca_file is None else str(config.ca_file))
     print(f"tavli-board club hub: club {config.club}, {len(config.boards)} boards, broker {config.host}:{config.port}, "
@@ -88,7 +89,7 @@ def run_hub(args: argparse.Namespace) -> int:
     urls = lan_urls(config.web_host, config.web_port) or [f"http://{config.web_host}:{config.web_port}/"]
     print(f"the café screen: {' or '.join(urls)}", flush=True)
     try:
-        serve(create_hub_app(config, store), sock)   # until SIGINT or SIGTERM
+        serve(app, sock)   # until SIGINT or SIGTERM
     finally:
         listener.close()
         store.close()

@@ -81,10 +81,17 @@ class HubStore:
         self._run("INSERT OR REPLACE INTO seatings VALUES (?, ?, ?, ?, ?)", (key.board, key.stream, key.match, white, black))
 
     def tables(self, boards: list[str]) -> list[dict[str, Any]]:
-        """Every registered board: its latest view and whether it is connected, for the café screen."""
-        views = {board: json.loads(view) for board, view in self._run("SELECT board, view FROM views")}
-        online = {board: bool(up) for board, up in self._run("SELECT board, up FROM online")}
+        """The boards named: each one's latest view and whether it is connected, for the café screen."""
+        among = f"WHERE board IN ({', '.join('?' * len(boards))})"
+        views = {board: json.loads(view) for board, view in self._run(f"SELECT board, view FROM views {among}", tuple(boards))}
+        online = {board: bool(up) for board, up in self._run(f"SELECT board, up FROM online {among}", tuple(boards))}
         return [{"board": board, "online": online.get(board, False), "view": views.get(board)} for board in boards]
+
+    def seated(self, board: str, match: int) -> tuple[str, str] | None:
+        """Who plays `board`'s match `match` (of its newest journal where several hold that number)."""
+        rows = self._run("SELECT white, black FROM seatings WHERE board = ? AND match = ? ORDER BY rowid DESC LIMIT 1",
+                         (board, match))
+        return rows[0] if rows else None
 
     def matches(self) -> list[dict[str, Any]]:
         """Every match the boards journaled, newest first: its games' variants and results, how it

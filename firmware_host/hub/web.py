@@ -1,14 +1,14 @@
 """The club hub's pages (`tavli-board club hub`): the café screen, the club's history, the ladder and
 the tournaments, a Starlette application behind the companion's doors.
 
-    app = create_hub_app(config, store)     # the hub's configuration and its records
+    app = create_hub_app(config, store, listener)   # the hub's configuration, records and ear on the broker
     serve(app, listen(config.web_host, config.web_port))      # firmware_host/web/server.py
 
 Pages (HTML from `pages.py`; the style and page kit from the companion's /static, the hub's script and
-style from /hub): Tables (the café screen), History, Ladder, Tournaments. The café screen asks for
-`/api/tables` every second or two (short polling: one small request, answered from a copy at most
-half a second old however many screens ask) and fetches a table's drawing (`/tables/BOARD.svg?v=…`)
-only when its view changed. The director's changes are JSON POSTs with the companion's checks
+style from /hub): Tables (the café screen), History, Ladder, Tournaments. The café screen follows
+server-sent events (`/events`): every table at first, then each table that changed as the listener
+keeps what its board sent (worked out once, whatever the number of screens; at most `MAX_STREAMS`
+screens at once), and fetches a table's drawing (`/tables/BOARD.svg?v=…`) only when its view changed. The director's changes are JSON POSTs with the companion's checks
 (`web.app.json_body`: JSON, size, time, CSRF and Origin) and its PIN guard (`web.app.check_pin`,
 `web.guard.PinGuard`: wrong PINs limited per client and in total); every request must name the hub as
 its Host (`web.guard.HostCheck`); the server bounds every connection (`web.server`).
@@ -16,10 +16,11 @@ its Host (`web.guard.HostCheck`); the server bounds every connection (`web.serve
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import hashlib
 import json
 import logging
-import time
+import threading
 from pathlib import Path
 from typing import Any
 
@@ -27,7 +28,7 @@ from starlette.applications import Starlette
 from starlette.exceptions import HTTPException
 from starlette.middleware import Middleware
 from starlette.requests import Request
-from starlette.responses import JSONResponse, Response
+from starlette.responses import JSONResponse, Response, StreamingResponse
 from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 
@@ -35,65 +36,104 @@ from firmware_host import __version__
 from firmware_host.club.tournament import TournamentError
 from firmware_host.hub import pages, tournaments
 from firmware_host.hub.config import HubConfig
+from firmware_host.hub.listener import HubListener
 from firmware_host.hub.store import HubStore
-from firmware_host.web.app import STATIC, Refused, check_pin, html_page, json_body, refused, svg_response, view_svg
+from firmware_host.web.app import (STATIC, STREAM_KEEPALIVE_S, Refused, check_pin, html_page, json_body, refused,
+                                   sse_event, svg_response, view_svg)
 from firmware_host.web.guard import HostCheck, PinGuard, served_names
 
 log = logging.getLogger(__name__)
 
 HUB_STATIC = Path(__file__).resolve().parent / "static"
-TABLES_FRESH_S = 0.5       # the café screens' answer is made at most this often, whatever their number
+MAX_STREAMS = 64           # café screens and phones watching at once
+RECONNECT_MS = 3000        # a screen whose stream broke connects again after this
 HISTORY_SHOWN = 200
 
 
-class Hub:
-    """The application's state: the configuration, the records, the PIN guard, the tables' drawings."""
+class Tables:
+    """The café screen's tables: each board's facts and drawing, brought up to date board by board as
+    the listener keeps what the boards send (`changed`, from the broker's thread), worked out once
+    however many screens watch."""
 
-    def __init__(self, config: HubConfig, store: HubStore) -> None:
-        self.config, self.store = config, store
-        self.pin_guard = PinGuard()
-        self._tables: tuple[float, dict[str, Any]] | None = None
-        self._drawings: dict[str, tuple[str, str]] = {}   # board -> (its view's version, the SVG)
-        self._lock = asyncio.Lock()
+    def __init__(self, store: HubStore, boards: list[str], follows_listener: bool) -> None:
+        self.store, self.boards = store, boards
+        self.follows_listener = follows_listener    # else every look reads every board again
+        self.entries: dict[str, dict[str, Any]] = {board: {"board": board, "online": False, "version": None}
+                                                   for board in boards}
+        self.drawings: dict[str, tuple[str, str]] = {}   # board -> (its view's version, the SVG)
+        self.streams = 0
+        self._dirty = set(boards)
+        self._dirty_lock = threading.Lock()
+        self._refreshing = asyncio.Lock()
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._change = asyncio.Event()
 
-    async def check_pin(self, request: Request, body: dict[str, Any]) -> None:
-        await check_pin(self.pin_guard, self.config.pin, request, body)
+    def attach(self, loop: asyncio.AbstractEventLoop) -> None:
+        self._loop = loop
 
-    async def tables(self) -> dict[str, Any]:
-        async with self._lock:
-            if self._tables is None or time.monotonic() - self._tables[0] >= TABLES_FRESH_S:
-                self._tables = (time.monotonic(), await asyncio.to_thread(self._read_tables))
-            return self._tables[1]
+    def changed(self, board: str) -> None:
+        """A board's view, presence, records or seating changed (from any thread)."""
+        with self._dirty_lock:
+            self._dirty.add(board)
+        if self._loop is not None:
+            self._loop.call_soon_threadsafe(self._wake)
 
-    def _read_tables(self) -> dict[str, Any]:
-        seated = {(match["board"], match["match"]): match for match in reversed(self.store.matches())}
-        tables = []
-        for table in self.store.tables(sorted(self.config.boards)):
+    def _wake(self) -> None:
+        self._change.set()
+        self._change = asyncio.Event()     # each watcher waits on the event that was current when it looked
+
+    def next_change(self) -> asyncio.Event:
+        return self._change
+
+    async def current(self) -> list[dict[str, Any]]:
+        """Every table as it stands now (the boards changed since the last look worked out again)."""
+        async with self._refreshing:
+            with self._dirty_lock:
+                dirty, self._dirty = self._dirty, set() if self.follows_listener else set(self.boards)
+            if dirty:
+                await asyncio.to_thread(self._refresh, sorted(dirty))
+        return [self.entries[board] for board in self.boards]
+
+    def _refresh(self, boards: list[str]) -> None:
+        for table in self.store.tables(boards):
             view, board = table["view"], table["board"]
             entry = {"board": board, "online": table["online"], "version": None}
             if isinstance(view, dict):
                 entry.update(table_facts(view))
                 entry["version"] = self._draw(board, view)
-                match = seated.get((board, entry["match"]))
-                entry["players"] = {"white": match and match["white"], "black": match and match["black"]}
-            tables.append(entry)
-        return {"club": self.config.club, "tables": tables}
+                seated = self.store.seated(board, entry["match"]) if isinstance(entry["match"], int) else None
+                entry["players"] = {"white": seated and seated[0], "black": seated and seated[1]}
+            self.entries[board] = entry
 
     def _draw(self, board: str, view: dict[str, Any]) -> str | None:
         """The version of the board's drawing (None: its view cannot be drawn), drawn once per view."""
         version = hashlib.sha256(json.dumps(view, sort_keys=True).encode()).hexdigest()[:16]
-        if self._drawings.get(board, ("",))[0] != version:
+        if self.drawings.get(board, ("",))[0] != version:
             try:
-                self._drawings[board] = (version, view_svg(view))
+                self.drawings[board] = (version, view_svg(view))
             except (KeyError, TypeError, ValueError, AttributeError) as error:   # a view of another version
                 log.warning("hub: %s's view cannot be drawn: %s", board, str(error)[:200])
-                self._drawings.pop(board, None)
+                self.drawings.pop(board, None)
                 return None
         return version
 
     def drawing(self, board: str) -> str | None:
-        known = self._drawings.get(board)
+        known = self.drawings.get(board)
         return None if known is None else known[1]
+
+
+class Hub:
+    """The application's state: the configuration, the records, the PIN guard, the tables."""
+
+    def __init__(self, config: HubConfig, store: HubStore, listener: HubListener | None) -> None:
+        self.config, self.store = config, store
+        self.pin_guard = PinGuard()
+        self.tables = Tables(store, sorted(config.boards), follows_listener=listener is not None)
+        if listener is not None:
+            listener.on_change = self.tables.changed
+
+    async def check_pin(self, request: Request, body: dict[str, Any]) -> None:
+        await check_pin(self.pin_guard, self.config.pin, request, body)
 
 
 def table_facts(view: dict[str, Any]) -> dict[str, Any]:
@@ -117,14 +157,46 @@ def page(name: str):
 
 
 async def api_tables(request: Request) -> Response:
-    return JSONResponse(await request.app.state.hub.tables(), headers={"Cache-Control": "no-store"})
+    hub: Hub = request.app.state.hub
+    return JSONResponse({"club": hub.config.club, "tables": await hub.tables.current()},
+                        headers={"Cache-Control": "no-store"})
+
+
+async def events(request: Request) -> Response:
+    """Server-sent events for the café screen: `tables` with every table at first, then with the
+    tables that changed, as they change; a comment every 15 s keeps proxies from closing the stream."""
+    tables: Tables = request.app.state.hub.tables
+    if tables.streams >= MAX_STREAMS:
+        raise Refused(429, f"{MAX_STREAMS} screens watch already: try again later")
+
+    async def stream():
+        tables.streams += 1
+        sent: dict[str, dict[str, Any]] = {}
+        try:
+            yield f"retry: {RECONNECT_MS}\n\n"
+            while True:
+                change = tables.next_change()       # taken before looking: a change meanwhile wakes at once
+                fresh = [table for table in await tables.current() if sent.get(table["board"]) != table]
+                if fresh:
+                    sent.update((table["board"], table) for table in fresh)
+                    yield sse_event("tables", {"tables": fresh})
+                try:
+                    await asyncio.wait_for(change.wait(), STREAM_KEEPALIVE_S)
+                except TimeoutError:
+                    yield ": still here\n\n"
+        finally:
+            tables.streams -= 1
+
+    return StreamingResponse(stream(), media_type="text/event-stream",
+                             headers={"Cache-Control": "no-store", "X-Accel-Buffering": "no"})
 
 
 async def table_svg(request: Request) -> Response:
     hub: Hub = request.app.state.hub
     board = request.path_params["board"]
-    await hub.tables()
-    svg = hub.drawing(board) if board in hub.config.boards else None
+    if board in hub.config.boards:
+        await hub.tables.current()
+    svg = hub.tables.drawing(board) if board in hub.config.boards else None
     if svg is None:
         raise Refused(404, f"no drawing of {board[:40]!r}: not one of the club's boards, or no view from it yet")
     return svg_response(svg)
@@ -208,6 +280,7 @@ async def seat_pairing(request: Request) -> Response:
     if board not in hub.config.boards:
         raise Refused(404, f"{board[:40]!r} is not one of the club's boards; boards: {', '.join(sorted(hub.config.boards))}")
     key = await _act(hub, tournaments.seat, number, board, _text(body, "first"), _text(body, "second"))
+    hub.tables.changed(board)      # the café screen names the players
     return JSONResponse({"board": key.board, "match": key.match, "white": body["first"], "black": body["second"]})
 
 
@@ -218,6 +291,8 @@ async def correct_result(request: Request) -> Response:
     if not isinstance(round_number, int) or isinstance(round_number, bool):
         raise Refused(400, "round: the round's number, from 1")
     await _act(hub, tournaments.correct, number, round_number, _text(body, "winner"), _text(body, "loser"))
+    for board in hub.config.boards:     # a match may have been seated the other way round
+        hub.tables.changed(board)
     return JSONResponse({"corrected": True})
 
 
@@ -230,10 +305,19 @@ async def next_round(request: Request) -> Response:
 
 # == the application ==========================================================================================
 
-def create_hub_app(config: HubConfig, store: HubStore) -> Starlette:
-    hub = Hub(config, store)
+def create_hub_app(config: HubConfig, store: HubStore, listener: HubListener | None = None) -> Starlette:
+    """The hub's pages on `store`; the café screen follows what `listener` keeps (None: the records as
+    they stand when asked)."""
+    hub = Hub(config, store, listener)
+
+    @contextlib.asynccontextmanager
+    async def lifespan(app: Starlette):
+        hub.tables.attach(asyncio.get_running_loop())
+        yield
+
     routes = [
         *[Route(path, page(name)) for name, path in pages.PATHS.items()],
+        Route("/events", events),
         Route("/api/tables", api_tables),
         Route("/tables/{board}.svg", table_svg),
         Route("/api/matches", api_matches),
@@ -246,7 +330,7 @@ def create_hub_app(config: HubConfig, store: HubStore) -> Starlette:
         Mount("/static", StaticFiles(directory=STATIC), name="static"),
         Mount("/hub", StaticFiles(directory=HUB_STATIC), name="hub"),
     ]
-    app = Starlette(routes=routes, exception_handlers={HTTPException: refused},
+    app = Starlette(routes=routes, lifespan=lifespan, exception_handlers={HTTPException: refused},
                     middleware=[Middleware(HostCheck, names=served_names((), config.web_host))])
     app.state.hub = hub
     return app

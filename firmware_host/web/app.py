@@ -231,7 +231,7 @@ async def events(request: Request) -> Response:
 
     async def stream():
         if not companion.link.connected:
-            yield _sse("link", {"connected": False})
+            yield sse_event("link", {"connected": False})
         subscription = companion.link.subscribe()
         # The wait for the next snapshot outlives each keep-alive comment: cancelling it would end the
         # subscription (a cancelled generator is closed), and the stream with an error 15 s later.
@@ -245,9 +245,9 @@ async def events(request: Request) -> Response:
                     continue
                 snapshot, waiting = waiting.result(), None
                 if snapshot is None:
-                    yield _sse("link", {"connected": False})
+                    yield sse_event("link", {"connected": False})
                     continue
-                yield _sse("snapshot", {"snapshot": snapshot, "svg": companion.snapshot_svg(snapshot),
+                yield sse_event("snapshot", {"snapshot": snapshot, "svg": companion.snapshot_svg(snapshot),
                                         "live": companion.link.connected})
         finally:
             if waiting is not None:
@@ -260,7 +260,7 @@ async def events(request: Request) -> Response:
                              headers={"Cache-Control": "no-store", "X-Accel-Buffering": "no"})
 
 
-def _sse(event: str, data: dict[str, Any]) -> str:
+def sse_event(event: str, data: dict[str, Any]) -> str:
     return f"event: {event}\ndata: {json.dumps(data, separators=(',', ':'))}\n\n"
 
 

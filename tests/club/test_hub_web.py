@@ -136,6 +136,9 @@ def test_a_request_from_elsewhere_or_not_json_is_refused(hub):
     assert hub.get("/tables/nobody.svg").status_code == 404
     assert hub.get("/nothing-here").status_code == 404
     assert hub.put("/api/tournaments").status_code == 405
+    hub.app.state.hub.tables.streams = 64                  # as many screens as the hub serves watch
+    crowded = hub.get("/events")
+    assert crowded.status_code == 429 and "64 screens watch already" in crowded.json()["error"]
     assert hub.store.tournaments() == []
 
 
@@ -173,9 +176,7 @@ def a_view(dice, turn="white") -> dict:
                       "score": {"white": 1, "black": 2, "target": 5}}}
 
 
-def test_the_tables_say_each_boards_view_and_draw_it_once_per_view(hub, monkeypatch):
-    import firmware_host.hub.web as hub_web
-    monkeypatch.setattr(hub_web, "TABLES_FRESH_S", 0)
+def test_the_tables_say_each_boards_view_and_draw_it_once_per_view(hub):
     assert hub.get("/api/tables").json()["tables"] == [{"board": "table-1", "online": False, "version": None}]
     hub.store.set_view("table-1", a_view([6, 5]))
     hub.store.set_online("table-1", True)
@@ -246,4 +247,44 @@ def test_a_correction_of_a_boards_result_seats_its_match_the_other_way_round(tmp
     assert (store.matches()[0]["match"], store.matches()[0]["white"], store.matches()[0]["black"]) == (match, "babis", "anna")
     assert [entry["player"] for entry in store.ladder().to_json()["hitting"]] == ["babis", "anna"]
     board.journal.close()
+    store.close()
+
+
+def next_event(lines, quiet_times: int = 50) -> dict:
+    """The next event's data, which must come before the stream's keep-alive comment `quiet_times` times."""
+    for line in lines:
+        if line.startswith("data: "):
+            return json.loads(line.removeprefix("data: "))
+        if line.startswith(":"):
+            quiet_times -= 1
+            assert quiet_times > 0, "the stream said nothing new"
+    raise AssertionError("the stream ended")
+
+
+def test_the_cafe_screens_stream_follows_what_the_listener_keeps(tmp_path, monkeypatch):
+    import firmware_host.hub.web as hub_web
+    from firmware_host.club.envelope import Signer
+    from firmware_host.hub.listener import HubListener
+
+    monkeypatch.setattr(hub_web, "STREAM_KEEPALIVE_S", 0.1)
+
+    key = Ed25519PrivateKey.generate()
+    path = tmp_path / "hub.toml"
+    path.write_text(f'club = "kefalonia"\n[boards]\ntable-1 = "{public_key_text(key.public_key())}"\n')
+    config = load_hub_config(path)
+    store = HubStore(config.database)
+    listener = HubListener(store, "kefalonia", config.boards)
+    signer = Signer("table-1", key)
+    with TestClient(create_hub_app(config, store, listener), base_url=BASE_URL) as client:
+        with client.stream("GET", "/events") as stream:
+            lines = stream.iter_lines()
+            assert next(lines) == "retry: 3000"
+            assert next_event(lines)["tables"] == [{"board": "table-1", "online": False, "version": None}]
+            # A view arrives from the broker: the stream says it at once, the one table that changed.
+            listener.handle("tavli/kefalonia/table-1/view", json.dumps(signer.seal("view", 1, a_view([4, 4]))).encode())
+            (table,) = next_event(lines)["tables"]
+            assert (table["board"], table["dice"], table["turn"]) == ("table-1", [4, 4], "white")
+            listener.handle("tavli/kefalonia/table-1/online", b"1")
+            assert next_event(lines)["tables"][0]["online"] is True
+        assert client.get("/api/tables").json()["tables"][0]["dice"] == [4, 4]
     store.close()

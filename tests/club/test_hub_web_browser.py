@@ -46,7 +46,7 @@ DOCS = Path(__file__).resolve().parents[2] / "docs"
 WAIT_S = 30
 CLUB = "kefalonia"
 PIN = "2468"
-TV, PHONE = (1280, 800), (390, 844)
+TV, PHONE = (1920, 1080), (390, 844)
 
 
 @pytest.fixture

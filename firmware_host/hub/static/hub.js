@@ -3,11 +3,11 @@
 "use strict";
 
 const DIE_FACES = ["", "\u2680", "\u2681", "\u2682", "\u2683", "\u2684", "\u2685"];
-const TABLES_EVERY_MS = 1500;          // the café screen's question; the hub answers from a copy of 0.5 s
 const TOURNAMENTS_EVERY_MS = 3000;
 const SLOWEST_MS = 15000;              // a hub that does not answer is asked again less and less often
 
-// Ask `fetchAndShow` now and again every `everyMs`, backing off while the hub does not answer.
+// Ask `fetchAndShow` now and again every `everyMs`, backing off while the hub does not answer (the
+// tournaments, history and ladder pages; the café screen has its event stream).
 function poll(fetchAndShow, everyMs) {
   let waitMs = everyMs;
   async function again() {
@@ -76,14 +76,15 @@ function tableCard(table) {
   return card;
 }
 
+// The café screen follows the hub's event stream: every table at first, then each one that changes.
 function setUpTables() {
   const shown = {};      // board -> the JSON its card was made from
-  poll(async () => {
-    const data = await getJSON("/api/tables");
+  const source = new EventSource("/events");
+  source.addEventListener("tables", (event) => {
+    $("#link-state").textContent = "live";
     const box = $("#tables");
-    if (!data.tables.length) return;
     if (!box.querySelector("article")) box.textContent = "";
-    for (const table of data.tables) {
+    for (const table of JSON.parse(event.data).tables) {
       const key = JSON.stringify(table);
       if (shown[table.board] === key) continue;
       shown[table.board] = key;
@@ -91,7 +92,9 @@ function setUpTables() {
       const old = box.querySelector(`article[data-board="${CSS.escape(table.board)}"]`);
       if (old) old.replaceWith(card); else box.append(card);
     }
-  }, TABLES_EVERY_MS);
+  });
+  // The browser connects again by itself (after the hub's `retry`); until then the screen says so.
+  source.addEventListener("error", () => { $("#link-state").textContent = "the hub is not answering: connecting again"; });
 }
 
 function resultText(match) {
