@@ -276,6 +276,16 @@ def test_a_director_runs_a_knockout_and_corrects_a_result_with_the_pin(tmp_path,
         assert hitting(hub) == {"anna": 1510.0, "dimitra": 1490.0}      # the ratings recomputed with it
         matches = hub.get("api/matches")["matches"]
         assert [(m["white"], m["black"]) for m in matches if m["match"] == match] == [("dimitra", "anna")]
+
+        # The other pairing played off the boards: the director gives its result, then pairs the final.
+        assert press(chromium, "#act-next") == "the round is not finished"
+        Select(chromium.find_element(By.ID, "act-pairing")).select_by_visible_text("round 1: babis – chryssa")
+        Select(chromium.find_element(By.ID, "act-winner")).select_by_value("chryssa")
+        assert press(chromium, "#act-correct") == "Corrected: chryssa won against babis."
+        assert press(chromium, "#act-next") == "The next round is paired."
+        wait(chromium, lambda: pairing_row(chromium, 2, "anna – chryssa") == ["anna – chryssa", "to play", ""],
+             "the final paired")
+        assert hitting(hub) == {"anna": 1510.0, "dimitra": 1490.0}     # a result off the boards rates no game
         chromium.execute_script("window.scrollTo(0, 0)")
         chromium.save_screenshot(str(shots / "club-tournament.png"))
         chromium.set_window_size(*PHONE)
@@ -295,6 +305,7 @@ def test_a_director_runs_a_knockout_and_corrects_a_result_with_the_pin(tmp_path,
         wait(chromium, lambda: chromium.find_elements(By.CSS_SELECTOR, "#history tbody tr"), "the history")
         cells = [cell.text for cell in chromium.find_elements(By.CSS_SELECTOR, "#history tbody tr td")]
         assert cells[:2] == ["table-2", str(match)] and cells[3:] == ["dimitra", "anna", "portes", "anna (black) won 0\u20131"]
+        chromium.save_screenshot(str(shots / "club-history.png"))
     finally:
         table_2.close()
         journal.close()
