@@ -84,6 +84,8 @@ def test_the_hub_process_records_a_boards_match_and_the_ladder_rates_it_once_sea
     ('colour = 1\n[boards]\n', ["colour: unknown key", "boards: no board"]),
     ('[broker]\nport = "x"\nwho = 1\n[boards]\n', ["broker.port: 'x' is not valid", "broker.who: unknown key"]),
     ('not toml [', ["is not valid TOML"]),
+    ('[boards]\n[web]\nport = 0\npin = "1234"\nwho = 1\n',
+     ["web.port: 0 is not valid", "web.pin: is not a hashed PIN", "web.who: unknown key"]),
 ])
 def test_a_bad_hub_configuration_names_every_problem(tmp_path, capsys, text, said):
     path = tmp_path / "hub.toml"

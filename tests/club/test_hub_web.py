@@ -142,6 +142,22 @@ def test_a_request_from_elsewhere_or_not_json_is_refused(hub):
     assert hub.store.tournaments() == []
 
 
+def test_a_taken_port_is_one_line_and_the_hub_does_not_start(tmp_path, capsys):
+    import socket
+
+    from firmware_host.cli import main
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        path = tmp_path / "hub.toml"
+        path.write_text(f'[boards]\ntable-1 = "{public_key_text(Ed25519PrivateKey.generate())}"\n'
+                        f'[web]\nport = {taken.getsockname()[1]}\n')
+        assert main(["club", "hub", "--config", str(path)]) == 2
+    error = capsys.readouterr().err
+    assert f"the hub's pages ([web] of {path}): cannot listen on 127.0.0.1:" in error and "Traceback" not in error
+    assert not (tmp_path / "hub.sqlite3").exists()       # nothing started
+
+
 def test_wrong_pins_lock_the_client_out_even_for_the_right_one(hub):
     for _ in range(CLIENT_TRIES):
         assert post(hub, "/api/tournaments", {**KNOCKOUT, "pin": "0000"}).status_code == 403
