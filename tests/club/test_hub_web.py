@@ -304,3 +304,17 @@ def test_the_cafe_screens_stream_follows_what_the_listener_keeps(tmp_path, monke
             assert next_event(lines)["tables"][0]["online"] is True
         assert client.get("/api/tables").json()["tables"][0]["dice"] == [4, 4]
     store.close()
+
+
+def test_without_a_directors_pin_nothing_changes(tmp_path):
+    path = tmp_path / "hub.toml"
+    path.write_text(f'[boards]\ntable-1 = "{public_key_text(Ed25519PrivateKey.generate())}"\n')
+    config = load_hub_config(path)
+    store = HubStore(config.database)
+    with TestClient(create_hub_app(config, store), base_url=BASE_URL) as client:
+        client.get("/")
+        assert client.get("/api/tournaments").json()["director"] is False
+        refused = post(client, "/api/tournaments", KNOCKOUT)
+        assert refused.status_code == 403 and "changes are turned off: no PIN is set" in refused.json()["error"]
+    assert store.tournaments() == []
+    store.close()

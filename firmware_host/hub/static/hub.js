@@ -231,6 +231,11 @@ function setUpTournaments() {
     if (!latest.tournaments.length) box.append(element("p", "No tournament yet.", {class: "muted"}));
     for (const tournament of latest.tournaments) box.append(tournamentSection(tournament));
     fillForms();
+    if (!latest.director) {     // the hub would refuse every change: say why before anyone tries
+      $("#director-pin").disabled = true;
+      say($("#director-message"), "Changes are off: the hub's configuration sets no director's PIN ([web] pin, " +
+          "the line `tavli-board web-pin` prints).", false);
+    }
   }
   async function act(path, body, done) {
     const answer = await post(path, {...body, pin: $("#director-pin").value});
