@@ -166,6 +166,11 @@ def _pin_parts(stored: str) -> tuple[int, int, int, bytes, bytes] | None:
     return n, r, p, salt, digest
 
 
+def is_pin_hash(stored: str) -> bool:
+    """Whether `stored` is a line `tavli-board web-pin` could have printed (the PIN hashed)."""
+    return _pin_parts(stored) is not None
+
+
 def pin_matches(stored: str, pin: str) -> bool:
     """Whether `pin` is the one hashed in `stored` (compared in constant time)."""
     parts = _pin_parts(stored)
@@ -499,7 +504,7 @@ def _web_settings(problems: _Collector, table: Table | None, relative_to: Path |
     if table is None:
         return defaults
     pin = problems.read(table.string, "pin", default=None)
-    if pin is not None and _pin_parts(pin) is None:
+    if pin is not None and not is_pin_hash(pin):
         problems.add("web.pin", "is not a hashed PIN", "the line `tavli-board web-pin` prints")
         pin = None
     hosts = table.data.get("hosts", [])

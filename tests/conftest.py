@@ -78,3 +78,25 @@ def _hermetic_home(monkeypatch, tmp_path_factory):
     monkeypatch.setenv("XDG_RUNTIME_DIR", str(runtime))
     yield
     shutil.rmtree(runtime, ignore_errors=True)
+
+
+@pytest.fixture(scope="module")
+def chromium():
+    """A real headless Chromium (Debian's chromium and chromium-driver, through Selenium), 1100x900, on a
+    profile of its own; the test is skipped where they are not installed."""
+    browser_binary = Path("/usr/bin/chromium")
+    driver_binary = shutil.which("chromedriver") or "/usr/bin/chromedriver"
+    if not browser_binary.exists() or not Path(driver_binary).exists():
+        pytest.skip("chromium and chromium-driver are not installed (scripts/system-packages.sh installs them)")
+    webdriver = pytest.importorskip("selenium.webdriver", reason="selenium is not installed (the test extra)")
+    profile = tempfile.mkdtemp(prefix="tb-chromium-")
+    options = webdriver.ChromeOptions()
+    options.binary_location = str(browser_binary)
+    for flag in ("--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
+                 "--disable-component-update", "--disable-sync", "--no-first-run", "--disable-dev-shm-usage",
+                 f"--user-data-dir={profile}", "--window-size=1100,900"):
+        options.add_argument(flag)
+    driver = webdriver.Chrome(service=webdriver.ChromeService(executable_path=driver_binary), options=options)
+    yield driver
+    driver.quit()
+    shutil.rmtree(profile, ignore_errors=True)

@@ -47,7 +47,9 @@ ALLOWED: dict[str, set[str]] = {
     "demo": BELOW_APP | {"app", "service"},
     "web": BELOW_APP | {"app", "service"},
     "hil": BELOW_APP | {"app", "service", "demo"},
-    "hub": BELOW_APP,                         # the club's hub: the broker's messages, its records, its pages
+    # the club's hub: the broker's messages, its records, its pages; the pages stand behind the companion's
+    # doors (web.guard, web.server, web.app's request checks and board drawing), one owner for each
+    "hub": BELOW_APP | {"web"},
     # the shell: the only place with argparse, stdin and stdout
     "commands": BELOW_APP | {"app"} | APPLICATIONS,
     "cli": {"commands"},

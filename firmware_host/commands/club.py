@@ -1,14 +1,13 @@
 """`tavli-board club`: boards that talk. On a board: `club key` prints the key it signs with, for the
 club's director to register. On the club's machine: `club hub` takes every board's view and journal
-from the broker; `club matches`, `club seat` and `club ladder` read and complete the hub's records."""
+from the broker and serves the club's pages (the café screen, history, ladder, tournaments);
+`club matches`, `club seat` and `club ladder` read and complete the hub's records."""
 from __future__ import annotations
 
 import argparse
 import contextlib
 import json
-import logging
 import signal
-import threading
 from pathlib import Path
 from typing import Any, Iterator
 
@@ -21,8 +20,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     key = actions.add_parser("key", help="print this board's public key (made on first use) for the club's hub")
     add_config_argument(key)
     key.set_defaults(handler=run_key)
-    hub = actions.add_parser("hub", help="take every board's signed view and journal from the club's broker, "
-                                         "until stopped (firmware_host/hub/config.py: the file's format)")
+    hub = actions.add_parser("hub", help="take every board's signed view and journal from the club's broker and serve "
+                                         "the café screen, history, ladder and tournaments, until stopped "
+                                         "(firmware_host/hub/config.py: the file's format; docs/club.md)")
     hub.add_argument("--config", type=Path, required=True, metavar="FILE", help="the hub's configuration")
     hub.set_defaults(handler=run_hub)
     for name, text in (("matches", "every match the boards journaled, newest first, as JSON"),
@@ -63,25 +63,41 @@ def run_key(args: argparse.Namespace) -> int:
 def run_hub(args: argparse.Namespace) -> int:
     from firmware_host.hub.listener import HubListener
     from firmware_host.hub.store import HubStore
+    from firmware_host.service.addresses import lan_urls
+    try:
+        from firmware_host.hub.web import create_hub_app
+        from firmware_host.web.server import PortBusy, listen, serve
+    except ImportError as error:
+        raise UsageError(f"the hub's pages need the `web` extra (pip install 'tavli-board[web]'): {error}") from None
 
     config = _hub_config(args.config)
-    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    try:
+        sock = listen(config.web_host, config.web_port)
+    except PortBusy as error:
+        raise UsageError(f"the hub's pages ([web] of {args.config}): {error}") from None
+    # A stop before the server takes the signals ends the hub as well; uvicorn hands the signal it took
+    # back to this handler once it has stopped: either way an orderly exit, status 0.
+    signal.signal(signal.SIGTERM, _stop_hub)
     store = HubStore(config.database)
     listener = HubListener(store, config.club, config.boards)
-    stop = threading.Event()
-    signal.signal(signal.SIGTERM, lambda *_: stop.set())
+    app = create_hub_app(config, store, listener)   # before the listener starts: it misses no change
     listener.start(config.host, config.port, username=config.username, password=config.password(), tls=config.tls,
                    ca_file=None if config.ca_file is None else str(config.ca_file))
     print(f"tavli-board club hub: club {config.club}, {len(config.boards)} boards, broker {config.host}:{config.port}, "
           f"records in {config.database}", flush=True)
+    # On the café's network: the addresses a TV or a phone opens; else this machine's own.
+    urls = lan_urls(config.web_host, config.web_port) or [f"http://{config.web_host}:{config.web_port}/"]
+    print(f"the café screen: {' or '.join(urls)}", flush=True)
     try:
-        stop.wait()
-    except KeyboardInterrupt:
-        pass
+        serve(app, sock)   # until SIGINT or SIGTERM
     finally:
         listener.close()
         store.close()
     return 0
+
+
+def _stop_hub(*_) -> None:
+    raise SystemExit(0)
 
 
 @contextlib.contextmanager

@@ -1,3 +1,4 @@
 """The club's hub (`tavli-board club hub`): one process beside the club's MQTT broker that takes every
 board's signed view and journal, keeps them in SQLite, and serves the café screen, the club's match
-history and the ladder. Boards never talk to it directly: everything comes through the broker."""
+history, the ladder and the tournaments (docs/club.md). Boards never talk to it directly: everything
+comes through the broker."""

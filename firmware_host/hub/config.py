@@ -11,6 +11,11 @@
     ca_file = "/etc/ssl/certs/club-ca.pem"          # optional, with tls
     [boards]                                        # every board of the club, by the key it signs with
     table-1 = "base64 Ed25519 public key (`tavli-board club key` on that board)"
+    [web]                                           # the hub's pages: the café screen, history, ladder, tournaments
+    host = "127.0.0.1"                              # 0.0.0.0: the café's network (a TV, the players' phones)
+    port = 8090
+    pin = "scrypt$..."                              # the director's PIN, as `tavli-board web-pin` prints it;
+                                                    # none: tournaments cannot be created or changed
 """
 from __future__ import annotations
 
@@ -21,7 +26,7 @@ from typing import Mapping
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
 
 from firmware_host.club.envelope import EnvelopeRefused, public_key_from_text
-from firmware_host.config import NAME_PATTERN
+from firmware_host.config import NAME_PATTERN, is_pin_hash
 from firmware_host.files import InputError, load_toml
 
 
@@ -40,6 +45,9 @@ class HubConfig:
     tls: bool
     ca_file: Path | None
     boards: Mapping[str, Ed25519PublicKey]
+    web_host: str = "127.0.0.1"
+    web_port: int = 8090
+    pin: str | None = None      # the director's, hashed
 
     def password(self) -> str | None:
         return None if self.password_file is None else self.password_file.read_text().strip()
@@ -60,12 +68,15 @@ def load_hub_config(path: Path) -> HubConfig:
             return default
         return value
 
-    for key in set(document) - {"club", "database", "broker", "boards"}:
-        problems.append(f"{path}: {key}: unknown key; allowed: club, database, broker, boards")
+    for key in set(document) - {"club", "database", "broker", "boards", "web"}:
+        problems.append(f"{path}: {key}: unknown key; allowed: club, database, broker, boards, web")
     broker = document.get("broker", {})
     boards = document.get("boards", {})
-    if not isinstance(broker, dict) or not isinstance(boards, dict):
-        raise HubConfigError(f"{path}: [broker] and [boards] are tables")
+    web = document.get("web", {})
+    if not isinstance(broker, dict) or not isinstance(boards, dict) or not isinstance(web, dict):
+        raise HubConfigError(f"{path}: [broker], [boards] and [web] are tables")
+    for key in set(web) - {"host", "port", "pin"}:
+        problems.append(f"{path}: web.{key}: unknown key; allowed: host, port, pin")
     for key in set(broker) - {"host", "port", "username", "password_file", "tls", "ca_file"}:
         problems.append(f"{path}: broker.{key}: unknown key; allowed: host, port, username, password_file, tls, ca_file")
     club = take(document, "club", str, "club")
@@ -85,6 +96,12 @@ def load_hub_config(path: Path) -> HubConfig:
     port = take(broker, "port", int, 8883 if tls else 1883, "broker.")
     if not 1 <= port <= 65535:
         problems.append(f"{path}: broker.port: {port} is not valid; allowed: 1 to 65535")
+    web_port = take(web, "port", int, 8090, "web.")
+    if not 1 <= web_port <= 65535:
+        problems.append(f"{path}: web.port: {web_port} is not valid; allowed: 1 to 65535")
+    pin = take(web, "pin", str, None, "web.")
+    if pin is not None and not is_pin_hash(pin):
+        problems.append(f"{path}: web.pin: is not a hashed PIN; allowed: the line `tavli-board web-pin` prints")
     def beside(value: str | None) -> Path | None:   # a relative path is taken from the file's folder
         return None if value is None else path.parent / Path(value).expanduser()
 
@@ -93,7 +110,7 @@ def load_hub_config(path: Path) -> HubConfig:
                        host=take(broker, "host", str, "localhost", "broker."), port=port,
                        username=take(broker, "username", str, None, "broker."),
                        password_file=optional_paths["password_file"], tls=tls, ca_file=optional_paths["ca_file"],
-                       boards=keys)
+                       boards=keys, web_host=take(web, "host", str, "127.0.0.1", "web."), web_port=web_port, pin=pin)
     if problems:
         raise HubConfigError("\n".join(problems))
     return config

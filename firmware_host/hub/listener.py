@@ -13,7 +13,7 @@ from __future__ import annotations
 import json
 import logging
 from collections import Counter
-from typing import Mapping
+from typing import Callable, Mapping
 
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
 
@@ -29,6 +29,7 @@ class HubListener:
         self.verifier = Verifier(keys, dict(store.last_accepted()))
         self.refused: Counter[str] = Counter()
         self.client = None
+        self.on_change: Callable[[str], None] | None = None   # told the board whose view, presence or records changed
 
     def handle(self, topic: str, payload: bytes) -> None:
         """One message from the broker (paho's thread calls this; tests call it directly)."""
@@ -39,6 +40,7 @@ class HubListener:
         if leaf == "online":
             if board in self.verifier.keys:
                 self.store.set_online(board, payload == b"1")
+                self._changed(board)
             return
         try:
             envelope = json.loads(payload)
@@ -62,6 +64,11 @@ class HubListener:
         elif leaf == "journal" and isinstance(body, dict):
             self.store.keep(board, stream, seq, body)
             self._acknowledge(board, stream, seq)
+        self._changed(board)
+
+    def _changed(self, board: str) -> None:
+        if self.on_change is not None:
+            self.on_change(board)
 
     def _acknowledge(self, board: str, stream: str, seq: int) -> None:
         """The last record of `stream` the hub holds (retained: a board that connects later reads it)."""

@@ -25,6 +25,10 @@ CREATE TABLE IF NOT EXISTS views (board TEXT PRIMARY KEY, view TEXT);
 CREATE TABLE IF NOT EXISTS online (board TEXT PRIMARY KEY, up INTEGER);
 CREATE TABLE IF NOT EXISTS seatings (board TEXT, stream TEXT, match INTEGER, white TEXT, black TEXT,
                                      PRIMARY KEY (board, stream, match));
+CREATE TABLE IF NOT EXISTS tournaments (id INTEGER PRIMARY KEY, name TEXT, kind TEXT, players TEXT,
+                                        rounds INTEGER, after INTEGER);
+CREATE TABLE IF NOT EXISTS tournament_actions (id INTEGER PRIMARY KEY, tournament INTEGER, action TEXT,
+                                               round INTEGER, winner TEXT, loser TEXT, after INTEGER);
 """
 
 
@@ -77,10 +81,17 @@ class HubStore:
         self._run("INSERT OR REPLACE INTO seatings VALUES (?, ?, ?, ?, ?)", (key.board, key.stream, key.match, white, black))
 
     def tables(self, boards: list[str]) -> list[dict[str, Any]]:
-        """Every registered board: its latest view and whether it is connected, for the café screen."""
-        views = {board: json.loads(view) for board, view in self._run("SELECT board, view FROM views")}
-        online = {board: bool(up) for board, up in self._run("SELECT board, up FROM online")}
+        """The boards named: each one's latest view and whether it is connected, for the café screen."""
+        among = f"WHERE board IN ({', '.join('?' * len(boards))})"
+        views = {board: json.loads(view) for board, view in self._run(f"SELECT board, view FROM views {among}", tuple(boards))}
+        online = {board: bool(up) for board, up in self._run(f"SELECT board, up FROM online {among}", tuple(boards))}
         return [{"board": board, "online": online.get(board, False), "view": views.get(board)} for board in boards]
+
+    def seated(self, board: str, match: int) -> tuple[str, str] | None:
+        """Who plays `board`'s match `match` (of its newest journal where several hold that number)."""
+        rows = self._run("SELECT white, black FROM seatings WHERE board = ? AND match = ? ORDER BY rowid DESC LIMIT 1",
+                         (board, match))
+        return rows[0] if rows else None
 
     def matches(self) -> list[dict[str, Any]]:
         """Every match the boards journaled, newest first: its games' variants and results, how it
@@ -100,7 +111,7 @@ class HubStore:
             elif kind == "game_ended" and game in entry["games"]:
                 entry["games"][game].update(result=record.get("result"), accepted=row)
             elif kind == "match_ended":
-                entry["ended"] = {key: record.get(key) for key in ("reason", "winner", "score")}
+                entry["ended"] = {**{key: record.get(key) for key in ("reason", "winner", "score")}, "accepted": row}
         listing = []
         for key, entry in found.items():
             white, black = seatings.get(key, (None, None))
@@ -122,3 +133,31 @@ class HubStore:
 
     def ladder(self) -> Ladder:
         return Ladder.of(self.results())
+
+    # -- tournaments (firmware_host/hub/tournaments.py replays them) --------------------------------------
+    # Each row notes `after`: the last message kept when it was written, so that a replay puts the
+    # director's actions and the boards' results in the order they happened.
+
+    def add_tournament(self, name: str, kind: str, players: list[str], rounds: int | None) -> int:
+        with self._lock:
+            return self._db.execute("INSERT INTO tournaments (name, kind, players, rounds, after) VALUES "
+                                    "(?, ?, ?, ?, (SELECT coalesce(max(rowid), 0) FROM messages))",
+                                    (name, kind, json.dumps(players), rounds)).lastrowid
+
+    def add_tournament_action(self, tournament: int, action: str, round_number: int,
+                              winner: str | None = None, loser: str | None = None) -> None:
+        self._run("INSERT INTO tournament_actions (tournament, action, round, winner, loser, after) VALUES "
+                  "(?, ?, ?, ?, ?, (SELECT coalesce(max(rowid), 0) FROM messages))",
+                  (tournament, action, round_number, winner, loser))
+
+    def tournaments(self) -> list[dict[str, Any]]:
+        """Every tournament with the director's actions on it, in order, newest tournament first."""
+        actions: dict[int, list[dict[str, Any]]] = {}
+        for tournament, action, round_number, winner, loser, after in self._run(
+                "SELECT tournament, action, round, winner, loser, after FROM tournament_actions ORDER BY id"):
+            actions.setdefault(tournament, []).append({"action": action, "round": round_number, "winner": winner,
+                                                       "loser": loser, "after": after})
+        return [{"id": number, "name": name, "kind": kind, "players": json.loads(players), "rounds": rounds,
+                 "after": after, "actions": actions.get(number, [])}
+                for number, name, kind, players, rounds, after in
+                self._run("SELECT id, name, kind, players, rounds, after FROM tournaments ORDER BY id DESC")]

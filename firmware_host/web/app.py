@@ -91,33 +91,38 @@ class Companion:
     def snapshot_svg(self, snapshot: dict[str, Any]) -> str:
         """The board of a snapshot as SVG, drawn once per snapshot whatever the number of browsers."""
         if self._svg_of is None or self._svg_of[0] != snapshot["seq"]:
-            self._svg_of = (snapshot["seq"], _snapshot_svg(snapshot))
+            self._svg_of = (snapshot["seq"], view_svg(snapshot))
         return self._svg_of[1]
 
     # -- checks -----------------------------------------------------------------------------------------
 
     async def check_pin(self, request: Request, body: dict[str, Any]) -> None:
-        """The PIN of the body against `[web] pin`; a 4xx when it is missing or wrong, or after too many
-        wrong ones (from this client, or from all: `guard.PinGuard`). The hash (scrypt, 16 MiB, tens of
-        ms) is worked out off the event loop."""
-        stored = self.config.web.pin
-        if stored is None:
-            raise Refused(403, "changes are turned off: no PIN is set in the configuration ([web] pin, made by "
-                               "`tavli-board web-pin`)")
-        pin = body.get("pin")
-        if not isinstance(pin, str) or not pin:
-            raise Refused(401, "the PIN is needed for this change")
-        client = client_key(request.client.host if request.client else None)
-        refusal = self.pin_guard.refusal(client)
-        if refusal is not None:
-            raise Refused(429, refusal)
-        tried_at = self.pin_guard.tried(client)
-        if len(pin) > 128 or not await asyncio.to_thread(pin_matches, stored, pin):
-            raise Refused(403, "wrong PIN")
-        self.pin_guard.right(client, tried_at)
+        await check_pin(self.pin_guard, self.config.web.pin, request, body)
 
 
-def _snapshot_svg(snapshot: dict[str, Any]) -> str:
+async def check_pin(guard: PinGuard, stored: str | None, request: Request, body: dict[str, Any]) -> None:
+    """The PIN of the body against `stored` (`[web] pin`, or the club hub's); a 4xx when it is missing
+    or wrong, or after too many wrong ones (from this client, or from all: `guard.PinGuard`). The hash
+    (scrypt, 16 MiB, tens of ms) is worked out off the event loop."""
+    if stored is None:
+        raise Refused(403, "changes are turned off: no PIN is set in the configuration ([web] pin, made by "
+                           "`tavli-board web-pin`)")
+    pin = body.get("pin")
+    if not isinstance(pin, str) or not pin:
+        raise Refused(401, "the PIN is needed for this change")
+    client = client_key(request.client.host if request.client else None)
+    refusal = guard.refusal(client)
+    if refusal is not None:
+        raise Refused(429, refusal)
+    tried_at = guard.tried(client)
+    if len(pin) > 128 or not await asyncio.to_thread(pin_matches, stored, pin):
+        raise Refused(403, "wrong PIN")
+    guard.right(client, tried_at)
+
+
+def view_svg(snapshot: dict[str, Any]) -> str:
+    """The board of a snapshot, or of a board's view as the club hub receives it (`GameView.to_json`):
+    the checkers as the sensors read them, the LEDs' marks, dice, turn and score."""
     reading = BoardReading.from_json(snapshot["reading"]) if snapshot.get("reading") else None
     scene = snapshot["scene"]
     score = scene["score"]
@@ -177,7 +182,7 @@ def check_csrf(request: Request) -> None:
         raise Refused(403, "refused: the page's CSRF token is missing or wrong (reload the page)")
 
 
-def _page(request: Request, html: str) -> HTMLResponse:
+def html_page(request: Request, html: str) -> HTMLResponse:
     """A page, with the CSRF token its script sends back (a new one unless the browser has one)."""
     response = HTMLResponse(html, headers={
         "Content-Security-Policy": "default-src 'self'; img-src 'self' data:; style-src 'self'; script-src 'self'; "
@@ -212,7 +217,7 @@ def _match_id(reader: JournalReader, text: str) -> int:
 
 def page(name: str):
     async def endpoint(request: Request) -> Response:
-        return _page(request, pages.render(name, version=__version__))
+        return html_page(request, pages.render(name, version=__version__))
     return endpoint
 
 
@@ -226,7 +231,7 @@ async def events(request: Request) -> Response:
 
     async def stream():
         if not companion.link.connected:
-            yield _sse("link", {"connected": False})
+            yield sse_event("link", {"connected": False})
         subscription = companion.link.subscribe()
         # The wait for the next snapshot outlives each keep-alive comment: cancelling it would end the
         # subscription (a cancelled generator is closed), and the stream with an error 15 s later.
@@ -240,9 +245,9 @@ async def events(request: Request) -> Response:
                     continue
                 snapshot, waiting = waiting.result(), None
                 if snapshot is None:
-                    yield _sse("link", {"connected": False})
+                    yield sse_event("link", {"connected": False})
                     continue
-                yield _sse("snapshot", {"snapshot": snapshot, "svg": companion.snapshot_svg(snapshot),
+                yield sse_event("snapshot", {"snapshot": snapshot, "svg": companion.snapshot_svg(snapshot),
                                         "live": companion.link.connected})
         finally:
             if waiting is not None:
@@ -255,7 +260,7 @@ async def events(request: Request) -> Response:
                              headers={"Cache-Control": "no-store", "X-Accel-Buffering": "no"})
 
 
-def _sse(event: str, data: dict[str, Any]) -> str:
+def sse_event(event: str, data: dict[str, Any]) -> str:
     return f"event: {event}\ndata: {json.dumps(data, separators=(',', ':'))}\n\n"
 
 
@@ -285,8 +290,8 @@ async def board(request: Request) -> Response:
         snapshot = companion.link.snapshot
         if snapshot is None:
             raise Refused(503, "no live board: the referee service has not sent one yet (give a position)")
-        return _svg(companion.snapshot_svg(snapshot))
-    return _svg(_given_svg(given))
+        return svg_response(companion.snapshot_svg(snapshot))
+    return svg_response(_given_svg(given))
 
 
 def _given_svg(given: dict[str, Any]) -> str:
@@ -316,7 +321,7 @@ def _given_svg(given: dict[str, Any]) -> str:
     return board_svg(reading, scene, palette=palette, title=title)
 
 
-def _svg(text: str) -> Response:
+def svg_response(text: str) -> Response:
     return Response(text, media_type="image/svg+xml", headers={"Cache-Control": "no-store"})
 
 

@@ -101,6 +101,7 @@ def render(name: str, *, version: str) -> str:
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <title>tavli-board: {escape(TITLES[name])}</title>
 <link rel="stylesheet" href="/static/app.css">
+<script src="/static/kit.js" defer></script>
 <script src="/static/app.js" defer></script>
 </head><body data-page="{name}">
 <header><strong>tavli-board</strong><nav>{menu}</nav></header>

@@ -52,3 +52,9 @@ def broker(tmp_path):
     yield broker
     if broker.process.poll() is None:
         broker.kill()
+
+
+@pytest.fixture
+def web_port():
+    """A free loopback port for the hub's pages."""
+    return free_port()

@@ -22,11 +22,11 @@ from firmware_host.service.club import ClubPublisher
 WAIT_S = 30
 
 
-def hub_config(tmp_path, port: int, keys: dict) -> str:
+def hub_config(tmp_path, port: int, keys: dict, web_port: int) -> str:
     path = tmp_path / "hub.toml"
     boards = "".join(f'{name} = "{public_key_text(key)}"\n' for name, key in keys.items())
     path.write_text(f'club = "kefalonia"\ndatabase = "{tmp_path / "hub.sqlite3"}"\n[broker]\nhost = "127.0.0.1"\n'
-                    f'port = {port}\n[boards]\n{boards}')
+                    f'port = {port}\n[boards]\n{boards}[web]\nport = {web_port}\n')
     return str(path)
 
 
@@ -39,9 +39,9 @@ def test_a_boards_key_is_printed_as_the_hubs_line(tmp_path, capsys):
     assert capsys.readouterr().out == first          # the same key: made once, kept
 
 
-def test_the_hub_process_records_a_boards_match_and_the_ladder_rates_it_once_seated(tmp_path, broker, capsys):
+def test_the_hub_process_records_a_boards_match_and_the_ladder_rates_it_once_seated(tmp_path, broker, web_port, capsys):
     key = Ed25519PrivateKey.generate()
-    config = hub_config(tmp_path, broker.port, {"table-1": key})
+    config = hub_config(tmp_path, broker.port, {"table-1": key}, web_port)
     hub = subprocess.Popen([sys.executable, "-m", "firmware_host", "club", "hub", "--config", config],
                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
     journal = Journal.open(tmp_path / "board.sqlite3")
@@ -84,6 +84,8 @@ def test_the_hub_process_records_a_boards_match_and_the_ladder_rates_it_once_sea
     ('colour = 1\n[boards]\n', ["colour: unknown key", "boards: no board"]),
     ('[broker]\nport = "x"\nwho = 1\n[boards]\n', ["broker.port: 'x' is not valid", "broker.who: unknown key"]),
     ('not toml [', ["is not valid TOML"]),
+    ('[boards]\n[web]\nport = 0\npin = "1234"\nwho = 1\n',
+     ["web.port: 0 is not valid", "web.pin: is not a hashed PIN", "web.who: unknown key"]),
 ])
 def test_a_bad_hub_configuration_names_every_problem(tmp_path, capsys, text, said):
     path = tmp_path / "hub.toml"

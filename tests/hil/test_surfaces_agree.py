@@ -30,7 +30,7 @@ from firmware_host.rules.match import MatchRules
 from firmware_host.rules.variants import VARIANTS
 from firmware_host.service.companion import LinkFacts, snapshot
 from firmware_host.service.verdict_words import verdict_words
-from firmware_host.web.app import _snapshot_svg
+from firmware_host.web.app import view_svg
 
 LAYOUTS = (Orientation.AS_WIRED, Orientation.MIRRORED)
 GUIDED = (Mark.TAKE_FROM, Mark.PUT_ON)
@@ -139,7 +139,7 @@ class Surfaces:
 
     def live_page(self, view: GameView, marks: dict) -> None:
         """The Live page's board: each mark on the location the LED names, labelled with its number."""
-        svg = ET.fromstring(_snapshot_svg({**snapshot(view, LinkFacts(), "standard"), "seq": 0}))
+        svg = ET.fromstring(view_svg({**snapshot(view, LinkFacts(), "standard"), "seq": 0}))
         drawn = {}
         for group in svg.iter("{http://www.w3.org/2000/svg}g"):
             if group.get("class") == "location" and group.get("data-mark"):

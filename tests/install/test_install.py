@@ -305,7 +305,8 @@ def test_a_regular_install_carries_the_board_file_and_the_firmware(tmp_path, che
     assert check.returncode == 0, check.stdout + check.stderr
     assert check.stdout.startswith(f"{site}/firmware_host/")   # the installed copy, not this checkout
     assert (site / "hardware" / "board.toml").is_file() and (site / "hardware" / "firmware" / "tavli_mcu").is_dir()
-    assert {path.name for path in (site / "firmware_host" / "web" / "static").iterdir()} == {"app.js", "app.css"}
+    assert {path.name for path in (site / "firmware_host" / "web" / "static").iterdir()} == {"app.js", "app.css", "kit.js"}
+    assert {path.name for path in (site / "firmware_host" / "hub" / "static").iterdir()} == {"hub.js", "hub.css"}
     # The rules' compiled search is built where this environment's install built it (a compiler).
     built_here = importlib.util.find_spec("firmware_host.rules._search") is not None
     assert bool(list((site / "firmware_host" / "rules").glob("_search*.so"))) == built_here

@@ -77,18 +77,8 @@ def demo_with_web(seed: int, orientation: Orientation):
 
 
 @pytest.fixture(scope="module")
-def browser():
-    profile = tempfile.mkdtemp(prefix="tb-chromium-")
-    options = webdriver.ChromeOptions()
-    options.binary_location = str(CHROMIUM)
-    for flag in ("--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
-                 "--disable-component-update", "--disable-sync", "--no-first-run", "--disable-dev-shm-usage",
-                 f"--user-data-dir={profile}", "--window-size=1100,900"):
-        options.add_argument(flag)
-    driver = webdriver.Chrome(service=webdriver.ChromeService(executable_path=CHROMEDRIVER), options=options)
-    yield driver
-    driver.quit()
-    shutil.rmtree(profile, ignore_errors=True)
+def browser(chromium):
+    return chromium
 
 
 @pytest.fixture(scope="module")
