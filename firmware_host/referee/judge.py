@@ -16,6 +16,7 @@ from operator import sub
 from typing import Any, Iterator, Mapping
 
 from firmware_host.referee.reach import Work, checkers_to_move, covers, may_reach
+from firmware_host.referee.refusal import Refusal, refusals
 from firmware_host.referee.steps import (Step, counts_of, differing_locations, position_counts,
                                          steps_between)
 from firmware_host.referee.tree import Seen, StageTree, TreeState
@@ -128,6 +129,7 @@ class Verdict:
     differs: tuple[str, ...] = ()               # illegal: locations that differ from the target
     target: Position | None = None              # illegal: the nearest legal position
     steps: tuple[Step, ...] = ()                # illegal: how to get there, one checker at a time
+    refusals: tuple[Refusal, ...] = ()          # illegal: the rules the board breaks, as the referee found
     fault: Fault | None = None
 
     def __post_init__(self) -> None:
@@ -157,6 +159,8 @@ class Verdict:
             data["steps"] = [s.to_json() for s in self.steps]
             if self.target is not None:
                 data["target"] = self.target.to_json()
+            if self.refusals:
+                data["refusals"] = [refusal.to_json() for refusal in self.refusals]
         if self.fault is not None:
             data["fault"] = self.fault.to_json()
         return data
@@ -547,7 +551,17 @@ class Referee:
         reading_counts, target_counts = reading.counts(), position_counts(target)
         return Verdict("illegal", position=None, target=target,
                        differs=differing_locations(reading_counts, target_counts),
-                       steps=steps_between(self.variant, reading_counts, target_counts))
+                       steps=steps_between(self.variant, reading_counts, target_counts),
+                       refusals=refusals(self.position, tuple(self.turn.dice), reading, self.turn.rules,
+                                         self._legal_starts()))
+
+    def _legal_starts(self) -> frozenset[str] | None:
+        """The locations the roll's legal plays move a checker from: every move of the play tree
+        (None for a cascade, whose later stages' trees are built only as boards need them)."""
+        if len(self.turn.stages) > 1:
+            return None
+        point = self.frame.point
+        return frozenset(point(move[0]) for moves in self.root_tree.edges.values() for move, _ in moves)
 
 
 class _CascadeSearch:
