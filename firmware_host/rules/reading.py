@@ -1,7 +1,10 @@
-"""`BoardReading`: how many checkers of each colour the sensors see where; an immutable value.
+"""`BoardReading`: how many checkers of each colour stand where; an immutable value, and the one owner
+of the reading object's JSON.
 
 Its JSON is the reading object of docs/position-format.md: a position without `pinned`, `turn`
-and `rolls`. Points are numbered 1..24 from White's side for both colours.
+and `rolls`. Points are numbered 1..24 from White's side for both colours. The sensors' readings are
+these (as wired, `sensing`); the referee's `Reading` is made from one (`Reading.of_board`: the board
+of a game, in the position format's numbering, reserves standing on their start point).
 """
 from __future__ import annotations
 
@@ -9,14 +12,21 @@ import json
 from dataclasses import dataclass
 from typing import Any, Mapping
 
+from firmware_host.rules.position import PositionError, point_of_key
+
 COLOURS = ("white", "black")
 POINTS = 24
 # Extra keys of a full position object that a reading ignores, so a position can be read as a reading.
 POSITION_ONLY_KEYS = frozenset({"variant", "turn", "pinned", "rolls"})
 
 
-class ReadingError(ValueError):
-    """A reading that is not well formed, with the offending key in the message."""
+class ReadingError(PositionError):
+    """A reading that is not well formed, with the offending key in the message and in `field` (a
+    `PositionError`, so whoever reads a position reads a reading's errors alike)."""
+
+    def __init__(self, message: str, field: str = ""):
+        ValueError.__init__(self, message)
+        self.field, self.problem = field, message
 
 
 @dataclass(frozen=True, slots=True)
@@ -57,19 +67,21 @@ class SideReading:
     @classmethod
     def from_json(cls, data: Any, where: str) -> SideReading:
         if not isinstance(data, Mapping):
-            raise ReadingError(f"{where} must be an object, got {type(data).__name__}")
+            raise ReadingError(f"{where} must be an object, got {type(data).__name__}", where)
         unknown = set(data) - {"points", "bar", "off", "reserve"}
         if unknown:
-            raise ReadingError(f"{where}: unknown key(s) {sorted(unknown)}; allowed: points, bar, off, reserve")
+            raise ReadingError(f"{where}: unknown key(s) {sorted(unknown)}; allowed: points, bar, off, reserve",
+                               f"{where}.{sorted(unknown)[0]}")
         raw_points = data.get("points", {})
         if not isinstance(raw_points, Mapping):
-            raise ReadingError(f"{where}.points must be an object of point -> count")
+            raise ReadingError(f"{where}.points must be an object of point -> count", f"{where}.points")
         points = [0] * POINTS
         for key, count in raw_points.items():
-            # isascii: "²⁴" is digits to isdigit(), not to int()
-            if not (isinstance(key, str) and key.isascii() and key.isdigit() and 1 <= int(key) <= POINTS):
-                raise ReadingError(f"{where}.points: key {key!r} is not a point number 1..{POINTS}")
-            points[int(key) - 1] = _count(count, f"{where}.points.{key}")
+            try:   # keyed as the position format keys points
+                point = point_of_key(key, f"{where}.points")
+            except PositionError as error:
+                raise ReadingError(str(error), error.field) from None
+            points[point - 1] = _count(count, f"{where}.points.{key}")
         reserve = data.get("reserve")
         return cls(
             points=tuple(points),
@@ -123,10 +135,11 @@ class BoardReading:
             raise ReadingError(f"a reading must be a JSON object, got {type(data).__name__}")
         unknown = set(data) - set(COLOURS) - POSITION_ONLY_KEYS
         if unknown:
-            raise ReadingError(f"unknown key(s) {sorted(unknown)}; a reading has 'white' and 'black'")
+            raise ReadingError(f"unknown key(s) {sorted(unknown)}; a reading has 'white' and 'black'",
+                               sorted(unknown)[0])
         missing = [colour for colour in COLOURS if colour not in data]
         if missing:
-            raise ReadingError(f"missing key(s) {missing}")
+            raise ReadingError(f"missing key(s) {missing}", missing[0])
         return cls(SideReading.from_json(data["white"], "white"), SideReading.from_json(data["black"], "black"))
 
     @classmethod
@@ -145,5 +158,5 @@ def _check_point(number: int) -> None:
 def _count(value: Any, where: str) -> int:
     # bool is an int in Python, but `true` is no count of checkers.
     if not isinstance(value, int) or isinstance(value, bool) or value < 0:
-        raise ReadingError(f"{where} must be a non-negative integer, got {value!r}")
+        raise ReadingError(f"{where} must be a non-negative integer, got {value!r}", where)
     return value
