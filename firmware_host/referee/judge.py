@@ -10,6 +10,7 @@ from __future__ import annotations
 import enum
 from collections import OrderedDict
 from dataclasses import dataclass, field, replace
+from functools import cached_property
 from heapq import heappop, heappush
 from itertools import accumulate, count
 from operator import sub
@@ -564,11 +565,12 @@ class Referee:
                        differs=differing_locations(reading_counts, target_counts),
                        steps=steps_between(self.variant, reading_counts, target_counts),
                        refusals=refusals(self.position, tuple(self.turn.dice), reading, self.turn.rules,
-                                         self._legal_starts()))
+                                         self._legal_starts))
 
+    @cached_property
     def _legal_starts(self) -> frozenset[str] | None:
-        """The locations the roll's legal plays move a checker from: every move of the play tree
-        (None for a cascade, whose later stages' trees are built only as boards need them)."""
+        """The locations the roll's legal plays move a checker from: every move of the play tree, once
+        a roll (None for a cascade, whose later stages' trees are built only as boards need them)."""
         if len(self.turn.stages) > 1:
             return None
         point = self.frame.point
