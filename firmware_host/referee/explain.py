@@ -68,8 +68,10 @@ _WORDS: dict[Rule, Callable[..., str]] = {
     Rule.PRIME: lambda r, where, mover, other, roll: (
         f"{mover} may not end a play holding six points in a row ({where(r.points)}) with no {other} "
         f"checker ahead of them on {other}'s path."),
-    Rule.TOO_FAR: lambda r, where, mover, other, roll: f"The checkers moved {r.count} pips; {roll} allows at most {r.limit}.",
-    Rule.NO_PLAY_AT_ALL: lambda r, where, mover, other, roll: f"{roll} cannot be played at all: the board must stay as it was.",
+    Rule.TOO_FAR: lambda r, where, mover, other, roll: (
+        f"The checkers moved {r.count} pips; {roll} allows at most {r.limit}."),
+    Rule.NO_PLAY_AT_ALL: lambda r, where, mover, other, roll: (
+        f"{roll} cannot be played at all: the board must stay as it was."),
     Rule.NO_PLAY_FROM: lambda r, where, mover, other, roll: (
         f"No legal play of {roll} moves a checker from {where(r.points)}: the legal plays start from "
         f"{where(r.table)}{_USED_UP}."),

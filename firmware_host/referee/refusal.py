@@ -191,7 +191,8 @@ def _held_points(board: _Board) -> list[Refusal]:
 def _start_rules(board: _Board) -> list[Refusal]:
     """The parallel games' rules about leaving the start point: the first checker (fevga, moultezim)
     and the head rule (narde)."""
-    start, dice, before, after, mover, rules = board.start, board.dice, board.before, board.after, board.mover, board.rules
+    start, dice, rules = board.start, board.dice, board.rules
+    before, after, mover = board.before, board.after, board.mover
     start_rule = rules.options.get("start_rule", "none")
     head = 24 if mover is WHITE else 12
     left_now = before[0][head - 1] - after[0][head - 1]

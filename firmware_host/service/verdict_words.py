@@ -13,7 +13,7 @@ from __future__ import annotations
 from typing import Any
 
 from firmware_host.controller import machine as m
-from firmware_host.controller.numbering import BoardLabels, place_words, play_text
+from firmware_host.controller.numbering import place_words, play_text
 from firmware_host.controller.view import GameView
 from firmware_host.referee import VerdictKind
 from firmware_host.referee.explain import explain
