@@ -32,7 +32,7 @@ ALLOWED: dict[str, set[str]] = {
     "club": {"rules"},                        # ratings, pairings and fair dice of a club of boards
     # drivers: they post events; they never know the controller
     "hw": set(),
-    "sensing": set(),
+    "sensing": {"rules"},                     # a board reading and its JSON are the position format's (rules/reading.py)
     "leds": {"hw"},
     "sim": {"sensing"},                       # the simulated board and MCU: the lowest layer, simulated
     "journal": {"rules"},

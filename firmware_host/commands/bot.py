@@ -329,7 +329,8 @@ def _eval_games_limit(args: argparse.Namespace) -> tuple[str, object, bool, str]
     return "--eval-games", args.eval_games, args.eval_games >= 2, "at least 2"
 
 
-def run_train(args: argparse.Namespace) -> int:
+def _check_train_options(args: argparse.Namespace) -> None:
+    """Each option within its limits, and no two that exclude each other: the first wrong one, in one line."""
     _check_limits(("--games", args.games, args.games >= 1, "at least 1"),
                   ("--hidden", args.hidden, args.hidden is None or args.hidden >= 1, "at least 1"),
                   _eval_games_limit(args),
@@ -342,91 +343,125 @@ def run_train(args: argparse.Namespace) -> int:
     if args.hidden is not None and args.resume:
         raise UsageError("--hidden is for a new network or one gone on from with --from: --resume keeps "
                          "the checkpoint's hidden units")
-    out = args.out or _default_out(args.variant)
-    rules = Rules.for_variant(args.variant)
-    if args.resume:
-        trainer, rng, record = _resumed(args, rules, out)
-    elif args.start_from:
-        trainer, rng, record = _started_from(args, rules)
-    else:
-        settings = Settings(hidden=args.hidden or Settings.hidden, alpha=args.alpha,
-                            heuristic_share=args.heuristic_share)
-        trainer = Trainer.fresh(rules, np.random.default_rng(args.seed), settings)
-        rng = random.Random(args.seed)
-        record = {"variant": args.variant, "seed": args.seed, "settings": settings_json(settings),
-                  "games": 0, "cpu_seconds": 0.0, "evaluations": [],
-                  "command": f"tavli-board train {args.variant} --games {args.games} --seed {args.seed}"
-                             + _setting_options(args)
-                             + (f" --hidden {args.hidden}" if args.hidden else "")}
-    _make_folder(out)
-    progress = _Progress(args.games, record["games"], sys.stderr)
-    cpu_start = time.process_time() - record["cpu_seconds"]
-    worker_cpu = 0.0
-    saved: list[int] = [record["games"]] if args.resume else []   # the checkpoints in `out` of this run
 
-    def save(done: int) -> None:
-        record.update(games=done, cpu_seconds=round(time.process_time() - cpu_start + worker_cpu, 1),
-                      rng_state=list(rng.getstate()))
+
+def _fresh(args: argparse.Namespace, rules: Rules) -> tuple[Trainer, random.Random, dict]:
+    """A trainer of a new network from --seed, and the record of its first stage."""
+    settings = Settings(hidden=args.hidden or Settings.hidden, alpha=args.alpha,
+                        heuristic_share=args.heuristic_share)
+    trainer = Trainer.fresh(rules, np.random.default_rng(args.seed), settings)
+    record = {"variant": args.variant, "seed": args.seed, "settings": settings_json(settings),
+              "games": 0, "cpu_seconds": 0.0, "evaluations": [],
+              "command": f"tavli-board train {args.variant} --games {args.games} --seed {args.seed}"
+                         + _setting_options(args)
+                         + (f" --hidden {args.hidden}" if args.hidden else "")}
+    return trainer, random.Random(args.seed), record
+
+
+class _TrainingRun:
+    """One `train` command's games after its start: the network trained here or by worker processes,
+    evaluated and checkpointed as the games pass each's turn, its CPU time counted."""
+
+    def __init__(self, args: argparse.Namespace, rules: Rules, out: Path,
+                 start: tuple[Trainer, random.Random, dict]):
+        self.args, self.rules, self.out = args, rules, out
+        self.trainer, self.rng, self.record = start
+        self.progress = _Progress(args.games, self.record["games"], sys.stderr)
+        self.cpu_start = time.process_time() - self.record["cpu_seconds"]
+        self.worker_cpu = 0.0
+        # the checkpoints in `out` of this run
+        self.saved: list[int] = [self.record["games"]] if args.resume else []
+
+    def save(self, done: int) -> None:
+        args, record = self.args, self.record
+        record.update(games=done, cpu_seconds=round(time.process_time() - self.cpu_start + self.worker_cpu, 1),
+                      rng_state=list(self.rng.getstate()))
         # Its command made just this network: the last stage stops at `done` (so that a run stopped
         # here and resumed reads as the stages it had).
         head, _, tail = record["command"].rpartition(f"--games {args.games}")
-        weights = trainer.network.to_bytes()
+        weights = self.trainer.network.to_bytes()
         checkpoint = json.dumps({**record, "command": f"{head}--games {done}{tail}"})
         with _interrupts_held():
-            _write(out / "checkpoint.npz", weights)
-            _write(out / "checkpoint.json", checkpoint)
+            _write(self.out / "checkpoint.npz", weights)
+            _write(self.out / "checkpoint.json", checkpoint)
             if args.keep_checkpoints:
-                _write(out / f"checkpoint-{done}.npz", weights)
-                _write(out / f"checkpoint-{done}.json", checkpoint)
-            saved.append(done)
+                _write(self.out / f"checkpoint-{done}.npz", weights)
+                _write(self.out / f"checkpoint-{done}.json", checkpoint)
+            self.saved.append(done)
 
-    def evaluate(done: int) -> None:
-        results = trainer.evaluate(args.eval_games, random.Random(f"{args.seed}:eval:{done}"))
-        record["evaluations"].append({"games": done, **results})
-        progress.show(done, "| vs random {:.0%}, vs heuristic {:.0%}".format(
+    def evaluate(self, done: int) -> None:
+        results = self.trainer.evaluate(self.args.eval_games, random.Random(f"{self.args.seed}:eval:{done}"))
+        self.record["evaluations"].append({"games": done, **results})
+        self.progress.show(done, "| vs random {:.0%}, vs heuristic {:.0%}".format(
             results["random"]["win_rate"], results["heuristic"]["win_rate"]))
-        if progress.tty:
+        if self.progress.tty:
             sys.stderr.write("\n")
 
-    def played(before: int, done: int) -> None:
+    def played(self, before: int, done: int) -> None:
         """Games `before + 1` .. `done` played: an evaluation and a checkpoint where they passed one's turn."""
-        if done // args.eval_every > before // args.eval_every and done != args.games:
-            evaluate(done)
-        if done // args.checkpoint_every > before // args.checkpoint_every:
-            save(done)
+        if done // self.args.eval_every > before // self.args.eval_every and done != self.args.games:
+            self.evaluate(done)
+        if done // self.args.checkpoint_every > before // self.args.checkpoint_every:
+            self.save(done)
 
+    def train_here(self) -> None:
+        def on_game(done: int, result: Any) -> None:
+            if done % 10 == 0 or done == self.args.games:
+                self.progress.show(done)
+            self.played(done - 1, done)
+
+        self.trainer.train(self.args.games, self.rng, self.record["games"], on_game)
+
+    def train_in_workers(self) -> None:
+        """Rounds of --sync-every games per worker, each from the round's network; the next round's
+        network is their mean."""
+        args = self.args
+        with _pool_leaving_interrupts_to_the_parent(args.workers) as pool:
+            done = self.record["games"]
+            while done < args.games:
+                games = min(args.workers * args.sync_every, args.games - done)
+                bounds = [done + games * worker // args.workers for worker in range(args.workers + 1)]
+                weights = self.trainer.network.to_bytes()
+                shares = pool.map(_train_share, [
+                    (args.variant, weights, settings_json(self.trainer.settings), first, last,
+                     self.rng.getrandbits(64))   # from the run's dice, so that --resume goes on alike
+                    for first, last in zip(bounds, bounds[1:]) if last > first])
+                self.trainer = Trainer(self.rules, Network.mean([Network.from_bytes(net) for net, _ in shares]),
+                                       self.trainer.settings)
+                self.worker_cpu += sum(cpu for _, cpu in shares)
+                self.progress.show(done + games)
+                self.played(done, done + games)
+                done += games
+
+    def finish(self) -> tuple[dict, list[Path]]:
+        """The last evaluation and checkpoint, and the results written: the record and where it went."""
+        self.evaluate(self.args.games)
+        self.save(self.args.games)
+        final = {key: value for key, value in self.record.items() if key != "rng_state"}
+        return final, _write_results(self.args, self.trainer.network, final)
+
+
+def run_train(args: argparse.Namespace) -> int:
+    _check_train_options(args)
+    out = args.out or _default_out(args.variant)
+    rules = Rules.for_variant(args.variant)
+    if args.resume:
+        start = _resumed(args, rules, out)
+    elif args.start_from:
+        start = _started_from(args, rules)
+    else:
+        start = _fresh(args, rules)
+    _make_folder(out)
+    run = _TrainingRun(args, rules, out, start)
     try:
         if args.workers == 1:
-            def on_game(done: int, result: Any) -> None:
-                if done % 10 == 0 or done == args.games:
-                    progress.show(done)
-                played(done - 1, done)
-
-            trainer.train(args.games, rng, record["games"], on_game)
+            run.train_here()
         else:
-            with _pool_leaving_interrupts_to_the_parent(args.workers) as pool:
-                done = record["games"]
-                while done < args.games:
-                    games = min(args.workers * args.sync_every, args.games - done)
-                    bounds = [done + games * worker // args.workers for worker in range(args.workers + 1)]
-                    weights = trainer.network.to_bytes()
-                    shares = pool.map(_train_share, [
-                        (args.variant, weights, settings_json(trainer.settings), first, last,
-                         rng.getrandbits(64))   # from the run's dice, so that --resume goes on alike
-                        for first, last in zip(bounds, bounds[1:]) if last > first])
-                    trainer = Trainer(rules, Network.mean([Network.from_bytes(net) for net, _ in shares]),
-                                      trainer.settings)
-                    worker_cpu += sum(cpu for _, cpu in shares)
-                    progress.show(done + games)
-                    played(done, done + games)
-                    done += games
-        evaluate(args.games)
-        save(args.games)
-        final = {key: value for key, value in record.items() if key != "rng_state"}
-        targets = _write_results(args, trainer.network, final)
+            run.train_in_workers()
+        final, targets = run.finish()
     except KeyboardInterrupt:
         print(f"\n{args.variant}: stopped" + (
-            f"; its last checkpoint ({saved[-1]} games) is in {out}: --resume goes on from it" if saved
+            f"; its last checkpoint ({run.saved[-1]} games) is in {out}: --resume goes on from it" if run.saved
             else " before its first checkpoint; nothing was written"), file=sys.stderr)
         return 130
     print(f"\n{args.variant}: {args.games} games in {final['cpu_seconds'] / 60:.1f} CPU minutes; "

@@ -7,7 +7,8 @@ import sys
 from typing import Any, TextIO
 
 from firmware_host.commands import UsageError
-from firmware_host.referee.judge import Reading, Referee, restore
+from firmware_host.referee.explain import explain
+from firmware_host.referee.judge import Reading, Referee, Verdict, restore
 from firmware_host.rules import Position, PositionError, RulesError
 from firmware_host.commands.rules import (parse_rule_args, read_json_source, request_fields,
                                      serve_json_lines)
@@ -18,7 +19,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "judge", help="judge a board reading against a turn's start and roll",
         description="Print the verdict as JSON: unchanged, partial, complete, in_hand, illegal or "
                     "fault, with the position judged (pins inferred), remaining dice, destinations, "
-                    "the play, or the guidance steps. With --jsonl, read lines {\"position\": ..., "
+                    "the play, or the guidance steps; an illegal board with the rules it breaks "
+                    "(refusals, and why: the same in words). With --jsonl, read lines {\"position\": ..., "
                     "\"dice\": [a, b], \"reading\": ..., \"rules\": {...}} and answer each line.")
     judge.add_argument("--position", metavar="FILE", help="the turn's start position (JSON file or -)")
     judge.add_argument("--dice", nargs=2, type=int, metavar=("A", "B"))
@@ -50,8 +52,16 @@ def run_judge(args: argparse.Namespace) -> int:
                                                   position.variant))
     except (PositionError, RulesError) as error:
         raise UsageError(str(error)) from None
-    print(json.dumps(verdict.to_json(), sort_keys=True))
+    print(json.dumps(verdict_json(verdict), sort_keys=True))
     return 0
+
+
+def verdict_json(verdict: Verdict) -> dict[str, Any]:
+    """The verdict's JSON; an illegal board's refusals also in words (`why`, points in the position format)."""
+    data = verdict.to_json()
+    if verdict.refusals:
+        data["why"] = explain(verdict.refusals)
+    return data
 
 
 def answer_lines(lines: TextIO, out: TextIO) -> int:
@@ -70,7 +80,7 @@ def answer_lines(lines: TextIO, out: TextIO) -> int:
             referees[key] = Referee(Position.from_json(fields["position"]), tuple(dice),
                                     fields.get("rules"))
         referee = referees[key]
-        return referee.judge(Reading.from_json(fields["reading"], referee.variant)).to_json()
+        return verdict_json(referee.judge(Reading.from_json(fields["reading"], referee.variant)))
     return serve_json_lines(lines, out, answer)
 
 

@@ -23,7 +23,7 @@ from typing import Iterable
 from firmware_host.referee import Reading
 from firmware_host.referee.steps import distance, position_counts
 from firmware_host.rules import Position
-from firmware_host.sensing.reading import BoardReading
+from firmware_host.sensing.reading import BoardReading, SideReading
 
 POINTS = range(1, 25)
 
@@ -63,21 +63,10 @@ class Orientation(enum.Enum):
         return f"{place}:{colour}"
 
     def reading(self, sensed: BoardReading, variant: str) -> Reading:
-        """The sensed (physical) board in the unified numbering, as the referee reads it.
-
-        Built directly rather than parsed: a board may show what the game cannot have (a checker
-        on the bar of a game without hitting), and the referee is the one to call that illegal."""
-        white, black = (tuple(side.points[self.point(p) - 1] for p in POINTS)
-                        for side in (sensed.white, sensed.black))
-        reading = Reading(variant, white, black, (sensed.white.bar, sensed.black.bar),
-                          (sensed.white.off, sensed.black.off))
-        if sensed.white.reserve or sensed.black.reserve:
-            # Reserve checkers stand for the start point: the referee's reader knows which that is.
-            data = reading.to_json()
-            for colour in ("white", "black"):
-                data[colour]["reserve"] = sensed.side(colour).reserve or 0
-            return Reading.from_json(data, variant)
-        return reading
+        """The sensed (physical) board in the unified numbering, as the referee reads it."""
+        sides = (SideReading(tuple(side.points[self.point(p) - 1] for p in POINTS), side.bar, side.off, side.reserve)
+                 for side in (sensed.white, sensed.black))
+        return Reading.of_board(BoardReading(*sides), variant)
 
 
 def reading_matches(reading: Reading, position: Position) -> bool:

@@ -285,11 +285,8 @@ def _check_expect(expect: Mapping[str, Any], problem) -> None:
             problem(f"expect.verdict: {value!r}; allowed: {', '.join(VERDICTS)}")
         elif key == "turn" and value not in COLOURS:
             problem(f"expect.turn: {value!r}; allowed: white, black")
-        elif key in ("dice", "score") and not (
-                isinstance(value, list) and len(value) == 2 and all(isinstance(v, int) for v in value)) \
-                and not (key == "dice" and value == "none"):
-            problem(f"expect.{key}: {value!r}; allowed: [white, black]" if key == "score" else
-                    f"expect.dice: {value!r}; allowed: [a, b] or \"none\"")
+        elif key in ("dice", "score"):
+            _check_pair(key, value, problem)
         elif key == "game" and (isinstance(value, bool) or not isinstance(value, int) or value < 1):
             problem(f"expect.game: {value!r}; allowed: the game's number in the match, from 1")
         elif key == "variant" and not isinstance(value, str):
@@ -298,6 +295,16 @@ def _check_expect(expect: Mapping[str, Any], problem) -> None:
             _check_leds(value, problem)
         elif key == "journal":
             _check_journal(value, problem)
+
+
+def _check_pair(key: str, value: Any, problem) -> None:
+    """`dice` (two dice, or "none" before the roll) and `score` (white's, black's): two whole numbers."""
+    if isinstance(value, list) and len(value) == 2 and all(isinstance(v, int) for v in value):
+        return
+    if key == "score":
+        problem(f"expect.score: {value!r}; allowed: [white, black]")
+    elif value != "none":
+        problem(f"expect.dice: {value!r}; allowed: [a, b] or \"none\"")
 
 
 def _check_leds(leds: Any, problem) -> None:

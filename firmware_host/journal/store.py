@@ -694,35 +694,54 @@ def _proven_records(path: Path) -> tuple[list[Event], str | None]:
 def _check_chain(rows: list[tuple], previous: str | None, mark: Mark | None) -> tuple[list[tuple], str | None]:
     """`rows` (from the oldest that matters on) checked against the chain and the mark: the rows and
     the last chain value if all are proven; else `LostRecords` with the proven ones' latest match."""
-    proven, problem = [], None
+    proven, previous, problem = _proven_rows(rows, previous)
+    if problem is None:
+        problem = _mark_problem(proven, previous, mark)
+    if problem is None:
+        return rows, previous
+    raise LostRecords(problem, _unfinished_latest_match(proven))
+
+
+def _proven_rows(rows: list[tuple], previous: str | None) -> tuple[list[tuple], str | None, str | None]:
+    """The rows that follow from the chain before them, up to the first that does not: those rows,
+    the last chain value, and what is wrong with the first unproven row (None if all are proven)."""
+    proven = []
     for row in rows:
         seq, match_id, game, kind, at, data, chain = row
         if chain is None and previous is None:
             proven.append(row)   # written before the chain existed: a schema 1 journal's records
             continue
         if chain != link(previous, seq, match_id, game, kind, at, data):
-            problem = f"record {seq} does not follow from the records before it"
-            break
+            return proven, previous, f"record {seq} does not follow from the records before it"
         proven.append(row)
         previous = chain
+    return proven, previous, None
+
+
+def _mark_problem(proven: list[tuple], previous: str | None, mark: Mark | None) -> str | None:
+    """What the mark (the last record committed, kept beside the journal) says is missing; None if nothing."""
     last_proven = proven[-1][0] if proven else None
-    if problem is None and mark is None and previous is not None:
-        problem = f"its mark ({MARK_SUFFIX}) is missing or unreadable, so nothing after record {last_proven} is proven"
-    if problem is None and mark is not None:
-        at_mark = next((row for row in proven if row[0] == mark.seq), None)
-        if at_mark is None:
-            holds = f"only up to record {last_proven}" if last_proven is not None else "none of those records"
-            problem = f"it committed up to record {mark.seq} but holds {holds}"
-        elif at_mark[6] != mark.chain:
-            problem = f"record {mark.seq} is not the record it committed"
-    if problem is None:
-        return rows, previous
+    if mark is None:
+        if previous is None:
+            return None
+        return f"its mark ({MARK_SUFFIX}) is missing or unreadable, so nothing after record {last_proven} is proven"
+    at_mark = next((row for row in proven if row[0] == mark.seq), None)
+    if at_mark is None:
+        holds = f"only up to record {last_proven}" if last_proven is not None else "none of those records"
+        return f"it committed up to record {mark.seq} but holds {holds}"
+    if at_mark[6] != mark.chain:
+        return f"record {mark.seq} is not the record it committed"
+    return None
+
+
+def _unfinished_latest_match(proven: list[tuple]) -> list[Event]:
+    """The proven rows' latest match, from its start, if it is unfinished (what can be taken up); else []."""
     events = [_row_event(row[:6]) for row in proven]
     latest = max((event.match_id for event in events if event.match_id is not None), default=None)
     match = [event for event in events if latest is not None and event.match_id == latest]
     if not match or match[0].kind is not Kind.MATCH_STARTED or _fold_unfinished(match) is None:
-        match = []
-    raise LostRecords(problem, match)
+        return []
+    return match
 
 
 def _fold_unfinished(events: list[Event]) -> MatchProgress | None:

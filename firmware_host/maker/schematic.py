@@ -39,30 +39,38 @@ def _carrier_resistors(parts: list[Part]) -> dict[str, list[Part]]:
     return owned
 
 
-def drawing(parts: list[Part], title: str) -> str:
-    owned = _carrier_resistors(parts)
-    inside = {resistor.ref for resistors in owned.values() for resistor in resistors}
-    pi_side = [part for part in parts if part.kind in PI_SIDE or
-               (part.kind == "resistor" and part.ref not in inside and not set(part.pins.values()) & {"SDA", "SCL"})]
-    sensor_side = [part for part in parts if part not in pi_side and part.ref not in inside]
-    blocks = []   # (part, lines)
-    for part in pi_side + sensor_side:
-        names = QWIIC_PINS if part.kind in ("carrier", "hall_carrier") else {}
-        lines = [f"{pin}{' ' + names[pin] if pin in names else ''}: {net}"
-                 for pin, net in sorted(part.pins.items(), key=lambda item: _pin_order(item[0]))]
-        for resistor in owned.get(part.ref, []):
-            signal = next(net for net in resistor.pins.values() if net.startswith(("SDA_", "SCL_")))
-            lines.append(f"{resistor.ref} {resistor.value}: {signal.split('_')[0]} to 3V3")
-        blocks.append((part, lines))
-    # flow the blocks into columns, the sensor side starting a new column
-    placed, x, y, first_sensor = [], 20, 70, sensor_side[0].ref if sensor_side else None
+def _block_lines(part: Part, resistors: list[Part]) -> list[str]:
+    """A part's block: each pin and its net, then the pull-up resistors on its board."""
+    names = QWIIC_PINS if part.kind in ("carrier", "hall_carrier") else {}
+    lines = [f"{pin}{' ' + names[pin] if pin in names else ''}: {net}"
+             for pin, net in sorted(part.pins.items(), key=lambda item: _pin_order(item[0]))]
+    for resistor in resistors:
+        signal = next(net for net in resistor.pins.values() if net.startswith(("SDA_", "SCL_")))
+        lines.append(f"{resistor.ref} {resistor.value}: {signal.split('_')[0]} to 3V3")
+    return lines
+
+
+def _flowed(blocks: list[tuple[Part, list[str]]], first_sensor: str | None) -> tuple[list[tuple], int]:
+    """The blocks flowed into columns, the sensor side starting a new column: each block's (x, y,
+    part, lines, height), and the page's width."""
+    placed, x, y = [], 20, 70
     for part, lines in blocks:
         height = 26 + ROW_HEIGHT * len(lines)
         if y + height > PAGE_HEIGHT - 20 or part.ref == first_sensor:
             x, y = x + COLUMN_WIDTH, 70
         placed.append((x, y, part, lines, height))
         y += height + 12
-    width = x + COLUMN_WIDTH
+    return placed, x + COLUMN_WIDTH
+
+
+def drawing(parts: list[Part], title: str) -> str:
+    owned = _carrier_resistors(parts)
+    inside = {resistor.ref for resistors in owned.values() for resistor in resistors}
+    pi_side = [part for part in parts if part.kind in PI_SIDE or
+               (part.kind == "resistor" and part.ref not in inside and not set(part.pins.values()) & {"SDA", "SCL"})]
+    sensor_side = [part for part in parts if part not in pi_side and part.ref not in inside]
+    blocks = [(part, _block_lines(part, owned.get(part.ref, []))) for part in pi_side + sensor_side]
+    placed, width = _flowed(blocks, sensor_side[0].ref if sensor_side else None)
     svg = Svg(width, PAGE_HEIGHT)
     svg.text(20, 28, title, size=16, bold=True)
     svg.text(20, 50, "Pins with the same net name are connected. Generated from netlist.json; do not edit by hand.",

@@ -11,7 +11,8 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Any, Callable, Mapping
 
-from firmware_host.referee.judge import Reading, Referee, Verdict, restore
+from firmware_host.referee.judge import Reading, Referee, Verdict, VerdictKind, restore
+from firmware_host.referee.refusal import Refusal, Rule
 from firmware_host.referee.steps import differing_locations, position_counts, steps_between
 from firmware_host.rules import Move, Play, Rules, Turn
 from firmware_host.rules.position import Position
@@ -48,7 +49,7 @@ class HeldReferee(Referee):
             return verdict
         made = self.moves_made(reading)
         if made is None:
-            return self._guided_back(reading)
+            return self._guided_back(reading, verdict)
         moves = self.play.moves
         if made == len(moves):
             return Verdict("complete", position=self.way[made], play=self.play)
@@ -65,9 +66,13 @@ class HeldReferee(Referee):
         move = self.play.moves[made]
         return {move.origin: (move.destination,)}
 
-    def _guided_back(self, reading: Reading) -> Verdict:
-        """Illegal: back to the board on the way that takes the fewest checker moves."""
+    def _guided_back(self, reading: Reading, judged: Verdict) -> Verdict:
+        """Illegal: back to the board on the way that takes the fewest checker moves. Why: the rules
+        the board breaks where no play of the roll leads to it (`judged`), else that it is off the
+        chosen play's way."""
         target = min(self.way, key=lambda position: (len(restore(position, reading)), -self.way.index(position)))
         reading_counts, target_counts = reading.counts(), position_counts(target)
+        refused = judged.refusals if judged.kind is VerdictKind.ILLEGAL else (
+            Refusal(Rule.OFF_THE_CHOSEN_PLAY, self.position.turn, self.variant, tuple(self.turn.dice)),)
         return Verdict("illegal", target=target, differs=differing_locations(reading_counts, target_counts),
-                       steps=steps_between(self.variant, reading_counts, target_counts))
+                       steps=steps_between(self.variant, reading_counts, target_counts), refusals=refused)

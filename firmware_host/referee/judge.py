@@ -10,18 +10,21 @@ from __future__ import annotations
 import enum
 from collections import OrderedDict
 from dataclasses import dataclass, field, replace
+from functools import cached_property
 from heapq import heappop, heappush
 from itertools import accumulate, count
 from operator import sub
 from typing import Any, Iterator, Mapping
 
 from firmware_host.referee.reach import Work, checkers_to_move, covers, may_reach
+from firmware_host.referee.refusal import Refusal, refusals
 from firmware_host.referee.steps import (Step, counts_of, differing_locations, position_counts,
                                          steps_between)
 from firmware_host.referee.tree import Seen, StageTree, TreeState
 from firmware_host.rules.plays import BAR, OFF, Node, Play, Turn
-from firmware_host.rules.position import (BLACK, CHECKERS, WHITE, Color, Position, PositionError,
-                                          parse_board)
+from firmware_host.rules.position import (BLACK, CHECKERS, WHITE, Color, Position, PositionError, check_bar,
+                                          known_variant)
+from firmware_host.rules.reading import COLOURS, BoardReading, SideReading
 from firmware_host.rules.variants import Capture, Rules
 
 class VerdictKind(enum.StrEnum):
@@ -40,7 +43,9 @@ VERDICTS = tuple(VerdictKind)
 
 @dataclass(frozen=True)
 class Reading:
-    """What the sensors see: counts per point, bar and tray for both colours, no pins."""
+    """The board of a game as the referee judges it: counts per point, bar and tray for both colours
+    in the position format's numbering, no pins. Made from a board reading (`of_board`), whose type
+    owns the reading object and its JSON (`rules.reading.BoardReading`)."""
 
     variant: str
     white: tuple[int, ...]
@@ -50,38 +55,39 @@ class Reading:
 
     @classmethod
     def from_json(cls, data: Mapping[str, Any], variant: str | None = None) -> "Reading":
-        """The position JSON without pins, turn and rolls. A side's "reserve" (checkers kept in
-        a reserve tray) counts as standing on that side's start point. Counts above 15 are
-        accepted here: the referee reports them as a fault."""
+        """The reading object (the position JSON without pins, turn and rolls) of a game of `variant`,
+        or of the object's own "variant". One side's "reserve" alone leaves the other's tray empty.
+        Counts above 15 are accepted here: the referee reports them as a fault."""
         if not isinstance(data, Mapping):
             raise PositionError("", "a reading is an object with white and black")
-        data = dict(data)
         for key in ("pinned", "turn", "rolls"):
             if key in data:
                 raise PositionError(key, "a reading has no pins, turn or rolls (the sensors "
                                     "cannot see them)")
-        if variant is not None:
-            data.setdefault("variant", variant)
-        reserves = {}
-        for color in ("white", "black"):
-            side = data.get(color)
-            if isinstance(side, Mapping) and "reserve" in side:
-                side = dict(side)
-                reserves[color] = side.pop("reserve")
-                data[color] = side
-        name, white, black, bar, off = parse_board(data, reading=True)
-        white, black = list(white), list(black)
-        for color, reserve in reserves.items():
-            if isinstance(reserve, bool) or not isinstance(reserve, int) or reserve < 0:
-                raise PositionError(f"{color}.reserve", "must be a whole number, 0 or more")
-            route_start = Position.start(name).checkers(Color(color))
-            start_point = max(range(24), key=lambda i: route_start[i]) if name in _SINGLE_STACK \
-                else None
-            if start_point is None:
-                raise PositionError(f"{color}.reserve", f"{name} starts spread over several "
-                                    "points, so a reserve tray has no start point to stand for")
-            (white if color == "white" else black)[start_point] += reserve
-        return cls(name, tuple(white), tuple(black), bar, off)
+        name = known_variant(data.get("variant", variant))
+        sides = dict(data)
+        given = [colour for colour in COLOURS if isinstance(sides.get(colour), Mapping) and "reserve" in sides[colour]]
+        for colour in COLOURS if given else ():
+            if isinstance(sides.get(colour), Mapping):
+                sides[colour] = {"reserve": 0, **sides[colour]}
+        board = BoardReading.from_json(sides)
+        for colour in COLOURS:
+            check_bar(name, colour, board.side(colour).bar)
+        return cls.of_board(board, name)
+
+    @classmethod
+    def of_board(cls, board: BoardReading, variant: str) -> "Reading":
+        """The board of a game of `variant` that `board` (in the position format's numbering) shows:
+        checkers in a reserve tray stand on their start point. Taken as it is: a board may show what
+        the game cannot have (a checker on the bar of a game without hitting), and the referee is the
+        one to call that illegal."""
+        points = {WHITE: list(board.white.points), BLACK: list(board.black.points)}
+        for color in (WHITE, BLACK):
+            reserve = board.side(color.value).reserve
+            if reserve:
+                points[color][_start_point(variant, color)] += reserve
+        return cls(variant, tuple(points[WHITE]), tuple(points[BLACK]), (board.white.bar, board.black.bar),
+                   (board.white.off, board.black.off))
 
     @classmethod
     def of(cls, position: Position) -> "Reading":
@@ -95,11 +101,18 @@ class Reading:
         return sum(points) + self.bar[color.index] + self.off[color.index]
 
     def to_json(self) -> dict[str, Any]:
-        data: dict[str, Any] = {"variant": self.variant}
-        for color, points in ((WHITE, self.white), (BLACK, self.black)):
-            data[color.value] = {"points": {str(p): n for p, n in enumerate(points, 1) if n},
-                                 "bar": self.bar[color.index], "off": self.off[color.index]}
-        return data
+        board = BoardReading(SideReading(self.white, self.bar[0], self.off[0]),
+                             SideReading(self.black, self.bar[1], self.off[1]))
+        return {"variant": self.variant, **board.to_json()}
+
+
+def _start_point(variant: str, color: Color) -> int:
+    """The index of the one point `color` starts on in `variant`, which a reserve tray stands for."""
+    if variant not in _SINGLE_STACK:
+        raise PositionError(f"{color.value}.reserve", f"{variant} starts spread over several points, so a "
+                            "reserve tray has no start point to stand for")
+    route_start = Position.start(variant).checkers(color)
+    return max(range(24), key=lambda i: route_start[i])
 
 
 _SINGLE_STACK = ("plakoto", "tapa", "neverfinishing", "fevga", "moultezim", "gulbara", "narde")
@@ -128,6 +141,7 @@ class Verdict:
     differs: tuple[str, ...] = ()               # illegal: locations that differ from the target
     target: Position | None = None              # illegal: the nearest legal position
     steps: tuple[Step, ...] = ()                # illegal: how to get there, one checker at a time
+    refusals: tuple[Refusal, ...] = ()          # illegal: the rules the board breaks, as the referee found
     fault: Fault | None = None
 
     def __post_init__(self) -> None:
@@ -157,6 +171,8 @@ class Verdict:
             data["steps"] = [s.to_json() for s in self.steps]
             if self.target is not None:
                 data["target"] = self.target.to_json()
+            if self.refusals:
+                data["refusals"] = [refusal.to_json() for refusal in self.refusals]
         if self.fault is not None:
             data["fault"] = self.fault.to_json()
         return data
@@ -547,7 +563,18 @@ class Referee:
         reading_counts, target_counts = reading.counts(), position_counts(target)
         return Verdict("illegal", position=None, target=target,
                        differs=differing_locations(reading_counts, target_counts),
-                       steps=steps_between(self.variant, reading_counts, target_counts))
+                       steps=steps_between(self.variant, reading_counts, target_counts),
+                       refusals=refusals(self.position, tuple(self.turn.dice), reading, self.turn.rules,
+                                         self._legal_starts))
+
+    @cached_property
+    def _legal_starts(self) -> frozenset[str] | None:
+        """The locations the roll's legal plays move a checker from: every move of the play tree, once
+        a roll (None for a cascade, whose later stages' trees are built only as boards need them)."""
+        if len(self.turn.stages) > 1:
+            return None
+        point = self.frame.point
+        return frozenset(point(move[0]) for moves in self.root_tree.edges.values() for move, _ in moves)
 
 
 class _CascadeSearch:

@@ -75,7 +75,7 @@ class Position:
                 data = json.loads(data)
             except json.JSONDecodeError as error:
                 raise PositionError("", f"not valid JSON: {error}") from None
-        return _parse(data, reading=False)
+        return _parse(data)
 
     # -- queries ----------------------------------------------------------------------------
 
@@ -213,7 +213,7 @@ def _object(value: Any, field: str) -> Mapping[str, Any]:
 _POINT_OF_KEY = {str(p): p for p in POINTS}
 
 
-def _point(key: Any, where: str) -> int:
+def point_of_key(key: Any, where: str) -> int:
     """The point a key under `where` ("white.points", "pinned") names."""
     point = _POINT_OF_KEY.get(key)
     if point is None:
@@ -239,44 +239,51 @@ def _side(data: Mapping[str, Any], color: str) -> tuple[tuple[int, ...], int, in
     _no_unknown_keys(side, _SIDE_KEYS, color)
     points = [0] * 24
     for key, value in _object(side.get("points", {}), f"{color}.points").items():
-        point = _point(key, f"{color}.points")
+        point = point_of_key(key, f"{color}.points")
         points[point - 1] = _count(value, f"{color}.points.{point}")
     bar = _count(side.get("bar", 0), f"{color}.bar")
     off = _count(side.get("off", 0), f"{color}.off")
     return tuple(points), bar, off
 
 
-def parse_board(data: Mapping[str, Any], reading: bool
-                ) -> tuple[str, tuple[int, ...], tuple[int, ...], tuple[int, int], tuple[int, int]]:
-    """Variant, both sides' points, bar and off from a position or a reading object."""
-    data = _object(data, "")
-    variant = data.get("variant")
-    if not isinstance(variant, str) or variant not in VARIANTS:
-        raise PositionError("variant", f"unknown variant {json.dumps(variant)}; expected one of "
+def known_variant(value: Any) -> str:
+    """`value`, the name of one of the games; PositionError naming the field `variant` otherwise."""
+    if not isinstance(value, str) or value not in VARIANTS:
+        raise PositionError("variant", f"unknown variant {json.dumps(value)}; expected one of "
                             + ", ".join(VARIANTS))
+    return value
+
+
+def check_bar(variant: str, color: str, bar: int) -> None:
+    """Checkers on the bar only in a game with hitting; PositionError naming `color.bar` otherwise."""
+    if bar and not VARIANTS[variant].has_bar:
+        raise PositionError(f"{color}.bar", f"{variant} has no hitting, so no bar (got {bar})")
+
+
+def parse_board(data: Mapping[str, Any]
+                ) -> tuple[str, tuple[int, ...], tuple[int, ...], tuple[int, int], tuple[int, int]]:
+    """Variant, both sides' points, bar and off from a position object."""
+    data = _object(data, "")
+    variant = known_variant(data.get("variant"))
     white, white_bar, white_off = _side(data, "white")
     black, black_bar, black_off = _side(data, "black")
-    v = VARIANTS[variant]
-    for color, bar in (("white", white_bar), ("black", black_bar)):
-        if bar and not v.has_bar:
-            raise PositionError(f"{color}.bar", f"{variant} has no hitting, so no bar "
-                                f"(got {bar})")
-    if not reading:
-        for color, points, bar, off in (("white", white, white_bar, white_off),
-                                        ("black", black, black_bar, black_off)):
-            total = sum(points) + bar + off
-            if total != CHECKERS:
-                raise PositionError(color, f"has {total} checkers (points {sum(points)}, bar {bar}, "
-                                    f"off {off}); every side has exactly {CHECKERS}")
-        if white_off == CHECKERS and black_off == CHECKERS:
-            raise PositionError("off", "both sides cannot have borne off all their checkers")
+    check_bar(variant, "white", white_bar)
+    check_bar(variant, "black", black_bar)
+    for color, points, bar, off in (("white", white, white_bar, white_off),
+                                    ("black", black, black_bar, black_off)):
+        total = sum(points) + bar + off
+        if total != CHECKERS:
+            raise PositionError(color, f"has {total} checkers (points {sum(points)}, bar {bar}, "
+                                f"off {off}); every side has exactly {CHECKERS}")
+    if white_off == CHECKERS and black_off == CHECKERS:
+        raise PositionError("off", "both sides cannot have borne off all their checkers")
     return variant, white, black, (white_bar, black_bar), (white_off, black_off)
 
 
-def _parse(data: Any, reading: bool) -> Position:
+def _parse(data: Any) -> Position:
     data = _object(data, "")
     _no_unknown_keys(data, _POSITION_KEYS, "")
-    variant, white, black, bar, off = parse_board(data, reading)
+    variant, white, black, bar, off = parse_board(data)
     v = VARIANTS[variant]
 
     turn = data.get("turn", "white")
@@ -293,7 +300,7 @@ def _parse(data: Any, reading: bool) -> Position:
     if pins and not v.has_pins:
         raise PositionError("pinned", f"{variant} has no pinning")
     for key, value in pins.items():
-        p = _point(key, "pinned")
+        p = point_of_key(key, "pinned")
         field = f"pinned.{p}"
         if value not in ("white", "black"):
             raise PositionError(field, f'must be "white" or "black", not {json.dumps(value)}')

@@ -41,7 +41,7 @@ from firmware_host.controller.view import GameView
 from firmware_host.sensing.events import (FramesDropped, LinkLost, LinkSilent, LinkUp, McuReset,
                                           SelfTestResult, SensorFault, event_json)
 from firmware_host.service.status import status_line
-from firmware_host.service.verdict_words import IllegalBoard, illegal_board, reasons, verdict_words
+from firmware_host.service.verdict_words import verdict_words
 
 log = logging.getLogger(__name__)
 
@@ -90,7 +90,7 @@ def snapshot(view: GameView, link: LinkFacts, palette: str) -> dict[str, Any]:
     data = view.to_json()
     data["faults"]["log"] = list(link.faults)
     return {"type": "snapshot", **data, "status": status_line(view), "palette": palette,
-            "verdict": verdict_words(view, with_reasons=False),   # the reasons: on the socket's thread
+            "verdict": verdict_words(view),
             "link": {"up": link.up, "hello": link.hello, "selftest": link.selftest, "frames_dropped": link.frames_dropped}}
 
 
@@ -278,13 +278,13 @@ class Companion:
         if key == self._key:
             return
         self._key = key
-        self.publish(snapshot(view, self.link, self.commands.config.leds.palette), illegal_board(view))
+        self.publish(snapshot(view, self.link, self.commands.config.leds.palette))
 
-    def publish(self, data: dict[str, Any], why: IllegalBoard | None = None) -> None:
-        """Hand a snapshot to the socket's thread, which explains an illegal board (`why`), encodes it
-        once and queues it for every client; only the newest waiting is kept."""
+    def publish(self, data: dict[str, Any]) -> None:
+        """Hand a snapshot to the socket's thread, which encodes it once and queues it for every client;
+        only the newest waiting is kept."""
         self._sequence += 1
-        self._pending.append(({**data, "seq": self._sequence, "protocol": PROTOCOL_VERSION}, why))
+        self._pending.append({**data, "seq": self._sequence, "protocol": PROTOCOL_VERSION})
         self._wake()
 
     # -- any thread -----------------------------------------------------------------------------------
@@ -352,11 +352,9 @@ class Companion:
 
     def _send_pending(self) -> None:
         try:
-            data, why = self._pending.popleft()
+            data = self._pending.popleft()
         except IndexError:
             return
-        if why is not None and data.get("verdict") is not None:
-            data["verdict"]["why"] = reasons(why)
         message = _encode(data)
         self._message = message
         with self._lock:

@@ -1,72 +1,34 @@
 """The referee's verdict in words, for people rather than LEDs: what the board means now, why a board
-is illegal (the rule it breaks, `referee.explain`) and what to do, one step at a time.
+is illegal (the rules the referee found it breaks, `referee.explain`) and what to do, one step at a time.
 
     verdict_words(controller.view())   # {"kind": "illegal", "headline": ..., "why": [...], "steps": [...]}
 
 Every location is named as the board labels it (`controller.numbering`): the words and the lights
-name the same place whichever way the board lies; a play is written in the position format.
-
-Read on the loop's thread (the web companion's snapshot). Why an illegal board is illegal may take a
-search of the roll's plays, so the companion takes only its inputs there (`illegal_board`, immutable
-values) and works out the `reasons` on its own thread; the last explanation is kept.
+name the same place whichever way the board lies; a play is written in the position format. Why a
+board is illegal is only ever the verdict's own refusals worded, so the words cannot say more or
+other than the verdict: a legal board, one in hand or a sensor fault has no rule broken to name.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Any
 
 from firmware_host.controller import machine as m
-from firmware_host.controller.numbering import BoardLabels, place_words, play_text
+from firmware_host.controller.numbering import place_words, play_text
 from firmware_host.controller.view import GameView
-from firmware_host.referee import Reading, VerdictKind
+from firmware_host.referee import VerdictKind
 from firmware_host.referee.explain import explain
-from firmware_host.rules import Position, Rules
 from firmware_host.rules.plays import dice_text
 
 
-@dataclass(frozen=True)
-class IllegalBoard:
-    """What explaining an illegal board needs: the turn's start, its dice, the board in the position
-    format, the game's rules, and the board's labels to name its points by."""
-
-    start: Position
-    dice: tuple[int, ...]
-    reading: Reading
-    rules: Rules
-    labels: BoardLabels
-
-
-def illegal_board(view: GameView) -> IllegalBoard | None:
-    """The inputs of the explanation while the board is illegal (correcting, or judged illegal); else None."""
-    illegal = view.state == m.CORRECTING or (view.in_turn and view.verdict_kind == VerdictKind.ILLEGAL)
-    if not illegal or view.sensed is None or view.dice is None:
-        return None
-    return IllegalBoard(view.position, tuple(view.dice), view.board, view.rules, view.labels)
-
-
-def reasons(board: IllegalBoard) -> list[str]:
-    """Why `board` is illegal: the rules it breaks (`referee.explain`), the last answer kept."""
-    key = (board.start, board.dice, board.reading, board.labels)
-    if _last_explained[0] != key or _last_explained[1] is not board.rules:
-        _last_explained[:] = [key, board.rules, explain(board.start, board.dice, board.reading, board.rules,
-                                                        label=lambda point: board.labels.label(str(point)))]
-    return list(_last_explained[2])
-
-
-# The last explanation worked out, by what it depends on.
-_last_explained: list = [None, None, []]
-
-
-def verdict_words(view: GameView, *, with_reasons: bool = True) -> dict[str, Any] | None:
-    """The words for the board as the controller sees it now; None outside a game's turn. Without
-    `with_reasons`, "why" of an illegal board is left empty (for `reasons` to fill elsewhere)."""
+def verdict_words(view: GameView) -> dict[str, Any] | None:
+    """The words for the board as the controller sees it now; None outside a game's turn."""
     state, verdict = view.state, view.verdict
     guidance = [str(step) for step in view.guidance]
     if state == m.SETUP:
         return {"kind": "setup", "headline": f"Set up the board for {view.variant}", "why": [], "steps": guidance}
     if state == m.CORRECTING:
         return {"kind": "illegal", "headline": "Illegal board: put it back as the lights show",
-                "why": _why(view, with_reasons), "steps": guidance}
+                "why": _why(view), "steps": guidance}
     if state == m.REFEREE:
         return {"kind": "referee", "headline": "Referee mode: a press shows the next page, a long press leaves",
                 "why": [], "steps": guidance}
@@ -74,10 +36,10 @@ def verdict_words(view: GameView, *, with_reasons: bool = True) -> dict[str, Any
         return {"kind": state.value, "headline": _BETWEEN_TURNS[state](view), "why": [], "steps": []}
     if not view.in_turn or verdict is None:
         return None
-    return _turn_words(view, with_reasons)
+    return _turn_words(view)
 
 
-def _turn_words(view: GameView, with_reasons: bool) -> dict[str, Any]:
+def _turn_words(view: GameView) -> dict[str, Any]:
     """The words for a board judged in a turn."""
     verdict, labels, guidance = view.verdict, view.labels, [str(step) for step in view.guidance]
     mover, roll = view.turn, dice_text(view.dice or ())
@@ -100,7 +62,7 @@ def _turn_words(view: GameView, with_reasons: bool) -> dict[str, Any]:
             (f": it may go to {', '.join(place_words(d) for d in where)}" if where else ": it has nowhere legal to go")
     elif kind is VerdictKind.ILLEGAL:
         words["headline"] = f"Not a legal play of {roll}"
-        words["why"] = _why(view, with_reasons)
+        words["why"] = _why(view)
         words["steps"] = guidance
     elif kind is VerdictKind.FAULT:
         words["headline"] = "The sensors cannot be trusted here"
@@ -139,6 +101,9 @@ def _order(location: str) -> tuple[bool, str]:
     return (not location.isdigit(), location.zfill(3))
 
 
-def _why(view: GameView, with_reasons: bool) -> list[str]:
-    board = illegal_board(view) if with_reasons else None
-    return [] if board is None else reasons(board)
+def _why(view: GameView) -> list[str]:
+    """The rules the verdict says the board breaks, each point named as the board labels it."""
+    verdict, labels = view.verdict, view.labels
+    if verdict is None or verdict.kind is not VerdictKind.ILLEGAL:
+        return []
+    return explain(verdict.refusals, label=lambda point: labels.label(str(point)))

@@ -35,11 +35,11 @@ def test_an_illegal_board_is_named_the_same_before_and_after_the_lights_call_it(
     rig.to_moving()
     rig.board.move("13", "12", "white")            # onto black's five checkers: illegal
     rig.show()
-    moving = verdict_words(rig.controller.view(), with_reasons=False)
+    moving = verdict_words(rig.controller.view())
     assert rig.state == "moving" and moving["kind"] == "illegal"
     rig.send(BoardSettled(rig.board.sensed()))
     assert rig.state == "correcting"
-    correcting = verdict_words(rig.controller.view(), with_reasons=False)
+    correcting = verdict_words(rig.controller.view())
     mirrored = {point: Orientation.MIRRORED.point(point) for point in (12, 13)}
     assert moving["steps"] == correcting["steps"] == [
         f"take one white checker from {mirrored[12]} to {mirrored[13]}"]

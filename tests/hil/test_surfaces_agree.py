@@ -86,7 +86,7 @@ class Surfaces:
 
     def __call__(self, view: GameView, event: object) -> None:
         marks = {location: mark for location, mark in view.scene.marks.items() if mark is not Mark.SENSOR_FAULT}
-        words = verdict_words(view, with_reasons=False)
+        words = verdict_words(view)
         if not marks and not (words and words["steps"]):
             return
         self.boards += 1

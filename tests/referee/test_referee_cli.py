@@ -80,6 +80,17 @@ def test_judge_reports_an_illegal_reading_with_its_guidance(capsys, files):
     assert all(set(s) == {"color", "from", "to", "text"} for s in verdict["steps"])
 
 
+def test_judge_says_which_rule_an_illegal_reading_breaks_as_values_and_in_words(capsys, files):
+    # rules.md: a checker lands only on an open point; black holds 12 with five at portes' start.
+    onto_black = reading_json(moved(reading_of(START), WHITE, "13", "12"))
+    code, out, _ = run(capsys, "judge", "--position", files("p.json", START.to_json()),
+                       "--dice", "6", "5", "--reading", files("r.json", onto_black))
+    verdict = json.loads(out)
+    assert code == 0 and verdict["verdict"] == "illegal"
+    assert verdict["refusals"] == [{"rule": "point_held", "mover": "white", "points": ["12"], "count": 5, "limit": 2}]
+    assert verdict["why"] == ["Point 12 is held by black (5 checkers): white may not land there."]
+
+
 def test_judge_reports_a_fault(capsys, files):
     reading = position_json_reading(START)
     reading["black"]["bar"] = 1

@@ -1,10 +1,11 @@
-"""Why a board is illegal, in words (`referee.explain`): each reason is checked against the rule text of
-shared/spec/rules.md it names, on boards changed by hand from the games' starts, and in random turns."""
+"""Why a board is illegal, in words (`referee.explain` of the refusals the referee records in its verdict):
+each reason is checked against the rule text of shared/spec/rules.md it names, on boards changed by hand
+from the games' starts, and in random turns."""
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from referee_kit import NO_CASCADES, changed, moved, random_turns, reading_of
 
-from firmware_host.referee import Reading
+from firmware_host.referee import Reading, Referee, VerdictKind
 from firmware_host.referee.explain import explain
 from firmware_host.rules import BLACK, WHITE, Position, Rules, Turn
 
@@ -14,8 +15,18 @@ def start(variant: str, turn=WHITE) -> tuple[Position, Reading]:
     return position, reading_of(position)
 
 
+def said(position: Position, dice, reading: Reading, **options) -> list[str]:
+    """Why the referee refuses `reading`, in words: nothing when its verdict is legal."""
+    verdict = Referee(position, tuple(dice), Rules.for_variant(position.variant, options)).judge(reading)
+    assert verdict.legal or verdict.refusals, verdict
+    return explain(verdict.refusals)
+
+
 def reasons(position: Position, dice, reading: Reading, **options) -> list[str]:
-    return explain(position, dice, reading, Rules.for_variant(position.variant, options))
+    """What the referee says of a `reading` it judges illegal, in words."""
+    verdict = Referee(position, tuple(dice), Rules.for_variant(position.variant, options)).judge(reading)
+    assert verdict.kind is VerdictKind.ILLEGAL, verdict.kind
+    return explain(verdict.refusals)
 
 
 def test_only_the_side_to_move_moves_its_checkers():
@@ -24,12 +35,13 @@ def test_only_the_side_to_move_moves_its_checkers():
         "Only white's checkers move in white's turn: black's checkers changed on 7 and 12."]
 
 
-def test_a_side_has_fifteen_checkers():
+def test_a_side_has_fifteen_checkers_so_one_missing_is_in_hand_and_more_is_a_fault_not_a_rule_broken():
     position, reading = start("portes")
-    assert reasons(position, (6, 5), changed(reading, WHITE, "6", -1))[0] == \
-        "1 white checker missing from the board: each side has 15."
-    assert reasons(position, (6, 5), changed(reading, WHITE, "6", +2))[0] == \
-        "2 white checkers too many on the board: each side has 15."
+    referee = Referee(position, (6, 5))
+    in_hand = referee.judge(changed(reading, WHITE, "6", -1))
+    assert in_hand.kind is VerdictKind.IN_HAND and in_hand.lifted[WHITE] == 1 and not in_hand.refusals
+    fault = referee.judge(changed(reading, WHITE, "6", +2))
+    assert fault.kind is VerdictKind.FAULT and fault.fault.reason == "17 white checkers seen; a side has 15"
 
 
 def test_two_checkers_close_a_point_in_the_contrary_games():
@@ -97,7 +109,7 @@ def test_a_board_no_single_rule_explains_names_where_the_legal_plays_start():
 @given(data=st.data(), variant=st.sampled_from(["portes", "plakoto", "fevga", "narde"]))
 def test_in_any_turn_an_opponents_checker_moved_or_one_taken_away_is_named(data, variant):
     """Whatever the position and roll: moving one of the opponent's checkers is always named as the
-    opponent's move, and a mover's checker taken off the board as one missing."""
+    opponent's move, and a mover's checker taken off the board is one in hand, not a rule broken."""
     turns = list(random_turns(data, variant, NO_CASCADES[variant], max_turns=data.draw(st.integers(1, 30))))
     position, dice = turns[-1]
     mover, other = position.turn, position.turn.opponent
@@ -112,8 +124,8 @@ def test_in_any_turn_an_opponents_checker_moved_or_one_taken_away_is_named(data,
     mine = [str(p) for p in range(1, 25) if position.count(mover, p)]
     if mine:
         taken = changed(reading, mover, data.draw(st.sampled_from(mine)), -1)
-        assert reasons(position, dice, taken, **(NO_CASCADES[variant] or {}))[0] == \
-            f"1 {mover.value} checker missing from the board: each side has 15."
+        verdict = Referee(position, dice, Rules.for_variant(variant, NO_CASCADES[variant])).judge(taken)
+        assert verdict.kind is VerdictKind.IN_HAND and verdict.lifted[mover] == 1 and not verdict.refusals
 
 
 def test_a_pinned_checker_cannot_move():
@@ -126,7 +138,9 @@ def test_a_pinned_checker_cannot_move():
            "checker has left the point." in reasons(position, (6, 5), reading)
     free = Position.from_json({**position.to_json(), "pinned": {}, "black": {"points": {"1": 15}},
                                "white": {"points": {"24": 14, "20": 1}}})
-    assert not any("pinned" in reason for reason in reasons(free, (6, 5), moved(reading_of(free), WHITE, "20", "9")))
+    # Freed, the same checker's 11 pips are a legal play: nothing refused, so nothing to say why.
+    verdict = Referee(free, (6, 5)).judge(moved(reading_of(free), WHITE, "20", "9"))
+    assert verdict.kind is VerdictKind.COMPLETE and explain(verdict.refusals) == []
 
 
 def test_narde_no_prime_without_an_opponent_ahead():
@@ -149,7 +163,7 @@ def test_narde_no_prime_without_an_opponent_ahead():
     one_ahead = narde({"12": 14, "20": 1})
     same_prime = moved(moved(reading_of(one_ahead), WHITE, "3", "1"), WHITE, "24", "23")
     assert same_prime in finals(one_ahead)
-    assert not any("six points in a row" in reason for reason in reasons(one_ahead, (2, 1), same_prime))
+    assert not any("six points in a row" in reason for reason in said(one_ahead, (2, 1), same_prime))
 
 
 def finals_of(position: Position, dice, rules: Rules | None = None) -> set[Reading]:
@@ -167,7 +181,7 @@ def test_fevga_a_play_may_not_end_holding_all_six_points_of_the_own_starting_tab
     assert reasons(position, (5, 1), all_six) == [
         "white may not end a play holding all six points of white's starting table (24, 23, 22, 21, 20 and 19)."]
     five = moved(moved(reading_of(position), WHITE, "24", "18"), WHITE, "24", "23")   # 24 emptied: not all six
-    assert not any("starting table" in reason for reason in reasons(position, (6, 1), five))
+    assert not any("starting table" in reason for reason in said(position, (6, 1), five))
 
 
 def test_fevga_with_both_tables_in_scope_the_opponents_starting_table_counts_too():
@@ -182,7 +196,7 @@ def test_fevga_with_both_tables_in_scope_the_opponents_starting_table_counts_too
     assert board not in finals_of(position, (6, 1), both)
     assert reasons(position, (6, 1), board, start_table_scope="both") == [
         "white may not end a play holding all six points of black's starting table (12, 11, 10, 9, 8 and 7)."]
-    assert not any("starting table" in reason for reason in reasons(position, (6, 1), board))
+    assert not any("starting table" in reason for reason in said(position, (6, 1), board))
 
 
 def test_moultezim_a_play_may_not_end_holding_more_than_four_points_of_the_opponents_starting_table():
@@ -207,8 +221,9 @@ def test_pinning_the_mother_ends_the_game_only_at_the_end_of_the_turn():
     pinned_and_stopped = moved(reading_of(position), WHITE, "6", "1")      # the 5 played, the 6 left
     assert pinned_and_stopped not in finals_of(position, (6, 5))
     assert pinned_and_stopped in finals_of(position, (6, 5), Rules.for_variant("plakoto", {"mother_check": "every_move"}))
-    assert reasons(position, (6, 5), pinned_and_stopped) == [
-        "The mother rule is judged at the end of the turn: pinning black's last checker on its start (1) ends the "
-        "game only if it is still pinned once all of 6-5 that can be played has been played."]
+    # Judged at the end of the turn, the pin ends nothing yet: the board is on the way, the 6 still to play,
+    # and nothing is refused (the old words called it a broken mother rule while the verdict said partial).
+    verdict = Referee(position, (6, 5)).judge(pinned_and_stopped)
+    assert verdict.kind is VerdictKind.PARTIAL and verdict.remaining == (6,) and not verdict.refusals
     only_the_six = moved(reading_of(position), WHITE, "13", "7")            # stopped early, no pin: not the mother
-    assert not any("mother" in reason for reason in reasons(position, (6, 5), only_the_six))
+    assert not any("mother" in reason for reason in said(position, (6, 5), only_the_six))

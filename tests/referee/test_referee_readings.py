@@ -12,6 +12,7 @@ from hypothesis import HealthCheck, given, settings, strategies as st
 
 from firmware_host.referee import Reading, Referee, Step, judge, restore
 from firmware_host.rules import BLACK, WHITE, Position, PositionError, Turn
+from firmware_host.rules.reading import BoardReading, ReadingError, SideReading
 from referee_kit import (ALL_VARIANTS, HITTING, LOCATIONS, changed, count, describe, moved, pos,
                          position_json_reading, reading_json)
 
@@ -217,3 +218,39 @@ def test_restore_moves_each_checker_the_shortest_way_along_its_route():
     target = Position.from_json({**reading_json(target_reading), "turn": "white"})
     steps = restore(target, played)
     assert Counter((s.origin, s.destination) for s in steps) == Counter({("7", "9"): 1, ("2", "4"): 1})
+
+
+# -- one reader of the reading object ------------------------------------------------------------------
+
+@pytest.mark.parametrize("data", [
+    {"white": {"points": {"24": 15}}},                                             # no black side
+    {"white": {"points": {"24": 15}}, "black": {"points": {"1": 15}}, "colour": 1},  # a key of neither side
+    {"white": {"points": {"03": 15}}, "black": {"points": {"1": 15}}},             # not as the format writes 3
+    {"white": {"points": {"٣": 15}}, "black": {"points": {"1": 15}}},
+    {"white": {"points": {"24": 15}, "tray": 1}, "black": {"points": {"1": 15}}},
+    {"white": {"points": {"24": 15}}, "black": {"points": {"1": 15}}},
+    {"white": {"points": {"24": 14}, "bar": 1}, "black": {"points": {"1": 15}, "off": 0}},
+])
+def test_the_referee_reads_a_reading_object_as_the_sensors_reading_does(data):
+    """docs/position-format.md's reading object has one reader (`BoardReading`): the referee refuses
+    what it refuses and reads the same board from what it reads."""
+    try:
+        board = BoardReading.from_json(data)
+    except ReadingError:
+        with pytest.raises(PositionError):
+            Reading.from_json(data, "portes")
+    else:
+        assert Reading.from_json(data, "portes") == Reading.of_board(board, "portes")
+
+
+sides = st.builds(SideReading, st.tuples(*[st.integers(0, 15)] * 24), st.integers(0, 15), st.integers(0, 15))
+
+
+@given(white=sides, black=sides)
+def test_the_referees_reading_writes_and_reads_the_board_readings_json(white, black):
+    board = BoardReading(white, black)
+    reading = Reading.of_board(board, "tavla")
+    assert reading.to_json() == {"variant": "tavla", **board.to_json()}
+    assert Reading.from_json(board.to_json(), "tavla") == reading
+    assert (reading.white, reading.black, reading.bar, reading.off) == \
+        (white.points, black.points, (white.bar, black.bar), (white.off, black.off))

@@ -42,9 +42,10 @@ def test_location_counts_name_every_location():
 @pytest.mark.parametrize("data, message", [
     ({"white": {}}, "missing key"),
     ({"white": {}, "black": {}, "colour": 1}, "unknown key"),
-    ({"white": {"points": {"25": 1}}, "black": {}}, "'25' is not a point number"),
-    ({"white": {"points": {"²⁴": 1}}, "black": {}}, "'²⁴' is not a point number"),    # isdigit, but no int
-    ({"white": {"points": {"٣": 1}}, "black": {}}, "'٣' is not a point number"),
+    ({"white": {"points": {"25": 1}}, "black": {}}, 'white.points.25: points are "1" to "24"'),
+    ({"white": {"points": {"²⁴": 1}}, "black": {}}, 'white.points.²⁴: points are "1" to "24"'),  # isdigit, no int
+    ({"white": {"points": {"٣": 1}}, "black": {}}, 'white.points.٣: points are "1" to "24"'),
+    ({"white": {"points": {"03": 1}}, "black": {}}, 'white.points.03: points are "1" to "24"'),  # int reads 3
     ({"white": {"points": {"3": -1}}, "black": {}}, "white.points.3 must be a non-negative integer"),
     ({"white": {"bar": True}, "black": {}}, "white.bar must be a non-negative integer"),
     ({"white": {"home": 1}, "black": {}}, "white: unknown key"),

@@ -323,7 +323,7 @@ class WatchedPlayers(Players):
         return seen
 
     def read_the_page(self, seen) -> None:
-        first = verdict_words(seen, with_reasons=False)["steps"][0]
+        first = verdict_words(seen)["steps"][0]
         wait(self.browser, lambda: self.browser.find_element(By.CSS_SELECTOR, "#steps li").text == first,
              f"the Live page to say {first!r}")
         origin, destination = first.removeprefix(f"take one {seen.guidance[0].color.value} checker from ").split(" to ")
