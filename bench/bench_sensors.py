@@ -66,6 +66,7 @@ MAX_STACK = 16                    # 15 of one colour, or 15 on a pinned checker 
 CHUNK_TRIALS = 20_000
 
 OLD_TOLERANCE_G = 0.35
+SEAT_PLACEMENT_MM = HallFigures.for_mechanics(MECHANICS).placement_mm   # the seat's clearance and a magnet's centring
 _MCU = _FACTS.sensing.sensors.mcu
 FIELD_LIMITS_MT = (_MCU.hall_threshold_mt, _MCU.black_field_max_mt, _MCU.white_field_min_mt)
 _COUNTING = firmware_module("counting")
@@ -123,7 +124,8 @@ class Conditions:
     old_tolerance: float = 0.1 / 16.5        # the BOM's ±0.1 g
     new_tolerance: float = 0.01              # moulded checkers, ±1 %
     moisture_per_rh: float = 0.00002         # resin; CheckerSet.WOOD_MOISTURE_PER_RH * wood share for wood
-    placement_mm: float | None = None        # the first checker's magnet within this of the sensor (None: its seat)
+    seat_too_wide_mm: float = 0.0            # the seat's recess cut this much wider all round than [mechanics] says
+    at_seat_edge: bool = False               # every first checker as far off centre as its seat lets it lie
     wrong_pole_rate: float = 0.0             # checkers lying the other pole up (turned over, magnet backwards)
     adc_noise: float = 1.0                   # the NAU7802's noise times this
     unsteadiness: float = 1.0                # a resting hand's tremor and drift times this
@@ -143,8 +145,11 @@ GRID = (
     Conditions("1 % of checkers the other pole up", wrong_pole_rate=0.01),
     Conditions("5 % of checkers the other pole up", wrong_pole_rate=0.05),
     Conditions("ADC noise x4", adc_noise=4.0),
-    Conditions("first checker ±3 mm off its seat", placement_mm=3.0),
-    Conditions("first checker ±6 mm off its seat", placement_mm=6.0),
+    Conditions(f"first checker at its seat's edge ({SEAT_PLACEMENT_MM:g} mm off centre)", at_seat_edge=True),
+    Conditions(f"the seat cut 1 mm too wide all round (first checker within {SEAT_PLACEMENT_MM + 1:g} mm)",
+               seat_too_wide_mm=1.0),
+    Conditions(f"the seat cut 2 mm too wide all round (first checker within {SEAT_PLACEMENT_MM + 2:g} mm)",
+               seat_too_wide_mm=2.0),
     Conditions("a coin on the stack", foreign="coin"),
     Conditions("dice on the stack (one or two, 16 or 19 mm)", foreign="dice"),
     Conditions("a finger resting on the stack", foreign="hand"),
@@ -299,10 +304,13 @@ class Tally:
     trials: int = 0
     late: int = 0
     misread_placements: int = 0
+    plausible_all_down: int = 0
+    plausible_in_hand: int = 0
     worst_delay_s: float = 0.0
 
-    def add(self, truth: np.ndarray, before: np.ndarray, codes: np.ndarray, foreign: bool,
+    def add(self, truth: np.ndarray, before: np.ndarray, codes: np.ndarray, foreign: bool, count_of,
             also_right: np.ndarray | None = None) -> None:
+        """`count_of`: a code's number of checkers (the board's total is what the host checks)."""
         debounced = debounce(codes, before)
         self.scans += codes.size
         self.trials += len(truth)
@@ -314,7 +322,14 @@ class Tally:
         reported = np.logical_and.reduce([debounced != right for right in right_codes]) & (debounced != before[:, None])
         self.reported_wrong += int(reported.sum())
         self.misread_placements += int(reported.any(axis=1).sum())
-        if not foreign:
+        if foreign:
+            # The host (sensing.stabiliser) calls a board of more than 30 checkers a fault, so a foreign load read as
+            # k more checkers is a plausible layout only where k checkers are missing elsewhere: none while all 30
+            # lie on the board, one while one is in a hand.
+            excess = count_of(debounced) - count_of(truth)[:, None]
+            self.plausible_all_down += int((reported & (excess <= 0)).any(axis=1).sum())
+            self.plausible_in_hand += int((reported & (excess <= 1)).any(axis=1).sum())
+        else:
             right = debounced == truth[:, None]
             settled = right[:, ::-1].cumprod(axis=1)[:, ::-1].astype(bool)   # right from this scan to the end
             first = np.where(settled.any(axis=1), settled.argmax(axis=1), codes.shape[1])
@@ -327,6 +342,10 @@ class Tally:
         return {"placements": self.trials,
                 "misread_placements_per_million": self.misread_placements * 1e6 / placements,
                 "misread_placements_95_upper": upper_95(self.misread_placements, self.trials) * 1e6,
+                "plausible_all_down_per_million": self.plausible_all_down * 1e6 / placements,
+                "plausible_all_down_95_upper": upper_95(self.plausible_all_down, self.trials) * 1e6,
+                "plausible_in_hand_per_million": self.plausible_in_hand * 1e6 / placements,
+                "plausible_in_hand_95_upper": upper_95(self.plausible_in_hand, self.trials) * 1e6,
                 "unread_after_1s_per_million": self.late * 1e6 / placements,
                 "unread_after_1s_95_upper": upper_95(self.late, self.trials) * 1e6,
                 "scans": self.scans, "misreads_per_million": self.misreads * scale,
@@ -381,8 +400,11 @@ def run_chunk(stacks: np.ndarray, conditions: Conditions, trials: int, rng: np.r
     transient = _placement_transient(rng, trials, scans)
     extra = _foreign_load(rng, conditions, trials, scans)
     figures = HallFigures.for_mechanics(MECHANICS)
-    if conditions.placement_mm is not None:
-        figures = replace(figures, placement_mm=conditions.placement_mm)
+    figures = replace(figures, placement_mm=figures.placement_mm + conditions.seat_too_wide_mm)
+    placement = None
+    if conditions.at_seat_edge:
+        angle = rng.uniform(0, 2 * np.pi, trials)
+        placement = figures.placement_mm * np.stack([np.cos(angle), np.sin(angle)], axis=1)
     for scheme, tally in tallies.items():
         grams = _weigh(rng, conditions, scheme, white, black, white_before + black_before > white + black,
                        transient + extra)
@@ -395,18 +417,20 @@ def run_chunk(stacks: np.ndarray, conditions: Conditions, trials: int, rng: np.r
                                      np.where(bottom >= 0, bottom, np.where(white_before > 0, 0, 1)))
             seed = int(rng.integers(1 << 62))    # the same checkers, lying the same way, before and after
             field = hall_field(np.random.default_rng(seed), _colours_up(white, black, bottom), figures, scheme,
-                               conditions.wrong_pole_rate)[:, None, :]
+                               conditions.wrong_pole_rate, placement)[:, None, :]
             field = field + sensor_noise(rng, figures, (trials, scans))
             codes = decode_magnet(grams, field, scheme)
             if scheme == AXIS:
                 settled = hall_field(np.random.default_rng(seed), _colours_up(white_before, black_before, bottom_before),
-                                     figures, scheme, conditions.wrong_pole_rate)
+                                     figures, scheme, conditions.wrong_pole_rate, placement)
                 settled += rng.normal(0, figures.noise_mt / math.sqrt(NEW_STEADY_SCANS), settled.shape)
                 codes = confirm_rises(codes, field, white_before + black_before, settled)
             truth = (white + black) * 3 + (bottom + 1)
             before = (white_before + black_before) * 3 + (bottom_before + 1)
             across = (white + black + 1) * 3 + np.where(bottom < 0, 1, bottom + 1)
-        tally.add(truth, before, codes, bool(conditions.foreign), across if conditions.foreign == "across" else None)
+        count_of = (lambda code: code // 16 + code % 16) if scheme == "mass" else (lambda code: code // 3)
+        tally.add(truth, before, codes, bool(conditions.foreign), count_of,
+                  across if conditions.foreign == "across" else None)
 
 
 def _weigh(rng, conditions: Conditions, scheme: str, white, black, unloading, disturbance) -> np.ndarray:
@@ -511,6 +535,11 @@ def main(argv: list[str] | None = None) -> int:
                   f"(95 % <= {r['misread_placements_95_upper']:9.0f})  unread after 1 s "
                   f"{r['unread_after_1s_per_million']:9.0f} (95 % <= {r['unread_after_1s_95_upper']:9.0f})   "
                   f"per million scans: settled non-reads {r['settled_non_reads_per_million']:9.0f}")
+            if conditions.foreign:
+                print(f"            a plausible board (no fault at the host): all 30 checkers down "
+                      f"{r['plausible_all_down_per_million']:9.0f} (95 % <= {r['plausible_all_down_95_upper']:9.0f}), "
+                      f"one in a hand {r['plausible_in_hand_per_million']:9.0f} "
+                      f"(95 % <= {r['plausible_in_hand_95_upper']:9.0f})")
         sys.stdout.flush()
     if args.json:
         args.json.parent.mkdir(parents=True, exist_ok=True)

@@ -269,3 +269,24 @@ def test_the_board_files_field_limits_fit_the_fields_its_mechanics_give(mechanic
         one = hall_field(np.random.default_rng(seed), np.array([[bottom, -1, -1, -1, -1]] * 5000), figures)
         two = hall_field(np.random.default_rng(seed), np.array([[bottom, second, -1, -1, -1]] * 5000), figures)
         assert np.linalg.norm(two - one, axis=1).min() > 2 * limits.confirm_field_mt
+
+
+def test_the_seats_recess_keeps_the_first_checker_where_its_colour_reads(mechanics):
+    # A checker in its seat lies within the recess's clearance of the sensor's axis: every white one reads white
+    # (its field near vertical and strong), every black one black. A seat cut 2 mm wider all round lets the
+    # first checker lie where a white one's field tilts and weakens into no colour or black.
+    from firmware_host.sim.firmware import firmware_module
+
+    counting = firmware_module("counting")
+    limits = SHIPPED.sensors.mcu
+    field_limits = (limits.hall_threshold_mt, limits.black_field_max_mt, limits.white_field_min_mt)
+
+    def colours(seat_diameter_mm, bottom):
+        seated = replace(mechanics, seat_diameter_mm=seat_diameter_mm)
+        figures = replace(HallFigures.for_mechanics(seated), noise_mt=0.0)
+        fields = hall_field(np.random.default_rng(4), np.array([[bottom, -1, -1, -1, -1]] * 3000), figures)
+        return {counting.colour_of(tuple(field), field_limits) for field in fields.tolist()}
+
+    assert colours(mechanics.seat_diameter_mm, 0) == {counting.WHITE}
+    assert colours(mechanics.seat_diameter_mm, 1) == {counting.BLACK}
+    assert colours(mechanics.seat_diameter_mm + 4, 0) != {counting.WHITE}
