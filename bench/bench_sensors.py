@@ -29,9 +29,15 @@ The schemes:
   file's field limits (tavli_mcu.counting.colour_of, checked against the firmware here): axial in
   white checkers, diametric in black ones, either face up.
 
-The foreign rows put a coin, a resting finger or a checker across two strips on the stack; their
-misreads are what the sensors would claim there. The rows "N % of checkers the other pole up" turn a
-share of the checkers over (or glue their magnets in backwards).
+The foreign rows put a coin, dice, a resting finger or a checker across two strips on the stack; their
+misreads are what the location's sensors would claim there. The host sees the whole board: all 30
+checkers always lie on sensed locations (points, bars, bear-off trays), and a board of more than 30 is a
+sensor fault (firmware_host.sensing.stabiliser), never a layout. So each foreign row also counts the
+placements read as a plausible board: with all 30 checkers down (a foreign load read as more checkers
+is then a fault), and with one checker in the mover's hand (one more checker then looks like it put
+down, until it is). The rows "N % of checkers the other pole up" turn a share of the checkers over (or
+glue their magnets in backwards); the seat rows put every first checker at the edge of its recess, or
+cut the recess wider than `[mechanics]` says.
 """
 from __future__ import annotations
 
@@ -494,6 +500,25 @@ def _foreign_load(rng, conditions: Conditions, trials: int, scans: int) -> np.nd
     return np.zeros((trials, scans))
 
 
+def magnet_field_changes(seed: int, draws: int = 20_000) -> list[dict]:
+    """What each checker's magnet adds to the field at the colour sensor, by its place up the stack (1: the
+    second checker), either kind, its checkers lying as the model draws them (the seat, the stack's offsets, the
+    magnets' tolerance): |change| in mT, min, median and max over `draws` stacks, without the sensor's noise."""
+    figures = replace(HallFigures.for_mechanics(MECHANICS), noise_mt=0.0)
+    rng = np.random.default_rng(seed)
+    levels = []
+    for level in range(1, 5):
+        colours = rng.integers(0, 2, (draws, 5))
+        below = np.where(np.arange(5)[None, :] < level, colours, -1)
+        upto = np.where(np.arange(5)[None, :] <= level, colours, -1)
+        stack_seed = int(rng.integers(1 << 62))
+        change = np.linalg.norm(hall_field(np.random.default_rng(stack_seed), upto, figures)
+                                - hall_field(np.random.default_rng(stack_seed), below, figures), axis=1)
+        levels.append({"checker": level + 1, "min_mt": round(float(change.min()), 3),
+                       "median_mt": round(float(np.median(change)), 3), "max_mt": round(float(change.max()), 3)})
+    return levels
+
+
 def run_row(stacks: np.ndarray, conditions: Conditions, scans: int, seed: int) -> dict:
     rng = np.random.default_rng(seed)
     tallies = {scheme: Tally() for scheme in SCHEMES}
@@ -519,6 +544,14 @@ def main(argv: list[str] | None = None) -> int:
     check_old_decoder(np.random.default_rng(args.seed))
     check_axis_decoder(np.random.default_rng(args.seed))
     check_count_decoder(np.random.default_rng(args.seed))
+    noise = HallFigures.for_mechanics(MECHANICS).noise_mt
+    changes = magnet_field_changes(args.seed)
+    print(f"The field each checker's magnet adds at the colour sensor (the sensor's noise: {noise:g} mT an axis, "
+          f"{noise / math.sqrt(NEW_STEADY_SCANS):.3f} mT in the mean of {NEW_STEADY_SCANS} scans; a rise from one "
+          f"checker needs a change of {_MCU.confirm_field_mt:g} mT):")
+    for level in changes:
+        print(f"  checker {level['checker']}: {level['min_mt']:.3f}-{level['max_mt']:.3f} mT "
+              f"(median {level['median_mt']:.3f})")
     stacks = game_stacks(args.games, args.seed)
     print(f"{len(stacks)} location states from {args.games} random games of each of {len(VARIANTS)} variants")
     results = []
@@ -543,7 +576,7 @@ def main(argv: list[str] | None = None) -> int:
         sys.stdout.flush()
     if args.json:
         args.json.parent.mkdir(parents=True, exist_ok=True)
-        args.json.write_text(json.dumps(results, indent=1) + "\n")
+        args.json.write_text(json.dumps({"magnet_field_changes": changes, "rows": results}, indent=1) + "\n")
     return 0
 
 

@@ -35,8 +35,11 @@ Figures, with their sources:
   A checker on a stack lies within 3 mm of the one below; each lies either face up, turned any way.
 - A hand: a finger resting on a point presses 5-300 g, wavering with a physiological tremor of
   8-12 Hz at a few % of the force and drifting slowly by 5-10 %.
-- A coin: 2.3 g (1 euro cent) to 13.2 g (5 Swiss francs); not magnetic (copper-nickel, brass). Dice:
-  one or two acrylic dice of 16 or 19 mm, 4.7-15.6 g (`DICE_G`).
+- A coin: 2.3 g (1 euro cent) to 13.2 g (5 Swiss francs), modelled without a field of its own: the 1, 2
+  and 5 cent coins are copper-plated steel and bend a magnet's field, but at 2.3-3.9 g they are far from
+  a checker's weight, and the heavier ones (copper-nickel, brass, Nordic gold) are not magnetic. Dice:
+  one or two acrylic dice (1.19 g/cm3) of 16 or 19 mm, 4.7-15.6 g (`DICE_G`): the electronic dice make
+  them unnecessary, but a pair of 19 mm ones weighs about a checker.
 """
 from __future__ import annotations
 
@@ -124,7 +127,8 @@ class HallFigures:
     depth_mm: float                          # the sensor's die to the bottom magnet's centre
     checker_height_mm: float                 # magnet to magnet up a stack
     magnet: DiscMagnet
-    placement_mm: float                      # the first checker's magnet within this of the sensor (its seat)
+    placement_mm: float                      # the first checker's magnet within this of the sensor (its seat's
+                                             # recess lets it lie no further off)
     stack_offset_mm: float = 3.0             # a checker on a stack lies within this of the one below it
     magnet_tolerance: float = 0.05           # N35 remanence, ±5 %
     noise_mt: float = 0.15                   # per axis, RMS (TMAG5273 averaging 16 conversions)

@@ -290,3 +290,29 @@ def test_the_seats_recess_keeps_the_first_checker_where_its_colour_reads(mechani
     assert colours(mechanics.seat_diameter_mm, 0) == {counting.WHITE}
     assert colours(mechanics.seat_diameter_mm, 1) == {counting.BLACK}
     assert colours(mechanics.seat_diameter_mm + 4, 0) != {counting.WHITE}
+
+
+def test_two_dice_on_a_stack_read_as_one_more_checker_there_which_the_host_calls_a_fault_with_all_30_down():
+    # Two 19 mm dice weigh about a checker and carry no magnet; on a stack of two or more the sensor cannot see
+    # a third magnet, so the location reads one more checker. Every checker of the set lies on a sensed
+    # location, so the board then holds 31: the host's stabiliser calls it a fault, never a board to judge.
+    from firmware_host.sensing.events import BoardStable, FaultKind, SensorFault
+    from firmware_host.sensing.stabiliser import Stabiliser
+    from firmware_host.sim.physics import DICE_G
+
+    weighed = magnet_board(seed=5)
+    channels = CONFIG.sensors.channels
+    stacks = [()] * channels.channel_count
+    for point, stack in ((24, ("white",) * 2), (13, ("white",) * 5), (8, ("white",) * 3), (6, ("white",) * 5),
+                         (1, ("black",) * 2), (12, ("black",) * 5), (17, ("black",) * 3), (19, ("black",) * 5)):
+        stacks[channels.channel_of(f"point:{point}")] = stack
+    stabiliser = Stabiliser(colour_by="magnet")
+    stabiliser.feed(channels.reading(tuple(scans(weighed, stacks))), 0.0)
+    assert stabiliser.tick(1.0) == [BoardStable(stabiliser.reading)] and stabiliser.reading.white.point(13) == 5
+    weighed.extra_load("point:13", max(DICE_G))
+    read = scans(weighed, stacks, count=16)
+    assert read[channels.channel_of("point:13")] == (6, 0)
+    events = stabiliser.feed(channels.reading(tuple(read)), 2.0) + stabiliser.tick(12.0)
+    assert [(event.location, event.kind) for event in events if isinstance(event, SensorFault)] == [
+        ("point:13", FaultKind.TOO_MANY)]
+    assert not any(isinstance(event, BoardStable) for event in events)
