@@ -227,52 +227,15 @@ def check_axis_decoder(rng: np.random.Generator) -> None:
         assert names[_COUNTING.colour_of(field, FIELD_LIMITS_MT)] == colour, (field, colour)
 
 
-def confirm_rises(codes: np.ndarray, field: np.ndarray, settled_count: np.ndarray,
-                  settled_field: np.ndarray) -> np.ndarray:
-    """`codes` with no reading where the count rose from one checker without a second magnet's field change
-    (tavli_mcu.counting.CountDecoder, vectorised over trials; tests/sensing checks the firmware's rule):
-    `field` (trials, scans, 3), the location's settled count and mean field before the trial."""
-    window = NEW_STEADY_SCANS
-    summed = np.cumsum(field, axis=1)
-    means = (summed - np.concatenate([np.zeros_like(summed[:, :window]), summed[:, :-window]], axis=1)) / window
-    settled_count, settled_field = settled_count.copy(), settled_field.copy()
-    unconfirmed = np.full(len(codes), -1)
-    out = codes.copy()
-    for scan in range(codes.shape[1]):
-        valid = codes[:, scan] >= 0
-        count = codes[:, scan] // 3
-        mean = means[:, scan]
-        blocked = valid & (unconfirmed == count)
-        judged = valid & ~blocked
-        unconfirmed = np.where(judged, -1, unconfirmed)
-        changed = judged & (settled_count != count)
-        distance = np.linalg.norm(mean - settled_field, axis=1)
-        rise = (changed & (settled_count >= 1) & (settled_count < _COUNTING.CONFIRMED_BELOW) & (count > settled_count)
-                & (distance < _MCU.confirm_field_mt))
-        unconfirmed = np.where(rise, count, unconfirmed)
-        accepted = judged & ~rise
-        follow = _COUNTING.SETTLED_FOLLOW
-        settled_field = np.where((accepted & changed)[:, None], mean,
-                                 np.where(accepted[:, None], settled_field + (mean - settled_field) * follow,
-                                          settled_field))
-        settled_count = np.where(accepted, count, settled_count)
-        out[:, scan] = np.where(blocked | rise, -1, codes[:, scan])
-    return out
-
-
 def check_count_decoder(rng: np.random.Generator) -> None:
-    """decode_magnet and confirm_rises agree with the firmware's CountDecoder, scan by scan, on locations
-    where one checker lies, then a second one or a finger's weight comes, then goes."""
+    """decode_magnet agrees with the firmware's CountDecoder, scan by scan, on locations where one checker lies,
+    then a second one (in the row: the field stays the first's) or a finger's weight comes, then goes."""
     trials, scans = 300, 60
-    second = rng.random(trials) < 0.5
     weight = np.where(np.arange(scans)[None, :] < 20, 16.0, np.where(np.arange(scans)[None, :] < 45, 32.0, 16.0))
-    grams = weight + rng.normal(0, 0.1, (trials, scans))
-    axial = np.array([0.0, 0.0, 12.0])
-    extra = np.where(second[:, None], 1.0, 0.0) * np.array([0.35, 0.2, 0.0])[None, :]
-    field = np.where((weight >= 32)[..., None], axial + extra[:, None, :], axial) + rng.normal(0, 0.08, (trials, scans, 3))
-    ours = confirm_rises(decode_magnet(grams, field, AXIS), field, np.full(trials, -1), np.zeros((trials, 3)))
-    decoder = _COUNTING.CountDecoder(trials, 16.0, NEW_WINDOW_G, NEW_STEADY_G, NEW_STEADY_SCANS, FIELD_LIMITS_MT,
-                                     _MCU.confirm_field_mt)
+    grams = weight + rng.normal(0, 0.1, (trials, scans)) + np.where(rng.random((trials, 1)) < 0.5, 0.0, 1.5)
+    field = np.array([0.0, 0.0, 12.0]) + rng.normal(0, 0.08, (trials, scans, 3))
+    ours = decode_magnet(grams, field, AXIS)
+    decoder = _COUNTING.CountDecoder(trials, 16.0, NEW_WINDOW_G, NEW_STEADY_G, NEW_STEADY_SCANS, FIELD_LIMITS_MT)
     for scan in range(scans):
         for trial in range(trials):
             theirs = decoder.decode(trial, float(grams[trial, scan]), tuple(field[trial, scan].tolist()))
@@ -426,11 +389,6 @@ def run_chunk(stacks: np.ndarray, conditions: Conditions, trials: int, rng: np.r
                                conditions.wrong_pole_rate, placement)[:, None, :]
             field = field + sensor_noise(rng, figures, (trials, scans))
             codes = decode_magnet(grams, field, scheme)
-            if scheme == AXIS:
-                settled = hall_field(np.random.default_rng(seed), _colours_up(white_before, black_before, bottom_before),
-                                     figures, scheme, conditions.wrong_pole_rate, placement)
-                settled += rng.normal(0, figures.noise_mt / math.sqrt(NEW_STEADY_SCANS), settled.shape)
-                codes = confirm_rises(codes, field, white_before + black_before, settled)
             truth = (white + black) * 3 + (bottom + 1)
             before = (white_before + black_before) * 3 + (bottom_before + 1)
             across = (white + black + 1) * 3 + np.where(bottom < 0, 1, bottom + 1)
@@ -472,10 +430,11 @@ def _stack_mass(rng, checkers: CheckerSet, counts: np.ndarray, colour: int, humi
 
 
 def _colours_up(white, black, bottom) -> np.ndarray:
-    """(trials, 5) colours up each stack from the bottom one (the sensor sees the nearest five), -1 where none."""
+    """(trials, MAX_STACK) the colours of each location's checkers in the order they lie (physics.checker_places):
+    the seat's first, then a pinning stack's other colour, then the rest; -1 where none."""
     total = white + black
     own_above = np.where(bottom == 0, white, black) - 1
-    level = np.arange(1, 5)[None, :]
+    level = np.arange(1, MAX_STACK)[None, :]
     colour = np.where(level <= (total - 1 - own_above)[:, None], 1 - bottom[:, None], bottom[:, None])
     above = np.where(level < total[:, None], colour, -1)
     return np.concatenate([bottom[:, None], above], axis=1)
@@ -501,22 +460,28 @@ def _foreign_load(rng, conditions: Conditions, trials: int, scans: int) -> np.nd
 
 
 def magnet_field_changes(seed: int, draws: int = 20_000) -> list[dict]:
-    """What each checker's magnet adds to the field at the colour sensor, by its place up the stack (1: the
-    second checker), either kind, its checkers lying as the model draws them (the seat, the stack's offsets, the
-    magnets' tolerance): |change| in mT, min, median and max over `draws` stacks, without the sensor's noise."""
+    """What each checker's magnet adds to the field at the colour sensor, by the order it comes to a location
+    of one colour (2: the second checker, in the row beside the seat's; 6: the first on the seat's), and a
+    pinning checker's (on the one it pins), either kind, lying as the model draws them (the seat, the row, the
+    layers, the magnets' tolerance): |change| in mT, min, median and max over `draws` locations, without the
+    sensor's noise."""
     figures = replace(HallFigures.for_mechanics(MECHANICS), noise_mt=0.0)
     rng = np.random.default_rng(seed)
-    levels = []
-    for level in range(1, 5):
-        colours = rng.integers(0, 2, (draws, 5))
-        below = np.where(np.arange(5)[None, :] < level, colours, -1)
-        upto = np.where(np.arange(5)[None, :] <= level, colours, -1)
-        stack_seed = int(rng.integers(1 << 62))
-        change = np.linalg.norm(hall_field(np.random.default_rng(stack_seed), upto, figures)
-                                - hall_field(np.random.default_rng(stack_seed), below, figures), axis=1)
-        levels.append({"checker": level + 1, "min_mt": round(float(change.min()), 3),
-                       "median_mt": round(float(np.median(change)), 3), "max_mt": round(float(change.max()), 3)})
-    return levels
+    found = []
+    for checker in range(2, MAX_STACK + 1):
+        for pinning in ((False, True) if checker == 2 else (False,)):
+            bottom = rng.integers(0, 2, draws)
+            colours = np.repeat(bottom[:, None], MAX_STACK, axis=1)
+            if pinning:
+                colours[:, 1] = 1 - bottom
+            before = np.where(np.arange(MAX_STACK)[None, :] < checker - 1, colours, -1)
+            after = np.where(np.arange(MAX_STACK)[None, :] < checker, colours, -1)
+            stack_seed = int(rng.integers(1 << 62))
+            change = np.linalg.norm(hall_field(np.random.default_rng(stack_seed), after, figures)
+                                    - hall_field(np.random.default_rng(stack_seed), before, figures), axis=1)
+            found.append({"checker": checker, "pinning": pinning, "min_mt": round(float(change.min()), 3),
+                          "median_mt": round(float(np.median(change)), 3), "max_mt": round(float(change.max()), 3)})
+    return found
 
 
 def run_row(stacks: np.ndarray, conditions: Conditions, scans: int, seed: int) -> dict:
@@ -547,11 +512,10 @@ def main(argv: list[str] | None = None) -> int:
     noise = HallFigures.for_mechanics(MECHANICS).noise_mt
     changes = magnet_field_changes(args.seed)
     print(f"The field each checker's magnet adds at the colour sensor (the sensor's noise: {noise:g} mT an axis, "
-          f"{noise / math.sqrt(NEW_STEADY_SCANS):.3f} mT in the mean of {NEW_STEADY_SCANS} scans; a rise from one "
-          f"checker needs a change of {_MCU.confirm_field_mt:g} mT):")
-    for level in changes:
-        print(f"  checker {level['checker']}: {level['min_mt']:.3f}-{level['max_mt']:.3f} mT "
-              f"(median {level['median_mt']:.3f})")
+          f"{noise / math.sqrt(NEW_STEADY_SCANS):.3f} mT in the mean of {NEW_STEADY_SCANS} scans):")
+    for change in changes:
+        print(f"  checker {change['checker']}{' pinning the first' if change['pinning'] else ''}: "
+              f"{change['min_mt']:.3f}-{change['max_mt']:.3f} mT (median {change['median_mt']:.3f})")
     stacks = game_stacks(args.games, args.seed)
     print(f"{len(stacks)} location states from {args.games} random games of each of {len(VARIANTS)} variants")
     results = []
