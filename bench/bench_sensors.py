@@ -32,10 +32,11 @@ The schemes:
 The foreign rows put a coin, dice, a resting finger or a checker across two strips on the stack; their
 misreads are what the location's sensors would claim there. The host sees the whole board: all 30
 checkers always lie on sensed locations (points, bars, bear-off trays), and a board of more than 30 is a
-sensor fault (firmware_host.sensing.stabiliser), never a layout. So each foreign row also counts the
-placements read as a plausible board: with all 30 checkers down (a foreign load read as more checkers
-is then a fault), and with one checker in the mover's hand (one more checker then looks like it put
-down, until it is). The rows "N % of checkers the other pole up" turn a share of the checkers over (or
+sensor fault (firmware_host.sensing.stabiliser), never a layout, and stays one on the location that
+gained until it holds no more than before (a checker lifted elsewhere does not explain the gain). So each
+foreign row also counts the placements read as a plausible board: with all 30 checkers down when the
+load came (a foreign load read as more checkers is then a fault), and with one checker already in the
+mover's hand (one more checker then looks like it put down, until it is). The rows "N % of checkers the other pole up" turn a share of the checkers over (or
 glue their magnets in backwards); the seat rows put every first checker at the edge of its recess, or
 cut the recess wider than `[mechanics]` says.
 """
@@ -292,9 +293,10 @@ class Tally:
         self.reported_wrong += int(reported.sum())
         self.misread_placements += int(reported.any(axis=1).sum())
         if foreign:
-            # The host (sensing.stabiliser) calls a board of more than 30 checkers a fault, so a foreign load read as
-            # k more checkers is a plausible layout only where k checkers are missing elsewhere: none while all 30
-            # lie on the board, one while one is in a hand.
+            # The host (sensing.stabiliser) calls a board of more than 30 checkers a fault, kept on the location until
+            # it holds no more than before, so a foreign load read as k more checkers is a plausible layout only where
+            # k checkers were already missing elsewhere when it came: none while all 30 lie on the board, one while
+            # one is in a hand.
             excess = count_of(debounced) - count_of(truth)[:, None]
             self.plausible_all_down += int((reported & (excess <= 0)).any(axis=1).sum())
             self.plausible_in_hand += int((reported & (excess <= 1)).any(axis=1).sum())
@@ -535,7 +537,7 @@ def main(argv: list[str] | None = None) -> int:
             if conditions.foreign:
                 print(f"            a plausible board (no fault at the host): all 30 checkers down "
                       f"{r['plausible_all_down_per_million']:9.0f} (95 % <= {r['plausible_all_down_95_upper']:9.0f}), "
-                      f"one in a hand {r['plausible_in_hand_per_million']:9.0f} "
+                      f"one already in a hand {r['plausible_in_hand_per_million']:9.0f} "
                       f"(95 % <= {r['plausible_in_hand_95_upper']:9.0f})")
         sys.stdout.flush()
     if args.json:
