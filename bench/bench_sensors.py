@@ -1,7 +1,7 @@
 """Misreads and non-reads of weighed locations per placement, three sensing schemes, on the physical model.
 
     .venv/bin/python bench/bench_sensors.py [--scans 5000000] [--grid-scans 1000000] [--seed 1] [--rows NAME]
-                                            [--json bench/sensors-DATE.json]
+                                            [--checker-g G] [--json bench/records/sensors-DATE.json]
 
 Each trial is one placement: a location just after a checker was put on it (or lifted off), watched for
 100 scans (2.5 s at 40 Hz). Its stack is drawn from long random games of every variant
@@ -22,8 +22,9 @@ The schemes:
 
 - mass: colour by mass: white 16 g, black 17 g, ±0.1 g checkers, the nearest of the 256 totals 16 w + 17 b
   within ±0.35 g (tavli_mcu.weighing.MassDecoder);
-- polarity (the default before issue 32): every checker 16 g (±1 %), the count the nearest multiple of 16 g
-  within the board file's window while its steadiness window agrees, the bottom checker's colour the sign
+- polarity (the default before issue 32): every checker of the board file's `checker_g` (±1 %; 22 g, or
+  `--checker-g`), the count the nearest multiple within the board file's window while its steadiness
+  window agrees, the bottom checker's colour the sign
   of the vertical field (north up in white checkers): a checker the other pole up reads the other colour;
 - axis (the default): the same count, the colour the axis of the bottom magnet's field with the board
   file's field limits (tavli_mcu.counting.colour_of, checked against the firmware here): axial in
@@ -78,6 +79,7 @@ _MCU = _FACTS.sensing.sensors.mcu
 FIELD_LIMITS_MT = (_MCU.hall_threshold_mt, _MCU.black_field_max_mt, _MCU.white_field_min_mt)
 _COUNTING = firmware_module("counting")
 NEW_WINDOW_G = _MCU.count_window_g
+checker_g = _MCU.checker_g        # every weighed-count checker's nominal mass (--checker-g tries another)
 NEW_STEADY_G = _MCU.steady_g      # checkers lie still: a wavering load (a finger) is no reading
 NEW_STEADY_SCANS = _MCU.steady_scans
 
@@ -194,8 +196,8 @@ def check_old_decoder(rng: np.random.Generator) -> None:
 def decode_magnet(grams: np.ndarray, field: np.ndarray, scheme: str) -> np.ndarray:
     """count * 3 + bottom (0 none, 1 white, 2 black), or -1: `grams` (trials, scans), `field` (trials, scans, 3)
     mT. AXIS: tavli_mcu.counting (checked against it in check_axis_decoder); POLARITY: the field's sign."""
-    count = np.rint(grams / 16.0)
-    readable = (np.abs(grams - 16.0 * count) <= NEW_WINDOW_G) & (count >= 0) & (count <= MAX_STACK)
+    count = np.rint(grams / checker_g)
+    readable = (np.abs(grams - checker_g * count) <= NEW_WINDOW_G) & (count >= 0) & (count <= MAX_STACK)
     window = np.lib.stride_tricks.sliding_window_view(grams, NEW_STEADY_SCANS, axis=1)
     spread = window.max(axis=2) - window.min(axis=2)
     steady = np.concatenate([np.zeros((grams.shape[0], NEW_STEADY_SCANS - 1), dtype=bool),
@@ -232,11 +234,11 @@ def check_count_decoder(rng: np.random.Generator) -> None:
     """decode_magnet agrees with the firmware's CountDecoder, scan by scan, on locations where one checker lies,
     then a second one (in the row: the field stays the first's) or a finger's weight comes, then goes."""
     trials, scans = 300, 60
-    weight = np.where(np.arange(scans)[None, :] < 20, 16.0, np.where(np.arange(scans)[None, :] < 45, 32.0, 16.0))
+    weight = checker_g * np.where(np.arange(scans)[None, :] < 20, 1, np.where(np.arange(scans)[None, :] < 45, 2, 1))
     grams = weight + rng.normal(0, 0.1, (trials, scans)) + np.where(rng.random((trials, 1)) < 0.5, 0.0, 1.5)
     field = np.array([0.0, 0.0, 12.0]) + rng.normal(0, 0.08, (trials, scans, 3))
     ours = decode_magnet(grams, field, AXIS)
-    decoder = _COUNTING.CountDecoder(trials, 16.0, NEW_WINDOW_G, NEW_STEADY_G, NEW_STEADY_SCANS, FIELD_LIMITS_MT)
+    decoder = _COUNTING.CountDecoder(trials, checker_g, NEW_WINDOW_G, NEW_STEADY_G, NEW_STEADY_SCANS, FIELD_LIMITS_MT)
     for scan in range(scans):
         for trial in range(trials):
             theirs = decoder.decode(trial, float(grams[trial, scan]), tuple(field[trial, scan].tolist()))
@@ -378,7 +380,7 @@ def run_chunk(stacks: np.ndarray, conditions: Conditions, trials: int, rng: np.r
         placement = figures.placement_mm * np.stack([np.cos(angle), np.sin(angle)], axis=1)
     for scheme, tally in tallies.items():
         grams = _weigh(rng, conditions, scheme, white, black, white_before + black_before > white + black,
-                       transient + extra)
+                       transient + extra * (across_g(scheme) if conditions.foreign == "across" else 1.0))
         if scheme == "mass":
             codes = decode_old(grams)
             truth, before = white * 16 + black, white_before * 16 + black_before
@@ -402,7 +404,7 @@ def run_chunk(stacks: np.ndarray, conditions: Conditions, trials: int, rng: np.r
 def _weigh(rng, conditions: Conditions, scheme: str, white, black, unloading, disturbance) -> np.ndarray:
     """(trials, scans) grams as the firmware's calibration computes them from the physical model."""
     trials, scans = disturbance.shape
-    nominal = (16.0, 17.0) if scheme == "mass" else (16.0, 16.0)
+    nominal = (16.0, 17.0) if scheme == "mass" else (checker_g, checker_g)
     tolerance = conditions.old_tolerance if scheme == "mass" else conditions.new_tolerance
     checkers = CheckerSet(nominal[0], nominal[1], tolerance, conditions.moisture_per_rh)
     humidity = rng.uniform(-conditions.humidity_rh, conditions.humidity_rh, (trials, 1))
@@ -450,6 +452,11 @@ def _placement_transient(rng, trials: int, scans: int) -> np.ndarray:
         2 * np.pi * rng.uniform(12, 25, (trials, 1)) * t)
 
 
+def across_g(scheme: str) -> float:
+    """The mass of the checker across two strips: a white one of the scheme's set."""
+    return 16.0 if scheme == "mass" else checker_g
+
+
 def _foreign_load(rng, conditions: Conditions, trials: int, scans: int) -> np.ndarray:
     foreign = conditions.foreign
     if foreign in ("coin", "dice"):
@@ -457,7 +464,7 @@ def _foreign_load(rng, conditions: Conditions, trials: int, scans: int) -> np.nd
     if foreign == "hand":
         return hand_force_g(rng, trials, scans, unsteadiness=conditions.unsteadiness)
     if foreign == "across":
-        return np.repeat(16.0 * rng.uniform(0.1, 0.9, (trials, 1)), scans, axis=1)
+        return np.repeat(rng.uniform(0.1, 0.9, (trials, 1)), scans, axis=1)   # a share of the checker (run_chunk)
     return np.zeros((trials, scans))
 
 
@@ -506,8 +513,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--games", type=int, default=20, help="random games per variant for the stacks")
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--rows", help="only the rows whose name contains this")
+    parser.add_argument("--checker-g", type=float, help="the weighed-count checkers' mass, g (default: the board "
+                                                         "file's checker_g)")
     parser.add_argument("--json", type=Path)
     args = parser.parse_args(argv)
+    global checker_g
+    checker_g = args.checker_g or checker_g
     check_old_decoder(np.random.default_rng(args.seed))
     check_axis_decoder(np.random.default_rng(args.seed))
     check_count_decoder(np.random.default_rng(args.seed))

@@ -58,8 +58,7 @@ def parse_mechanics(document: dict[str, Any], path: Path | str, sensing: Sensing
         raise table.error("seat_depth_mm", f"a {mechanics.seat_depth_mm:g} mm recess leaves {skin:g} mm of a "
                                            f"{mechanics.tray_thickness_mm:g} mm tray under the seat",
                           f"at most {mechanics.tray_thickness_mm - SEAT_FLOOR_MIN_MM:g} mm")
-    mcu = sensing.sensors.mcu
-    load = mechanics.full_load_g(max(mcu.white_checker_g, mcu.black_checker_g))
+    load = mechanics.full_load_g(heaviest_checker_g(sensing))
     if load > mechanics.cell_capacity_g:
         raise table.error("cell_capacity_g", f"{mechanics.cell_capacity_g:g} g is less than the full load, {load:g} g "
                                              f"(the tray and {CHECKERS_A_SIDE} checkers)", f"at least {load:g} g")
@@ -69,6 +68,12 @@ def parse_mechanics(document: dict[str, Any], path: Path | str, sensing: Sensing
 # Under the seat the tray keeps this much: its skin over the colour sensor's pocket (0.8 mm) and a pocket
 # for the carrier's chip (1.7 mm: a SOT-23-6 is at most 1.45 mm high).
 SEAT_FLOOR_MIN_MM = 2.5
+def heaviest_checker_g(sensing: SensingConfig) -> float:
+    """The heaviest checker of the set the board's sensing scheme asks for."""
+    mcu = sensing.sensors.mcu
+    return mcu.checker_g if mcu.colour_by == "magnet" else max(mcu.white_checker_g, mcu.black_checker_g)
+
+
 ROW_GAP_MM = 70          # between the near and the far row of trays, across the board's middle
 TRAY_COLUMN_GAP_MM = 22  # between point 24's (or 1's) column and the bear-off trays
 BEAR_OFF_WIDTH_MM = 134
@@ -131,7 +136,7 @@ def drawing(mechanics: Mechanics, sensing: SensingConfig, leds: LedLayout) -> st
     """The side section and top view of one location, to scale (2 px per mm), dimensioned."""
     m, scale, left = mechanics, 2.0, 70.0
     mcu = sensing.sensors.mcu
-    heavier = max(mcu.white_checker_g, mcu.black_checker_g)
+    heavier = heaviest_checker_g(sensing)
     point_leds = len(leds.locations["1"])
     tray_px = m.tray_length_mm * scale
     svg = Svg(int(left * 2 + tray_px + 260), 720)

@@ -55,7 +55,7 @@ class McuSettings:
     # "magnet": count by weight (checker_g each) and the bottom checker's colour from its magnet's axis;
     # "mass": colour by mass (white_checker_g, black_checker_g). hardware/README.md compares the two.
     colour_by: str = "magnet"
-    checker_g: float = 16.0
+    checker_g: float = 22.0
     count_window_g: float = 2.0       # a mass further than this from every count is no reading
     steady_g: float = 0.45            # ... and so is one that wavered more than this over steady_scans scans
     steady_scans: int = 8

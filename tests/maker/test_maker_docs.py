@@ -180,14 +180,14 @@ def test_colour_by_magnet_buys_a_hall_sensor_per_location_and_a_magnet_per_check
 def test_the_location_drawing_is_dimensioned_from_the_board_file(board, write_board):
     board["mechanics"]["tray_length_mm"] = 210
     drawing = maker.generate(write_board(board))[maker.LOCATION]
-    assert "tray 210 mm, 4 mm thick" in drawing and "Full load 300 g (tray 45 g + 15 × 17 g) on a 500 g cell" in drawing
+    assert "tray 210 mm, 4 mm thick" in drawing and "Full load 375 g (tray 45 g + 15 × 22 g) on a 500 g cell" in drawing
     assert "a point&#x27;s 6 LEDs every 16.7 mm" in drawing
 
 
 @pytest.mark.parametrize("key, value, message", [
     ("tray_length_mm", 150, "mechanics.tray_length_mm: 150 mm holds fewer than 5 checkers in a row; allowed: at least 190 mm"),
     ("tray_width_mm", 30, "mechanics.tray_width_mm: 30 mm is narrower than a checker"),
-    ("cell_capacity_g", 250, "mechanics.cell_capacity_g: 250 g is less than the full load, 300 g"),
+    ("cell_capacity_g", 250, "mechanics.cell_capacity_g: 250 g is less than the full load, 375 g"),
     ("led_pitch_mm", 40, "mechanics.led_pitch_mm: a location's 8 LEDs at 40 mm are longer than its tray"),
     ("seat_diameter_mm", 38, "mechanics.seat_diameter_mm: a 38 mm seat does not take a 38 mm checker"),
     ("seat_depth_mm", 2, "mechanics.seat_depth_mm: a 2 mm recess leaves 2 mm of a 4 mm tray under the seat; "
