@@ -160,7 +160,7 @@ GRID = (
     Conditions(f"the seat cut 2 mm too wide all round (first checker within {SEAT_PLACEMENT_MM + 2:g} mm)",
                seat_too_wide_mm=2.0),
     Conditions("a coin on the stack", foreign="coin"),
-    Conditions("dice on the stack (one or two, 16 or 19 mm)", foreign="dice"),
+    Conditions("dice on the stack (one or two: acrylic of 16 or 19 mm, precision of 19 mm)", foreign="dice"),
     Conditions("a finger resting on the stack", foreign="hand"),
     Conditions("a steady finger resting on the stack (a tenth of the tremor and drift)", foreign="hand",
                unsteadiness=0.1),

@@ -42,8 +42,9 @@ Figures, with their sources:
 - A coin: 2.3 g (1 euro cent) to 13.2 g (5 Swiss francs), modelled without a field of its own: the 1, 2
   and 5 cent coins are copper-plated steel and bend a magnet's field, but at 2.3-3.9 g they are far from
   a checker's weight, and the heavier ones (copper-nickel, brass, Nordic gold) are not magnetic. Dice:
-  one or two acrylic dice (1.19 g/cm3) of 16 or 19 mm, 4.7-15.6 g (`DICE_G`): the electronic dice make
-  them unnecessary, but a pair of 19 mm ones weighs about a checker.
+  one or two acrylic dice (1.19 g/cm3) of 16 or 19 mm, 4.7-15.6 g, or one or two 19 mm precision dice
+  of cellulose acetate (1.3 g/cm3), 8.9 or 17.8 g (`DICE_G`): the electronic dice make them unnecessary,
+  and a pair of 19 mm ones weighs 4 g or more short of a 22 g checker.
 """
 from __future__ import annotations
 
@@ -60,8 +61,9 @@ CALIBRATION_MASS_G = 100.0       # hardware/README.md, "Calibration": span with 
 CREEP_TIME_CONSTANT_S = 8 * 60   # creep of foil gauges on aluminium settles over minutes (first order)
 COINS_G = (2.30, 3.06, 3.92, 5.74, 7.50, 8.50, 13.20)   # euro 1c, 2c, 5c, 20c, 1 euro, 2 euro; 5 CHF
 # Dice left on a point: acrylic (1.19 g/cm3) cubes with rounded corners and drilled pips, about 5 % under a
-# full cube: one or two of 16 mm or 19 mm (two 19 mm dice weigh about a checker).
-DICE_G = (4.7, 7.8, 9.4, 15.6)
+# full cube, one or two of 16 mm or 19 mm; and precision (casino) dice, sharp 19 mm cubes of cellulose acetate
+# (1.3 g/cm3) with filled pips, one or two.
+DICE_G = (4.7, 7.8, 9.4, 15.6, 8.9, 17.8)
 
 
 @dataclass(frozen=True)
