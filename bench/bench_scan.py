@@ -51,7 +51,7 @@ class Firmware:
         if mcu.colour_by == "magnet":
             decoder = firmware_module("counting").CountDecoder(
                 28, mcu.checker_g, mcu.count_window_g, mcu.steady_g, mcu.steady_scans,
-                (mcu.hall_threshold_mt, mcu.black_field_max_mt, mcu.white_field_min_mt), mcu.confirm_field_mt)
+                (mcu.hall_threshold_mt, mcu.black_field_max_mt, mcu.white_field_min_mt))
             hall = board.hall
         else:
             decoder = weighing.MassDecoder(mcu.white_checker_g, mcu.black_checker_g, mcu.mass_tolerance_g)

@@ -1,7 +1,7 @@
 """Misreads and non-reads of weighed locations per placement, three sensing schemes, on the physical model.
 
     .venv/bin/python bench/bench_sensors.py [--scans 5000000] [--grid-scans 1000000] [--seed 1] [--rows NAME]
-                                            [--json bench/sensors-DATE.json]
+                                            [--checker-g G] [--json bench/records/sensors-DATE.json]
 
 Each trial is one placement: a location just after a checker was put on it (or lifted off), watched for
 100 scans (2.5 s at 40 Hz). Its stack is drawn from long random games of every variant
@@ -22,16 +22,24 @@ The schemes:
 
 - mass: colour by mass: white 16 g, black 17 g, ±0.1 g checkers, the nearest of the 256 totals 16 w + 17 b
   within ±0.35 g (tavli_mcu.weighing.MassDecoder);
-- polarity (the default before issue 32): every checker 16 g (±1 %), the count the nearest multiple of 16 g
-  within the board file's window while its steadiness window agrees, the bottom checker's colour the sign
+- polarity (the default before issue 32): every checker of the board file's `checker_g` (±1 %; 22 g, or
+  `--checker-g`), the count the nearest multiple within the board file's window while its steadiness
+  window agrees, the bottom checker's colour the sign
   of the vertical field (north up in white checkers): a checker the other pole up reads the other colour;
 - axis (the default): the same count, the colour the axis of the bottom magnet's field with the board
   file's field limits (tavli_mcu.counting.colour_of, checked against the firmware here): axial in
   white checkers, diametric in black ones, either face up.
 
-The foreign rows put a coin, a resting finger or a checker across two strips on the stack; their
-misreads are what the sensors would claim there. The rows "N % of checkers the other pole up" turn a
-share of the checkers over (or glue their magnets in backwards).
+The foreign rows put a coin, dice, a resting finger or a checker across two strips on the stack; their
+misreads are what the location's sensors would claim there. The host sees the whole board: all 30
+checkers always lie on sensed locations (points, bars, bear-off trays), and a board of more than 30 is a
+sensor fault (firmware_host.sensing.stabiliser), never a layout, and stays one on the location that
+gained until it holds no more than before (a checker lifted elsewhere does not explain the gain). So each
+foreign row also counts the placements read as a plausible board: with all 30 checkers down when the
+load came (a foreign load read as more checkers is then a fault), and with one checker already in the
+mover's hand (one more checker then looks like it put down, until it is). The rows "N % of checkers the other pole up" turn a share of the checkers over (or
+glue their magnets in backwards); the seat rows put every first checker at the edge of its recess, or
+cut the recess wider than `[mechanics]` says.
 """
 from __future__ import annotations
 
@@ -66,10 +74,12 @@ MAX_STACK = 16                    # 15 of one colour, or 15 on a pinned checker 
 CHUNK_TRIALS = 20_000
 
 OLD_TOLERANCE_G = 0.35
+SEAT_PLACEMENT_MM = HallFigures.for_mechanics(MECHANICS).placement_mm   # the seat's clearance and a magnet's centring
 _MCU = _FACTS.sensing.sensors.mcu
 FIELD_LIMITS_MT = (_MCU.hall_threshold_mt, _MCU.black_field_max_mt, _MCU.white_field_min_mt)
 _COUNTING = firmware_module("counting")
 NEW_WINDOW_G = _MCU.count_window_g
+checker_g = _MCU.checker_g        # every weighed-count checker's nominal mass (--checker-g tries another)
 NEW_STEADY_G = _MCU.steady_g      # checkers lie still: a wavering load (a finger) is no reading
 NEW_STEADY_SCANS = _MCU.steady_scans
 
@@ -123,7 +133,8 @@ class Conditions:
     old_tolerance: float = 0.1 / 16.5        # the BOM's ±0.1 g
     new_tolerance: float = 0.01              # moulded checkers, ±1 %
     moisture_per_rh: float = 0.00002         # resin; CheckerSet.WOOD_MOISTURE_PER_RH * wood share for wood
-    placement_mm: float | None = None        # the first checker's magnet within this of the sensor (None: its seat)
+    seat_too_wide_mm: float = 0.0            # the seat's recess cut this much wider all round than [mechanics] says
+    at_seat_edge: bool = False               # every first checker as far off centre as its seat lets it lie
     wrong_pole_rate: float = 0.0             # checkers lying the other pole up (turned over, magnet backwards)
     adc_noise: float = 1.0                   # the NAU7802's noise times this
     unsteadiness: float = 1.0                # a resting hand's tremor and drift times this
@@ -143,10 +154,13 @@ GRID = (
     Conditions("1 % of checkers the other pole up", wrong_pole_rate=0.01),
     Conditions("5 % of checkers the other pole up", wrong_pole_rate=0.05),
     Conditions("ADC noise x4", adc_noise=4.0),
-    Conditions("first checker ±3 mm off its seat", placement_mm=3.0),
-    Conditions("first checker ±6 mm off its seat", placement_mm=6.0),
+    Conditions(f"first checker at its seat's edge ({SEAT_PLACEMENT_MM:g} mm off centre)", at_seat_edge=True),
+    Conditions(f"the seat cut 1 mm too wide all round (first checker within {SEAT_PLACEMENT_MM + 1:g} mm)",
+               seat_too_wide_mm=1.0),
+    Conditions(f"the seat cut 2 mm too wide all round (first checker within {SEAT_PLACEMENT_MM + 2:g} mm)",
+               seat_too_wide_mm=2.0),
     Conditions("a coin on the stack", foreign="coin"),
-    Conditions("dice on the stack (one or two, 16 or 19 mm)", foreign="dice"),
+    Conditions("dice on the stack (one or two: acrylic of 16 or 19 mm, precision of 19 mm)", foreign="dice"),
     Conditions("a finger resting on the stack", foreign="hand"),
     Conditions("a steady finger resting on the stack (a tenth of the tremor and drift)", foreign="hand",
                unsteadiness=0.1),
@@ -182,8 +196,8 @@ def check_old_decoder(rng: np.random.Generator) -> None:
 def decode_magnet(grams: np.ndarray, field: np.ndarray, scheme: str) -> np.ndarray:
     """count * 3 + bottom (0 none, 1 white, 2 black), or -1: `grams` (trials, scans), `field` (trials, scans, 3)
     mT. AXIS: tavli_mcu.counting (checked against it in check_axis_decoder); POLARITY: the field's sign."""
-    count = np.rint(grams / 16.0)
-    readable = (np.abs(grams - 16.0 * count) <= NEW_WINDOW_G) & (count >= 0) & (count <= MAX_STACK)
+    count = np.rint(grams / checker_g)
+    readable = (np.abs(grams - checker_g * count) <= NEW_WINDOW_G) & (count >= 0) & (count <= MAX_STACK)
     window = np.lib.stride_tricks.sliding_window_view(grams, NEW_STEADY_SCANS, axis=1)
     spread = window.max(axis=2) - window.min(axis=2)
     steady = np.concatenate([np.zeros((grams.shape[0], NEW_STEADY_SCANS - 1), dtype=bool),
@@ -216,52 +230,15 @@ def check_axis_decoder(rng: np.random.Generator) -> None:
         assert names[_COUNTING.colour_of(field, FIELD_LIMITS_MT)] == colour, (field, colour)
 
 
-def confirm_rises(codes: np.ndarray, field: np.ndarray, settled_count: np.ndarray,
-                  settled_field: np.ndarray) -> np.ndarray:
-    """`codes` with no reading where the count rose from one checker without a second magnet's field change
-    (tavli_mcu.counting.CountDecoder, vectorised over trials; tests/sensing checks the firmware's rule):
-    `field` (trials, scans, 3), the location's settled count and mean field before the trial."""
-    window = NEW_STEADY_SCANS
-    summed = np.cumsum(field, axis=1)
-    means = (summed - np.concatenate([np.zeros_like(summed[:, :window]), summed[:, :-window]], axis=1)) / window
-    settled_count, settled_field = settled_count.copy(), settled_field.copy()
-    unconfirmed = np.full(len(codes), -1)
-    out = codes.copy()
-    for scan in range(codes.shape[1]):
-        valid = codes[:, scan] >= 0
-        count = codes[:, scan] // 3
-        mean = means[:, scan]
-        blocked = valid & (unconfirmed == count)
-        judged = valid & ~blocked
-        unconfirmed = np.where(judged, -1, unconfirmed)
-        changed = judged & (settled_count != count)
-        distance = np.linalg.norm(mean - settled_field, axis=1)
-        rise = (changed & (settled_count >= 1) & (settled_count < _COUNTING.CONFIRMED_BELOW) & (count > settled_count)
-                & (distance < _MCU.confirm_field_mt))
-        unconfirmed = np.where(rise, count, unconfirmed)
-        accepted = judged & ~rise
-        follow = _COUNTING.SETTLED_FOLLOW
-        settled_field = np.where((accepted & changed)[:, None], mean,
-                                 np.where(accepted[:, None], settled_field + (mean - settled_field) * follow,
-                                          settled_field))
-        settled_count = np.where(accepted, count, settled_count)
-        out[:, scan] = np.where(blocked | rise, -1, codes[:, scan])
-    return out
-
-
 def check_count_decoder(rng: np.random.Generator) -> None:
-    """decode_magnet and confirm_rises agree with the firmware's CountDecoder, scan by scan, on locations
-    where one checker lies, then a second one or a finger's weight comes, then goes."""
+    """decode_magnet agrees with the firmware's CountDecoder, scan by scan, on locations where one checker lies,
+    then a second one (in the row: the field stays the first's) or a finger's weight comes, then goes."""
     trials, scans = 300, 60
-    second = rng.random(trials) < 0.5
-    weight = np.where(np.arange(scans)[None, :] < 20, 16.0, np.where(np.arange(scans)[None, :] < 45, 32.0, 16.0))
-    grams = weight + rng.normal(0, 0.1, (trials, scans))
-    axial = np.array([0.0, 0.0, 12.0])
-    extra = np.where(second[:, None], 1.0, 0.0) * np.array([0.35, 0.2, 0.0])[None, :]
-    field = np.where((weight >= 32)[..., None], axial + extra[:, None, :], axial) + rng.normal(0, 0.08, (trials, scans, 3))
-    ours = confirm_rises(decode_magnet(grams, field, AXIS), field, np.full(trials, -1), np.zeros((trials, 3)))
-    decoder = _COUNTING.CountDecoder(trials, 16.0, NEW_WINDOW_G, NEW_STEADY_G, NEW_STEADY_SCANS, FIELD_LIMITS_MT,
-                                     _MCU.confirm_field_mt)
+    weight = checker_g * np.where(np.arange(scans)[None, :] < 20, 1, np.where(np.arange(scans)[None, :] < 45, 2, 1))
+    grams = weight + rng.normal(0, 0.1, (trials, scans)) + np.where(rng.random((trials, 1)) < 0.5, 0.0, 1.5)
+    field = np.array([0.0, 0.0, 12.0]) + rng.normal(0, 0.08, (trials, scans, 3))
+    ours = decode_magnet(grams, field, AXIS)
+    decoder = _COUNTING.CountDecoder(trials, checker_g, NEW_WINDOW_G, NEW_STEADY_G, NEW_STEADY_SCANS, FIELD_LIMITS_MT)
     for scan in range(scans):
         for trial in range(trials):
             theirs = decoder.decode(trial, float(grams[trial, scan]), tuple(field[trial, scan].tolist()))
@@ -299,10 +276,13 @@ class Tally:
     trials: int = 0
     late: int = 0
     misread_placements: int = 0
+    plausible_all_down: int = 0
+    plausible_in_hand: int = 0
     worst_delay_s: float = 0.0
 
-    def add(self, truth: np.ndarray, before: np.ndarray, codes: np.ndarray, foreign: bool,
+    def add(self, truth: np.ndarray, before: np.ndarray, codes: np.ndarray, foreign: bool, count_of,
             also_right: np.ndarray | None = None) -> None:
+        """`count_of`: a code's number of checkers (the board's total is what the host checks)."""
         debounced = debounce(codes, before)
         self.scans += codes.size
         self.trials += len(truth)
@@ -314,7 +294,15 @@ class Tally:
         reported = np.logical_and.reduce([debounced != right for right in right_codes]) & (debounced != before[:, None])
         self.reported_wrong += int(reported.sum())
         self.misread_placements += int(reported.any(axis=1).sum())
-        if not foreign:
+        if foreign:
+            # The host (sensing.stabiliser) calls a board of more than 30 checkers a fault, kept on the location until
+            # it holds no more than before, so a foreign load read as k more checkers is a plausible layout only where
+            # k checkers were already missing elsewhere when it came: none while all 30 lie on the board, one while
+            # one is in a hand.
+            excess = count_of(debounced) - count_of(truth)[:, None]
+            self.plausible_all_down += int((reported & (excess <= 0)).any(axis=1).sum())
+            self.plausible_in_hand += int((reported & (excess <= 1)).any(axis=1).sum())
+        else:
             right = debounced == truth[:, None]
             settled = right[:, ::-1].cumprod(axis=1)[:, ::-1].astype(bool)   # right from this scan to the end
             first = np.where(settled.any(axis=1), settled.argmax(axis=1), codes.shape[1])
@@ -327,6 +315,10 @@ class Tally:
         return {"placements": self.trials,
                 "misread_placements_per_million": self.misread_placements * 1e6 / placements,
                 "misread_placements_95_upper": upper_95(self.misread_placements, self.trials) * 1e6,
+                "plausible_all_down_per_million": self.plausible_all_down * 1e6 / placements,
+                "plausible_all_down_95_upper": upper_95(self.plausible_all_down, self.trials) * 1e6,
+                "plausible_in_hand_per_million": self.plausible_in_hand * 1e6 / placements,
+                "plausible_in_hand_95_upper": upper_95(self.plausible_in_hand, self.trials) * 1e6,
                 "unread_after_1s_per_million": self.late * 1e6 / placements,
                 "unread_after_1s_95_upper": upper_95(self.late, self.trials) * 1e6,
                 "scans": self.scans, "misreads_per_million": self.misreads * scale,
@@ -381,11 +373,14 @@ def run_chunk(stacks: np.ndarray, conditions: Conditions, trials: int, rng: np.r
     transient = _placement_transient(rng, trials, scans)
     extra = _foreign_load(rng, conditions, trials, scans)
     figures = HallFigures.for_mechanics(MECHANICS)
-    if conditions.placement_mm is not None:
-        figures = replace(figures, placement_mm=conditions.placement_mm)
+    figures = replace(figures, placement_mm=figures.placement_mm + conditions.seat_too_wide_mm)
+    placement = None
+    if conditions.at_seat_edge:
+        angle = rng.uniform(0, 2 * np.pi, trials)
+        placement = figures.placement_mm * np.stack([np.cos(angle), np.sin(angle)], axis=1)
     for scheme, tally in tallies.items():
         grams = _weigh(rng, conditions, scheme, white, black, white_before + black_before > white + black,
-                       transient + extra)
+                       transient + extra * (across_g(scheme) if conditions.foreign == "across" else 1.0))
         if scheme == "mass":
             codes = decode_old(grams)
             truth, before = white * 16 + black, white_before * 16 + black_before
@@ -395,24 +390,21 @@ def run_chunk(stacks: np.ndarray, conditions: Conditions, trials: int, rng: np.r
                                      np.where(bottom >= 0, bottom, np.where(white_before > 0, 0, 1)))
             seed = int(rng.integers(1 << 62))    # the same checkers, lying the same way, before and after
             field = hall_field(np.random.default_rng(seed), _colours_up(white, black, bottom), figures, scheme,
-                               conditions.wrong_pole_rate)[:, None, :]
+                               conditions.wrong_pole_rate, placement)[:, None, :]
             field = field + sensor_noise(rng, figures, (trials, scans))
             codes = decode_magnet(grams, field, scheme)
-            if scheme == AXIS:
-                settled = hall_field(np.random.default_rng(seed), _colours_up(white_before, black_before, bottom_before),
-                                     figures, scheme, conditions.wrong_pole_rate)
-                settled += rng.normal(0, figures.noise_mt / math.sqrt(NEW_STEADY_SCANS), settled.shape)
-                codes = confirm_rises(codes, field, white_before + black_before, settled)
             truth = (white + black) * 3 + (bottom + 1)
             before = (white_before + black_before) * 3 + (bottom_before + 1)
             across = (white + black + 1) * 3 + np.where(bottom < 0, 1, bottom + 1)
-        tally.add(truth, before, codes, bool(conditions.foreign), across if conditions.foreign == "across" else None)
+        count_of = (lambda code: code // 16 + code % 16) if scheme == "mass" else (lambda code: code // 3)
+        tally.add(truth, before, codes, bool(conditions.foreign), count_of,
+                  across if conditions.foreign == "across" else None)
 
 
 def _weigh(rng, conditions: Conditions, scheme: str, white, black, unloading, disturbance) -> np.ndarray:
     """(trials, scans) grams as the firmware's calibration computes them from the physical model."""
     trials, scans = disturbance.shape
-    nominal = (16.0, 17.0) if scheme == "mass" else (16.0, 16.0)
+    nominal = (16.0, 17.0) if scheme == "mass" else (checker_g, checker_g)
     tolerance = conditions.old_tolerance if scheme == "mass" else conditions.new_tolerance
     checkers = CheckerSet(nominal[0], nominal[1], tolerance, conditions.moisture_per_rh)
     humidity = rng.uniform(-conditions.humidity_rh, conditions.humidity_rh, (trials, 1))
@@ -442,10 +434,11 @@ def _stack_mass(rng, checkers: CheckerSet, counts: np.ndarray, colour: int, humi
 
 
 def _colours_up(white, black, bottom) -> np.ndarray:
-    """(trials, 5) colours up each stack from the bottom one (the sensor sees the nearest five), -1 where none."""
+    """(trials, MAX_STACK) the colours of each location's checkers in the order they lie (physics.checker_places):
+    the seat's first, then a pinning stack's other colour, then the rest; -1 where none."""
     total = white + black
     own_above = np.where(bottom == 0, white, black) - 1
-    level = np.arange(1, 5)[None, :]
+    level = np.arange(1, MAX_STACK)[None, :]
     colour = np.where(level <= (total - 1 - own_above)[:, None], 1 - bottom[:, None], bottom[:, None])
     above = np.where(level < total[:, None], colour, -1)
     return np.concatenate([bottom[:, None], above], axis=1)
@@ -459,6 +452,11 @@ def _placement_transient(rng, trials: int, scans: int) -> np.ndarray:
         2 * np.pi * rng.uniform(12, 25, (trials, 1)) * t)
 
 
+def across_g(scheme: str) -> float:
+    """The mass of the checker across two strips: a white one of the scheme's set."""
+    return 16.0 if scheme == "mass" else checker_g
+
+
 def _foreign_load(rng, conditions: Conditions, trials: int, scans: int) -> np.ndarray:
     foreign = conditions.foreign
     if foreign in ("coin", "dice"):
@@ -466,8 +464,33 @@ def _foreign_load(rng, conditions: Conditions, trials: int, scans: int) -> np.nd
     if foreign == "hand":
         return hand_force_g(rng, trials, scans, unsteadiness=conditions.unsteadiness)
     if foreign == "across":
-        return np.repeat(16.0 * rng.uniform(0.1, 0.9, (trials, 1)), scans, axis=1)
+        return np.repeat(rng.uniform(0.1, 0.9, (trials, 1)), scans, axis=1)   # a share of the checker (run_chunk)
     return np.zeros((trials, scans))
+
+
+def magnet_field_changes(seed: int, draws: int = 20_000) -> list[dict]:
+    """What each checker's magnet adds to the field at the colour sensor, by the order it comes to a location
+    of one colour (2: the second checker, in the row beside the seat's; 6: the first on the seat's), and a
+    pinning checker's (on the one it pins), either kind, lying as the model draws them (the seat, the row, the
+    layers, the magnets' tolerance): |change| in mT, min, median and max over `draws` locations, without the
+    sensor's noise."""
+    figures = replace(HallFigures.for_mechanics(MECHANICS), noise_mt=0.0)
+    rng = np.random.default_rng(seed)
+    found = []
+    for checker in range(2, MAX_STACK + 1):
+        for pinning in ((False, True) if checker == 2 else (False,)):
+            bottom = rng.integers(0, 2, draws)
+            colours = np.repeat(bottom[:, None], MAX_STACK, axis=1)
+            if pinning:
+                colours[:, 1] = 1 - bottom
+            before = np.where(np.arange(MAX_STACK)[None, :] < checker - 1, colours, -1)
+            after = np.where(np.arange(MAX_STACK)[None, :] < checker, colours, -1)
+            stack_seed = int(rng.integers(1 << 62))
+            change = np.linalg.norm(hall_field(np.random.default_rng(stack_seed), after, figures)
+                                    - hall_field(np.random.default_rng(stack_seed), before, figures), axis=1)
+            found.append({"checker": checker, "pinning": pinning, "min_mt": round(float(change.min()), 3),
+                          "median_mt": round(float(np.median(change)), 3), "max_mt": round(float(change.max()), 3)})
+    return found
 
 
 def run_row(stacks: np.ndarray, conditions: Conditions, scans: int, seed: int) -> dict:
@@ -490,11 +513,22 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--games", type=int, default=20, help="random games per variant for the stacks")
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--rows", help="only the rows whose name contains this")
+    parser.add_argument("--checker-g", type=float, help="the weighed-count checkers' mass, g (default: the board "
+                                                         "file's checker_g)")
     parser.add_argument("--json", type=Path)
     args = parser.parse_args(argv)
+    global checker_g
+    checker_g = args.checker_g or checker_g
     check_old_decoder(np.random.default_rng(args.seed))
     check_axis_decoder(np.random.default_rng(args.seed))
     check_count_decoder(np.random.default_rng(args.seed))
+    noise = HallFigures.for_mechanics(MECHANICS).noise_mt
+    changes = magnet_field_changes(args.seed)
+    print(f"The field each checker's magnet adds at the colour sensor (the sensor's noise: {noise:g} mT an axis, "
+          f"{noise / math.sqrt(NEW_STEADY_SCANS):.3f} mT in the mean of {NEW_STEADY_SCANS} scans):")
+    for change in changes:
+        print(f"  checker {change['checker']}{' pinning the first' if change['pinning'] else ''}: "
+              f"{change['min_mt']:.3f}-{change['max_mt']:.3f} mT (median {change['median_mt']:.3f})")
     stacks = game_stacks(args.games, args.seed)
     print(f"{len(stacks)} location states from {args.games} random games of each of {len(VARIANTS)} variants")
     results = []
@@ -511,10 +545,15 @@ def main(argv: list[str] | None = None) -> int:
                   f"(95 % <= {r['misread_placements_95_upper']:9.0f})  unread after 1 s "
                   f"{r['unread_after_1s_per_million']:9.0f} (95 % <= {r['unread_after_1s_95_upper']:9.0f})   "
                   f"per million scans: settled non-reads {r['settled_non_reads_per_million']:9.0f}")
+            if conditions.foreign:
+                print(f"            a plausible board (no fault at the host): all 30 checkers down "
+                      f"{r['plausible_all_down_per_million']:9.0f} (95 % <= {r['plausible_all_down_95_upper']:9.0f}), "
+                      f"one already in a hand {r['plausible_in_hand_per_million']:9.0f} "
+                      f"(95 % <= {r['plausible_in_hand_95_upper']:9.0f})")
         sys.stdout.flush()
     if args.json:
         args.json.parent.mkdir(parents=True, exist_ok=True)
-        args.json.write_text(json.dumps(results, indent=1) + "\n")
+        args.json.write_text(json.dumps({"magnet_field_changes": changes, "rows": results}, indent=1) + "\n")
     return 0
 
 

@@ -65,7 +65,9 @@ CATALOGUE: dict[str, dict[str, Item]] = {
                                 "ECA-1CM100", 0.20)},
     "hall_carrier": {"": Item("TMAG5273 3D Hall sensor breakout, Qwiic, Mini, 0.5 × 1 in (colour: in a pocket under "
                               "each location's seat; the B1 variant, I2C 0x22, 0.1 µF decoupling on board)", "SparkFun",
-                              "SEN-23881", 9.95, "an estimate, no listing checked: check before ordering")},
+                              "SEN-23881", 9.95, "AN ESTIMATE, not a listed price: no listing of SEN-23881 with a price was found "
+                              "(searched: SparkFun's hookup guide, library and forum pages give none); $9.95 is "
+                              "assumed from the price class of single-chip Qwiic breakouts; check before ordering")},
     "magnet_axial": {"": Item("Disc magnet N35, magnetised axially (through its faces): one in each white checker",
                               "any", "-", 0.15)},
     "magnet_diametric": {"": Item("Disc magnet N35, magnetised diametrically (across): one in each black checker",

@@ -6,8 +6,9 @@ floor at one end, the tray on spacers at the other, so the cell can bend), the l
 carrier beside the cell, and its LEDs (a cut segment of the strip, wired on to the next location's
 in the order of `[leds.locations]`) in a channel of the frame along the tray's long edge, under a
 diffuser. The loader refuses dimensions a board cannot be built with: a tray too short for five
-checkers in a row or too narrow for one, a location's LEDs longer than its tray, and a full stack
-(15 of the heavier colour) plus the tray over the cell's capacity.
+checkers in a row or too narrow for one, a seat that does not take a checker or too deep for the colour
+sensor's pocket under it, a location's LEDs longer than its tray, and a full stack (15 of the heavier
+colour) plus the tray over the cell's capacity.
 """
 from __future__ import annotations
 
@@ -48,12 +49,29 @@ def parse_mechanics(document: dict[str, Any], path: Path | str, sensing: Sensing
     if most * mechanics.led_pitch_mm > mechanics.tray_length_mm:
         raise table.error("led_pitch_mm", f"a location's {most} LEDs at {mechanics.led_pitch_mm:g} mm are longer than "
                                           "its tray", f"at most {mechanics.tray_length_mm / most:g} mm")
-    mcu = sensing.sensors.mcu
-    load = mechanics.full_load_g(max(mcu.white_checker_g, mcu.black_checker_g))
+    if mechanics.seat_diameter_mm <= mechanics.checker_diameter_mm:
+        raise table.error("seat_diameter_mm", f"a {mechanics.seat_diameter_mm:g} mm seat does not take a "
+                                              f"{mechanics.checker_diameter_mm:g} mm checker",
+                          f"more than {mechanics.checker_diameter_mm:g} mm")
+    skin = mechanics.tray_thickness_mm - mechanics.seat_depth_mm
+    if skin < SEAT_FLOOR_MIN_MM:
+        raise table.error("seat_depth_mm", f"a {mechanics.seat_depth_mm:g} mm recess leaves {skin:g} mm of a "
+                                           f"{mechanics.tray_thickness_mm:g} mm tray under the seat",
+                          f"at most {mechanics.tray_thickness_mm - SEAT_FLOOR_MIN_MM:g} mm")
+    load = mechanics.full_load_g(heaviest_checker_g(sensing))
     if load > mechanics.cell_capacity_g:
         raise table.error("cell_capacity_g", f"{mechanics.cell_capacity_g:g} g is less than the full load, {load:g} g "
                                              f"(the tray and {CHECKERS_A_SIDE} checkers)", f"at least {load:g} g")
     return mechanics
+
+
+# Under the seat the tray keeps this much: its skin over the colour sensor's pocket (0.8 mm) and a pocket
+# for the carrier's chip (1.7 mm: a SOT-23-6 is at most 1.45 mm high).
+SEAT_FLOOR_MIN_MM = 2.5
+def heaviest_checker_g(sensing: SensingConfig) -> float:
+    """The heaviest checker of the set the board's sensing scheme asks for."""
+    mcu = sensing.sensors.mcu
+    return mcu.checker_g if mcu.colour_by == "magnet" else max(mcu.white_checker_g, mcu.black_checker_g)
 
 
 ROW_GAP_MM = 70          # between the near and the far row of trays, across the board's middle
@@ -118,7 +136,7 @@ def drawing(mechanics: Mechanics, sensing: SensingConfig, leds: LedLayout) -> st
     """The side section and top view of one location, to scale (2 px per mm), dimensioned."""
     m, scale, left = mechanics, 2.0, 70.0
     mcu = sensing.sensors.mcu
-    heavier = max(mcu.white_checker_g, mcu.black_checker_g)
+    heavier = heaviest_checker_g(sensing)
     point_leds = len(leds.locations["1"])
     tray_px = m.tray_length_mm * scale
     svg = Svg(int(left * 2 + tray_px + 260), 720)
@@ -148,12 +166,17 @@ def drawing(mechanics: Mechanics, sensing: SensingConfig, leds: LedLayout) -> st
     svg.rect(tray_x, tray_top, tray_px, m.tray_thickness_mm * scale, fill="#ffe0b2")
     checker = m.checker_diameter_mm * scale
     seat_x = tray_x + (m.tray_length_mm / 2 + m.checker_from_load_mm(0)) * scale
+    # the seat: a recess in the tray's top, the first checker (and the one stacked on it) sunk into it
+    seat_floor = tray_top + m.seat_depth_mm * scale
+    svg.rect(seat_x - m.seat_diameter_mm * scale / 2, tray_top, m.seat_diameter_mm * scale, m.seat_depth_mm * scale,
+             fill="#ffffff")
     for number in range(CHECKERS_IN_A_ROW):
-        svg.rect(seat_x + (number - 0.5) * checker + 2, tray_top - m.checker_height_mm * scale, checker - 4,
+        bottom = seat_floor if number == 0 else tray_top
+        svg.rect(seat_x + (number - 0.5) * checker + 2, bottom - m.checker_height_mm * scale, checker - 4,
                  m.checker_height_mm * scale, fill="#616161" if number % 2 == 0 else "#fafafa")
-    svg.rect(seat_x - checker / 2 + 2, tray_top - 2 * m.checker_height_mm * scale, checker - 4,
+    svg.rect(seat_x - checker / 2 + 2, seat_floor - 2 * m.checker_height_mm * scale, checker - 4,
              m.checker_height_mm * scale, fill="#fafafa")
-    magnet_y = tray_top - m.checker_height_mm * scale / 2
+    magnet_y = seat_floor - m.checker_height_mm * scale / 2
     svg.rect(seat_x - m.magnet_diameter_mm * scale / 2, magnet_y - m.magnet_thickness_mm * scale / 2,
              m.magnet_diameter_mm * scale, m.magnet_thickness_mm * scale, fill="#c62828")
     # the colour sensor's carrier in a pocket under the seat, riding with the tray
@@ -180,8 +203,8 @@ def drawing(mechanics: Mechanics, sensing: SensingConfig, leds: LedLayout) -> st
     svg.text(left, floor_y + 82, f"Colour sensor (TMAG5273 carrier, I2C 0x{mcu.hall_address:02X}) in a pocket under the first "
                                  f"checker's seat,", size=11)
     svg.text(left, floor_y + 98, f"{m.hall_depth_mm:g} mm below the bottom magnet ({m.magnet_diameter_mm:g} × "
-                                 f"{m.magnet_thickness_mm:g} mm N35). Seat {m.seat_clearance_mm:g} mm wider than a "
-                                 "checker all round.", size=11)
+                                 f"{m.magnet_thickness_mm:g} mm N35); the seat a recess {m.seat_diameter_mm:g} mm across, "
+                                 f"{m.seat_depth_mm:g} mm deep.", size=11)
     svg.text(left, floor_y + 114, f"Field there: white (axial) {m.centred_field_mt(AXIAL):.1f} mT, black (diametric) "
                                   f"{m.centred_field_mt(DIAMETRIC):.1f} mT; no magnet below {mcu.hall_threshold_mt:g} mT.",
              size=11)
@@ -190,8 +213,11 @@ def drawing(mechanics: Mechanics, sensing: SensingConfig, leds: LedLayout) -> st
     svg.text(left, top_y - 24, "Top view", bold=True)
     width_px = m.tray_width_mm * scale
     svg.rect(tray_x, top_y, tray_px, width_px, fill="#ffe0b2")
+    svg.circle(tray_x + m.seat_diameter_mm / 2 * scale, top_y + width_px / 2, m.seat_diameter_mm / 2 * scale,
+               fill="#ffffff")
     for number in range(CHECKERS_IN_A_ROW):
-        svg.circle(tray_x + (number + 0.5) * checker, top_y + width_px / 2, checker / 2,
+        svg.circle(tray_x + (m.tray_length_mm / 2 + m.checker_from_load_mm(number)) * scale, top_y + width_px / 2,
+                   checker / 2,
                    fill="#616161" if number % 2 == 0 else "#fafafa")
     channel_y = top_y + width_px + m.gap_mm * scale
     svg.rect(tray_x, channel_y, tray_px, m.led_channel_mm * scale, fill="#f3e5f5")

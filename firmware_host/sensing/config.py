@@ -55,7 +55,7 @@ class McuSettings:
     # "magnet": count by weight (checker_g each) and the bottom checker's colour from its magnet's axis;
     # "mass": colour by mass (white_checker_g, black_checker_g). hardware/README.md compares the two.
     colour_by: str = "magnet"
-    checker_g: float = 16.0
+    checker_g: float = 22.0
     count_window_g: float = 2.0       # a mass further than this from every count is no reading
     steady_g: float = 0.45            # ... and so is one that wavered more than this over steady_scans scans
     steady_scans: int = 8
@@ -63,7 +63,6 @@ class McuSettings:
     hall_threshold_mt: float = 3.0    # a field weaker than this is no magnet
     white_field_min_mt: float = 9.0   # a white checker's (axial) field on its seat is at least this strong
     black_field_max_mt: float = 7.5   # and a black one's (diametric) at most this: off its seat they could look alike
-    confirm_field_mt: float = 0.2     # a second checker's magnet changes the field by at least twice this
     maintenance_pin: int = 22         # held to GND at power-up: main.py stays stopped (hardware/README.md)
     white_checker_g: float = 16.0
     black_checker_g: float = 17.0
@@ -174,7 +173,6 @@ MCU_KEYS: dict[str, Callable[[Any], str | None]] = {
     "hall_threshold_mt": _positive_number,
     "white_field_min_mt": _positive_number,
     "black_field_max_mt": _positive_number,
-    "confirm_field_mt": _positive_number,
     "maintenance_pin": _integer(0, 29),
     "white_checker_g": _positive_number,
     "black_checker_g": _positive_number,

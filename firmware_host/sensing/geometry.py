@@ -4,9 +4,10 @@ distance the sensors depend on. `firmware_host.maker.mechanics` reads the table 
 object: magnet to sensor, the seat, checker height and pitch, where the load lies on the cell.
 
 A location (hardware/docs/location.svg): a tray resting on the free end of a bar load cell under the
-tray's middle; the first checker's seat (a recess `seat_clearance_mm` wider than a checker all round)
-at the tray's outer end; the colour sensor (a TMAG5273 on its carrier) in a pocket under the seat, on
-the tray's underside, `hall_cover_mm` below the tray's top; each checker's magnet at its mid-height.
+tray's middle; the first checker's seat (a round recess `seat_diameter_mm` across, `seat_depth_mm` deep)
+at the tray's outer end, which keeps the bottom checker within `seat_clearance_mm` of the sensor's axis;
+the colour sensor (a TMAG5273 on its carrier) in a pocket under the seat, on the tray's underside,
+`hall_cover_mm` below the seat's floor; each checker's magnet at its mid-height.
 """
 from __future__ import annotations
 
@@ -34,7 +35,8 @@ class Mechanics:
     overload_stop_gap_mm: float
     checker_diameter_mm: float
     checker_height_mm: float
-    seat_clearance_mm: float
+    seat_diameter_mm: float
+    seat_depth_mm: float
     hall_cover_mm: float
     magnet_diameter_mm: float
     magnet_thickness_mm: float
@@ -55,6 +57,11 @@ class Mechanics:
         return DiscMagnet(self.magnet_diameter_mm, self.magnet_thickness_mm, self.magnet_remanence_t)
 
     @property
+    def seat_clearance_mm(self) -> float:
+        """How far a checker in its seat can lie off the seat's centre (the recess is this much wider all round)."""
+        return (self.seat_diameter_mm - self.checker_diameter_mm) / 2
+
+    @property
     def hall_depth_mm(self) -> float:
         """From the colour sensor's die up to the bottom checker's magnet (at the checker's mid-height)."""
         return self.hall_cover_mm + self.checker_height_mm / 2
@@ -62,7 +69,7 @@ class Mechanics:
     def checker_from_load_mm(self, place: int) -> float:
         """Along the tray, from the cell's load point (the tray's middle) to the centre of the checker in
         the `place`-th place of the row (0: the seat, at the tray's outer end); negative toward that end."""
-        seat = self.checker_diameter_mm / 2 + self.seat_clearance_mm
+        seat = self.seat_diameter_mm / 2
         return seat + place * self.checker_diameter_mm - self.tray_length_mm / 2
 
     def centred_field_mt(self, axis: str) -> float:

@@ -34,7 +34,6 @@ def render_board_config(config: SensingConfig) -> str:
         "HALL_THRESHOLD_MT": mcu.hall_threshold_mt,
         "WHITE_FIELD_MIN_MT": mcu.white_field_min_mt,
         "BLACK_FIELD_MAX_MT": mcu.black_field_max_mt,
-        "CONFIRM_FIELD_MT": mcu.confirm_field_mt,
         "MAINTENANCE_PIN": mcu.maintenance_pin,
         "WHITE_CHECKER_G": mcu.white_checker_g,
         "BLACK_CHECKER_G": mcu.black_checker_g,

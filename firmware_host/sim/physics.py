@@ -32,11 +32,19 @@ Figures, with their sources:
   dipole (firmware_host.sensing.magnets), magnets ±5 % (N35 remanence tolerance), the sensor's noise
   0.15 mT RMS per axis (TMAG5273 averaging 16 conversions). Every distance (sensor to magnet, the seat,
   checker height) and the magnet come from the board file's `[mechanics]` (`HallFigures.for_mechanics`).
-  A checker on a stack lies within 3 mm of the one below; each lies either face up, turned any way.
+  A location's checkers lie as players lay them (`checker_places`): a row of five along the point from the
+  seat, then a second layer from the seat, and so on; a pinning checker lies on the one it pins. So the
+  sensor sees the seat's checker and those stacked on it (the sixth, the eleventh); the row's others, 38 mm
+  and more away, add a few hundredths of a mT. A checker in the row lies up to 2 mm beyond touching the one
+  before, anywhere across the tray; one on another within 3 mm of it; each either face up, turned any way.
 - A hand: a finger resting on a point presses 5-300 g, wavering with a physiological tremor of
   8-12 Hz at a few % of the force and drifting slowly by 5-10 %.
-- A coin: 2.3 g (1 euro cent) to 13.2 g (5 Swiss francs); not magnetic (copper-nickel, brass). Dice:
-  one or two acrylic dice of 16 or 19 mm, 4.7-15.6 g (`DICE_G`).
+- A coin: 2.3 g (1 euro cent) to 13.2 g (5 Swiss francs), modelled without a field of its own: the 1, 2
+  and 5 cent coins are copper-plated steel and bend a magnet's field, but at 2.3-3.9 g they are far from
+  a checker's weight, and the heavier ones (copper-nickel, brass, Nordic gold) are not magnetic. Dice:
+  one or two acrylic dice (1.19 g/cm3) of 16 or 19 mm, 4.7-15.6 g, or one or two 19 mm precision dice
+  of cellulose acetate (1.3 g/cm3), 8.9 or 17.8 g (`DICE_G`): the electronic dice make them unnecessary,
+  and a pair of 19 mm ones weighs 4 g or more short of a 22 g checker.
 """
 from __future__ import annotations
 
@@ -45,7 +53,7 @@ from dataclasses import dataclass, field, replace
 
 import numpy as np
 
-from firmware_host.sensing.geometry import Mechanics
+from firmware_host.sensing.geometry import CHECKERS_IN_A_ROW, Mechanics
 from firmware_host.sensing.magnets import AXIAL, DIAMETRIC, DiscMagnet
 
 SCAN_S = 1 / 40                  # the firmware's scan period at 40 Hz
@@ -53,8 +61,9 @@ CALIBRATION_MASS_G = 100.0       # hardware/README.md, "Calibration": span with 
 CREEP_TIME_CONSTANT_S = 8 * 60   # creep of foil gauges on aluminium settles over minutes (first order)
 COINS_G = (2.30, 3.06, 3.92, 5.74, 7.50, 8.50, 13.20)   # euro 1c, 2c, 5c, 20c, 1 euro, 2 euro; 5 CHF
 # Dice left on a point: acrylic (1.19 g/cm3) cubes with rounded corners and drilled pips, about 5 % under a
-# full cube: one or two of 16 mm or 19 mm (two 19 mm dice weigh about a checker).
-DICE_G = (4.7, 7.8, 9.4, 15.6)
+# full cube, one or two of 16 mm or 19 mm; and precision (casino) dice, sharp 19 mm cubes of cellulose acetate
+# (1.3 g/cm3) with filled pips, one or two.
+DICE_G = (4.7, 7.8, 9.4, 15.6, 8.9, 17.8)
 
 
 @dataclass(frozen=True)
@@ -124,8 +133,13 @@ class HallFigures:
     depth_mm: float                          # the sensor's die to the bottom magnet's centre
     checker_height_mm: float                 # magnet to magnet up a stack
     magnet: DiscMagnet
-    placement_mm: float                      # the first checker's magnet within this of the sensor (its seat)
+    placement_mm: float                      # the first checker's magnet within this of the sensor (its seat's
+                                             # recess lets it lie no further off)
+    row_pitch_mm: float                      # from one checker's place in the row along the point to the next
+    row_across_mm: float                     # a checker in the row lies within this of the tray's centre line
+    row_rise_mm: float                       # a checker off the seat lies this much higher (the seat's recess)
     stack_offset_mm: float = 3.0             # a checker on a stack lies within this of the one below it
+    row_gap_mm: float = 2.0                  # a checker in the row lies up to this beyond touching the one before
     magnet_tolerance: float = 0.05           # N35 remanence, ±5 %
     noise_mt: float = 0.15                   # per axis, RMS (TMAG5273 averaging 16 conversions)
 
@@ -133,7 +147,21 @@ class HallFigures:
     def for_mechanics(cls, mechanics: Mechanics, **changes) -> HallFigures:
         """`changes`: fields other than the board's (a checker off its seat: `placement_mm`)."""
         return replace(cls(mechanics.hall_depth_mm, mechanics.checker_height_mm, mechanics.magnet,
-                           mechanics.seat_clearance_mm + MAGNET_CENTRING_MM), **changes)
+                           mechanics.seat_clearance_mm + MAGNET_CENTRING_MM, mechanics.checker_diameter_mm,
+                           (mechanics.tray_width_mm - mechanics.checker_diameter_mm) / 2, mechanics.seat_depth_mm),
+                       **changes)
+
+
+def checker_places(levels: int, pinned: bool) -> tuple[np.ndarray, np.ndarray]:
+    """(place in the row, layer) of each checker of a location, in the order they came: a row of
+    CHECKERS_IN_A_ROW from the seat (place 0) inward, then a second layer from the seat, and so on. A pinning
+    checker lies on the one it pins, on the seat; its side's next checkers go on in the row."""
+    slots = [(place, layer) for layer in range(levels) for place in range(CHECKERS_IN_A_ROW)]
+    if pinned:
+        slots.remove((0, 1))
+        slots.insert(1, (0, 1))
+    places, layers = zip(*slots[:levels])
+    return np.array(places), np.array(layers)
 
 
 MAGNET_CENTRING_MM = 0.3     # a magnet in its drilled pocket lies within this of its checker's centre
@@ -150,21 +178,39 @@ def hall_field(rng: np.random.Generator, colours: np.ndarray, figures: HallFigur
                wrong_pole_rate: float = 0.0, placement_mm: np.ndarray | None = None) -> np.ndarray:
     """(count, 3) fields in mT, without the sensor's noise, under the first checker of each location.
 
-    `colours` (count, k): the colours up a stack, the bottom one first (0 white, 1 black, -1 none).
+    `colours` (count, k): a location's checkers in the order they lie (`checker_places`): the seat's first, then
+    the row along the point, then the layers on it (0 white, 1 black, -1 none); a second checker of the other
+    colour than the first pins it (lies on it).
     Colour by AXIS: white checkers hold an axial disc, black ones a diametric one, each lying either face
     up and turned any way. Colour by POLARITY: an axial disc in each, north up in white ones, south up in
     black ones, but a share `wrong_pole_rate` of the checkers lie the other pole up (turned over, or the
     magnet glued in backwards). `placement_mm` (count, 2): the first magnet's offset from the sensor
-    (drawn within the seat if None); the checkers above lie within `stack_offset_mm` of the one below."""
+    (drawn within the seat if None); the row's checkers lie along +x from it, each up to `row_gap_mm` beyond
+    touching the one before and anywhere across the tray; a checker on another lies within `stack_offset_mm`
+    of it."""
     count, levels = colours.shape
     if placement_mm is None:
         radius = figures.placement_mm * np.sqrt(rng.random(count))
         angle = rng.uniform(0, 2 * np.pi, count)
         placement_mm = np.stack([radius * np.cos(angle), radius * np.sin(angle)], axis=1)
-    step = rng.uniform(-1, 1, (count, levels, 2)) * figures.stack_offset_mm / np.sqrt(2)
+    # Where each place of the row lies (place 0: the seat), then each layer on it.
+    along = np.cumsum(figures.row_pitch_mm + rng.uniform(0, figures.row_gap_mm, (count, CHECKERS_IN_A_ROW)), axis=1)
+    rows_xy = np.stack([along - along[:, :1], rng.uniform(-figures.row_across_mm, figures.row_across_mm,
+                                                          (count, CHECKERS_IN_A_ROW))], axis=2)
+    rows_xy[:, 0] = placement_mm
+    layers_up = -(-levels // CHECKERS_IN_A_ROW) + 1    # and a pinning checker's on the seat
+    step = rng.uniform(-1, 1, (count, layers_up, CHECKERS_IN_A_ROW, 2)) * figures.stack_offset_mm / np.sqrt(2)
     step[:, 0] = 0.0
-    centres_xy = placement_mm[:, None, :] + np.cumsum(step, axis=1)
-    heights = figures.depth_mm + figures.checker_height_mm * np.arange(levels)
+    stacked_xy = rows_xy[:, None] + np.cumsum(step, axis=1)          # (count, layer, place, 2)
+    pinned = (colours[:, 1] >= 0) & (colours[:, 1] != colours[:, 0]) if levels > 1 else np.zeros(count, dtype=bool)
+    centres_xy = np.empty((count, levels, 2))
+    heights = np.empty((count, levels))
+    for is_pinned in (False, True):
+        places, layers = checker_places(levels, is_pinned)
+        chosen = pinned == is_pinned
+        centres_xy[chosen] = stacked_xy[chosen][:, layers, places]
+        heights[chosen] = (figures.depth_mm + figures.checker_height_mm * layers
+                           + np.where(places > 0, figures.row_rise_mm, 0.0))[None, :]
     if scheme == AXIS:
         pole = rng.choice((-1.0, 1.0), (count, levels))
         diametric = colours == 1
@@ -181,7 +227,7 @@ def hall_field(rng: np.random.Generator, colours: np.ndarray, figures: HallFigur
         # each element turned about z with its checker, then placed at the checker's magnet
         px = cos * positions[None, None, :, 0] - sin * positions[None, None, :, 1] + centres_xy[..., 0, None]
         py = sin * positions[None, None, :, 0] + cos * positions[None, None, :, 1] + centres_xy[..., 1, None]
-        pz = heights[None, :, None] + positions[None, None, :, 2]
+        pz = heights[..., None] + positions[None, None, :, 2]
         mx = cos * moments[None, None, :, 0] - sin * moments[None, None, :, 1]
         my = sin * moments[None, None, :, 0] + cos * moments[None, None, :, 1]
         mz = np.broadcast_to(moments[None, None, :, 2], mx.shape)

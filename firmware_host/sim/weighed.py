@@ -21,7 +21,6 @@ from firmware_host.sim.physics import (CheckerSet, Environment, HallFigures, Loa
                                        hall_field, sensor_noise)
 
 MAX_STACK = 16
-HALL_SEEN = 4             # magnets above the bottom one that add to its field (the rest are too far)
 COLOURS = ("white", "black")
 
 
@@ -60,7 +59,7 @@ class WeighedBoard:
             nominal = (mcu.checker_g, mcu.checker_g)
             decoder = firmware_module("counting").CountDecoder(
                 channels.channel_count, mcu.checker_g, mcu.count_window_g, mcu.steady_g, mcu.steady_scans,
-                (mcu.hall_threshold_mt, mcu.black_field_max_mt, mcu.white_field_min_mt), mcu.confirm_field_mt)
+                (mcu.hall_threshold_mt, mcu.black_field_max_mt, mcu.white_field_min_mt))
             self._fields = _ModelledBank(channels.channel_count)
             radius = hall.placement_mm * np.sqrt(rng.random(channels.channel_count))
             angle = rng.uniform(0, 2 * np.pi, channels.channel_count)
@@ -104,9 +103,8 @@ class WeighedBoard:
         self.cells.advance(seconds)
         self._bank.values = [int(value) for value in self.cells.raw()]
         if self._fields is not None:
-            codes = [[COLOURS.index(colour) for colour in stack[:HALL_SEEN + 1]] + [-1] * (HALL_SEEN + 1 - len(stack))
-                     for stack in stacks]
-            codes = np.array(codes, dtype=np.int64).reshape(len(stacks), HALL_SEEN + 1)
+            codes = [[COLOURS.index(colour) for colour in stack] + [-1] * (MAX_STACK - len(stack)) for stack in stacks]
+            codes = np.array(codes, dtype=np.int64).reshape(len(stacks), MAX_STACK)
             # a layout's checkers lie as they lie (face up, turned) until it changes: drawn from the layout
             layout_rng = np.random.default_rng([self.seed, *codes.ravel() + 1])
             field = hall_field(layout_rng, codes, self.hall, placement_mm=self._placement)

@@ -88,8 +88,7 @@ def main():
         hall = HallBank(bus, cfg.CHANNELS, cfg.HALL_ADDRESS, clock)
         hall.start_all()
         decoder = CountDecoder(cfg.CHANNELS, cfg.CHECKER_G, cfg.COUNT_WINDOW_G, cfg.STEADY_G, cfg.STEADY_SCANS,
-                               (cfg.HALL_THRESHOLD_MT, cfg.BLACK_FIELD_MAX_MT, cfg.WHITE_FIELD_MIN_MT),
-                               cfg.CONFIRM_FIELD_MT)
+                               (cfg.HALL_THRESHOLD_MT, cfg.BLACK_FIELD_MAX_MT, cfg.WHITE_FIELD_MIN_MT))
     else:
         hall = None
         decoder = MassDecoder(cfg.WHITE_CHECKER_G, cfg.BLACK_CHECKER_G, cfg.MASS_TOLERANCE_G)

@@ -180,15 +180,18 @@ def test_colour_by_magnet_buys_a_hall_sensor_per_location_and_a_magnet_per_check
 def test_the_location_drawing_is_dimensioned_from_the_board_file(board, write_board):
     board["mechanics"]["tray_length_mm"] = 210
     drawing = maker.generate(write_board(board))[maker.LOCATION]
-    assert "tray 210 mm, 4 mm thick" in drawing and "Full load 300 g (tray 45 g + 15 × 17 g) on a 500 g cell" in drawing
+    assert "tray 210 mm, 4 mm thick" in drawing and "Full load 375 g (tray 45 g + 15 × 22 g) on a 500 g cell" in drawing
     assert "a point&#x27;s 6 LEDs every 16.7 mm" in drawing
 
 
 @pytest.mark.parametrize("key, value, message", [
     ("tray_length_mm", 150, "mechanics.tray_length_mm: 150 mm holds fewer than 5 checkers in a row; allowed: at least 190 mm"),
     ("tray_width_mm", 30, "mechanics.tray_width_mm: 30 mm is narrower than a checker"),
-    ("cell_capacity_g", 250, "mechanics.cell_capacity_g: 250 g is less than the full load, 300 g"),
+    ("cell_capacity_g", 250, "mechanics.cell_capacity_g: 250 g is less than the full load, 375 g"),
     ("led_pitch_mm", 40, "mechanics.led_pitch_mm: a location's 8 LEDs at 40 mm are longer than its tray"),
+    ("seat_diameter_mm", 38, "mechanics.seat_diameter_mm: a 38 mm seat does not take a 38 mm checker"),
+    ("seat_depth_mm", 2, "mechanics.seat_depth_mm: a 2 mm recess leaves 2 mm of a 4 mm tray under the seat; "
+                         "allowed: at most 1.5 mm"),
 ])
 def test_a_board_that_cannot_be_built_is_refused(board, write_board, key, value, message):
     board["mechanics"][key] = value
@@ -225,13 +228,29 @@ def test_the_drawing_and_the_physical_model_take_the_colour_sensors_place_from_t
         1200 / 2 * (7 / (4 + 49) ** 0.5 - 6 / (4 + 36) ** 0.5), rel=0.02)
 
 
+def test_the_seat_is_a_recess_of_the_board_files_size_in_the_drawing_the_guide_and_the_model(board, write_board):
+    from firmware_host.sim.physics import MAGNET_CENTRING_MM, HallFigures   # numpy: the `physics` extra
+
+    board["mechanics"]["seat_diameter_mm"] = 41.0        # 1.5 mm wider than a 38 mm checker all round
+    board["mechanics"]["seat_depth_mm"] = 1.2
+    path = write_board(board)
+    facts = BoardFacts.load(path)
+    dimensions = mechanics.load_mechanics(path, facts.sensing, facts.leds.layout)
+    # the model's first checker lies no further off the sensor than the recess lets it
+    assert HallFigures.for_mechanics(dimensions).placement_mm == pytest.approx(1.5 + MAGNET_CENTRING_MM)
+    drawing = maker.generate(path)[maker.LOCATION]
+    assert "the seat a recess 41 mm across, 1.2 mm deep" in drawing
+    assert dimensions.checker_from_load_mm(0) == 41.0 / 2 - board["mechanics"]["tray_length_mm"] / 2
+
+
 def test_every_length_the_assembly_guide_states_is_the_board_files(shipped_board_file):
     import re
     from pathlib import Path
 
     facts = BoardFacts.load(shipped_board_file)
     dimensions = mechanics.load_mechanics(shipped_board_file, facts.sensing, facts.leds.layout)
-    known = {round(value, 1) for value in vars(dimensions).values()} | {round(dimensions.hall_depth_mm, 1)}
+    known = {round(value, 1) for value in vars(dimensions).values()} | {
+        round(dimensions.hall_depth_mm, 1), round(dimensions.seat_clearance_mm, 1)}
     guide = (Path(maker.DOCS_DIR).parent / "ASSEMBLY.md").read_text()
     stated = {float(number) for number in re.findall(r"(\d+(?:\.\d+)?) mm\b", guide)}
     assert stated and stated <= known, sorted(stated - known)

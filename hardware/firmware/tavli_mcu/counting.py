@@ -50,32 +50,23 @@ def reported(count, bottom_is_white):
     return (count, 0) if bottom_is_white else (0, count)
 
 
-# The magnets of the bottom two checkers reach the sensor (the second one's adds 0.4 mT or more); a third
-# one's adds about 0.1 mT, within the noise. So a count that rises from 1 must bring a field change.
-CONFIRMED_BELOW = 2
-SETTLED_FOLLOW = 1 / 8   # how fast a steady count's field follows slow drift (and averages the noise)
-
-
 class CountDecoder:
-    def __init__(self, channels, checker_g, window_g, steady_g, steady_scans, field_limits_mt, confirm_mt):
-        """`field_limits_mt`: `colour_of`'s (no magnet below, black at most, white at least); `confirm_mt`:
-        the least change of the field that a second checker's magnet brings."""
+    def __init__(self, channels, checker_g, window_g, steady_g, steady_scans, field_limits_mt):
+        """`field_limits_mt`: `colour_of`'s (no magnet below, black at most, white at least)."""
         self.checker_g = checker_g
         self.window_g = window_g
         self.steady_g = steady_g
         self.steady_scans = steady_scans
         self.field_limits_mt = field_limits_mt
-        self.confirm_mt = confirm_mt
         self._recent = [[] for _ in range(channels)]
         self._fields = [[] for _ in range(channels)]
-        self._settled = [None] * channels    # (count, mean field) of the last reading given
-        self._unconfirmed = [None] * channels   # a count that rose without a magnet: no reading while it lasts
 
     def decode(self, channel, grams, field_mt):
         """The count as `reported` in the bottom checker's colour (`colour_of` the field), (0, 0) for an
         empty location, None for no reading. `field_mt` is (x, y, z), None when the Hall sensor gave nothing.
-        A count that rose from one checker without the field change of a second one's magnet (a finger, a
-        coin) is no reading until the count changes."""
+        The sensor sees the seat's checker only: the second one lies in the row beside it, where its magnet
+        changes the field by a few hundredths of a mT, so a count above one is the weight's alone (a finger
+        or dice adding a checker's weight to it are caught by the board's count, hardware/README.md)."""
         recent, fields = self._recent[channel], self._fields[channel]
         recent.append(grams)
         fields.append(field_mt)
@@ -90,28 +81,4 @@ class CountDecoder:
         colour = colour_of(field_mt, self.field_limits_mt)
         if colour is None or (count == 0) != (colour == 0):
             return None
-        if not self._confirmed(channel, count, [sum(axis) / len(fields) for axis in zip(*fields)]):
-            return None
         return (0, 0) if count == 0 else reported(count, colour == WHITE)
-
-    def _confirmed(self, channel, count, mean):
-        """Whether the field agrees with this count; follows the settled field while it does."""
-        if self._unconfirmed[channel] == count:
-            return False
-        self._unconfirmed[channel] = None
-        settled = self._settled[channel]
-        if settled is not None and settled[0] != count:
-            before, field = settled
-            if 1 <= before < CONFIRMED_BELOW and count > before and _distance(mean, field) < self.confirm_mt:
-                self._unconfirmed[channel] = count
-                return False
-            settled = None
-        if settled is None:
-            self._settled[channel] = (count, mean)
-        else:
-            self._settled[channel] = (count, [old + (new - old) * SETTLED_FOLLOW for old, new in zip(settled[1], mean)])
-        return True
-
-
-def _distance(one, other):
-    return sum((a - b) * (a - b) for a, b in zip(one, other)) ** 0.5
