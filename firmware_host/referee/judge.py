@@ -223,6 +223,11 @@ class Referee:
         self._chains: dict[tuple[Node, int, int], frozenset[int]] = {}
         self._most_playable: dict[tuple[Node, int], int] = {}
         self._last_path: dict[int, Node] = {}  # the stage roots of the last board located
+        # Where no checker is hit, the opponent's checkers stand as at the start in every state.
+        self._opp_fixed = self.frame.capture in (Capture.NONE, Capture.PIN)
+        # Guidance's boards located (or known on no legal way) this roll: the places a lifted
+        # checker may go repeat from one reading to the next (`_guided_locate`).
+        self._guided: dict[Seen, tuple[_Found | None, dict[int, Node] | None]] = {}
         self._roll_dice = tuple(die for stage in stages for die in stage) if len(stages) > 1 else None
         self.root_tree = self._tree(self.turn.start, 0)
 
@@ -246,6 +251,8 @@ class Referee:
     def _locate(self, board: Seen, work: Work | None = None) -> _Found | None:
         """The tree states showing `board`, if it lies on the way to a legal play (None too when
         the `work` was spent before it was found)."""
+        if self._opp_fixed and board[1] != self.turn.start.opp:
+            return None
         if self._whole is not None and not self._whole.may_show(board[0]):
             # Whole-cascade maximisation: the dice to come cannot make up the most from here, so
             # no stage path need be searched (a stage-by-stage play's boards are often such).
@@ -267,6 +274,24 @@ class Referee:
             self._last_path = search.path
         elif search.on_the_way:
             found = replace(search.on_the_way[0], also=tuple(search.on_the_way[1:]))
+        return found
+
+    def _guided_locate(self, board: Seen, work: Work) -> _Found | None:
+        """`_locate` within `work`, remembered for the roll where the answer is exact: a board
+        found, or one the search ruled out before the work was spent. A board remembered sets
+        the last path as its search did."""
+        known = self._guided.get(board)
+        if known is not None:
+            found, path = known
+            if path is not None:
+                self._last_path = path
+            return found
+        before = self._last_path
+        found = self._locate(board, work)
+        if found is not None or work.left > 0:
+            if len(self._guided) >= TREE_CACHE_STATES:
+                self._guided.clear()
+            self._guided[board] = (found, self._last_path if self._last_path is not before else None)
         return found
 
     def _nearest(self, board: Seen) -> TreeState:
@@ -489,7 +514,7 @@ class Referee:
         else:
             (white if color is WHITE else black)[int(location) - 1] -= 1
         fewer = Reading(reading.variant, tuple(white), tuple(black), tuple(bar), tuple(off))
-        return self._locate(self._seen(fewer), work) is not None
+        return self._guided_locate(self._seen(fewer), work) is not None
 
     def _seen(self, reading: Reading) -> Seen:
         route, mover = self.frame.route, self.frame.mover
@@ -536,7 +561,7 @@ class Referee:
                        opponent_destinations=opponent_places)
 
     def _depth_with(self, me: tuple[int, ...], opp: tuple[int, ...], work: Work) -> int | None:
-        found = self._locate((me, opp), work)
+        found = self._guided_locate((me, opp), work)
         if found is None:
             return None
         return min(len(s.moves) for s in found.states) + (0 if found.tree is self.root_tree else 100)
@@ -664,7 +689,7 @@ _ZEROS = (0,) * (OFF + 1)
 
 
 def _unlike(have: tuple[int, ...], want: tuple[int, ...]) -> int:
-    return sum(abs(h - w) for h, w in zip(have, want))
+    return sum(map(abs, map(sub, have, want)))
 
 
 def _travel(have: tuple[int, ...], want: tuple[int, ...]) -> int:
