@@ -225,9 +225,9 @@ class Referee:
         self._last_path: dict[int, Node] = {}  # the stage roots of the last board located
         # Where no checker is hit, the opponent's checkers stand as at the start in every state.
         self._opp_fixed = self.frame.capture in (Capture.NONE, Capture.PIN)
-        # Guidance's boards located (or known on no legal way) this roll: the places a lifted
-        # checker may go repeat from one reading to the next (`_guided_locate`).
-        self._guided: dict[Seen, tuple[_Found | None, dict[int, Node] | None]] = {}
+        # Guidance's boards known on no legal way this roll: the places a lifted checker may go
+        # repeat from one reading to the next (`_guided_locate`).
+        self._off_every_way: set[Seen] = set()
         self._roll_dice = tuple(die for stage in stages for die in stage) if len(stages) > 1 else None
         self.root_tree = self._tree(self.turn.start, 0)
 
@@ -277,21 +277,16 @@ class Referee:
         return found
 
     def _guided_locate(self, board: Seen, work: Work) -> _Found | None:
-        """`_locate` within `work`, remembered for the roll where the answer is exact: a board
-        found, or one the search ruled out before the work was spent. A board remembered sets
-        the last path as its search did."""
-        known = self._guided.get(board)
-        if known is not None:
-            found, path = known
-            if path is not None:
-                self._last_path = path
-            return found
-        before = self._last_path
+        """`_locate` within `work`, a board found on no legal way remembered for the roll: that
+        answer is exact where the work was not spent, and the same whichever path the search
+        tried first (a board found is searched again: which path finds it first may change)."""
+        if board in self._off_every_way:
+            return None
         found = self._locate(board, work)
-        if found is not None or work.left > 0:
-            if len(self._guided) >= TREE_CACHE_STATES:
-                self._guided.clear()
-            self._guided[board] = (found, self._last_path if self._last_path is not before else None)
+        if found is None and work.left > 0:
+            if len(self._off_every_way) >= TREE_CACHE_STATES:
+                self._off_every_way.clear()
+            self._off_every_way.add(board)
         return found
 
     def _nearest(self, board: Seen) -> TreeState:
