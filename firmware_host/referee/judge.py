@@ -12,7 +12,7 @@ from collections import OrderedDict
 from dataclasses import dataclass, field, replace
 from heapq import heappop, heappush
 from itertools import accumulate, count
-from operator import sub
+from operator import mul, sub
 from typing import Any, Iterator, Mapping
 
 from firmware_host.referee.reach import Work, checkers_to_move, covers, may_reach
@@ -221,6 +221,11 @@ class Referee:
             or frame.opts.get("prime_rule", "none") != "none") \
             and all(len(set(stage)) == 1 for stage in stages)
         self._chains: dict[tuple[Node, int, int], frozenset[int]] = {}
+        # Stage ends from the compiled search, for stages whose trees a search needs only the
+        # ends of (`_stage_ends`), kept like the trees, by states.
+        self._stage_pips = [sum(stage) for stage in stages]
+        self._bare_ends: OrderedDict[tuple[Node, int], dict[Node, TreeState]] = OrderedDict()
+        self._bare_states = 0
         self._most_playable: dict[tuple[Node, int], int] = {}
         self._last_path: dict[int, Node] = {}  # the stage roots of the last board located
         # Where no checker is hit, the opponent's checkers stand as at the start in every state.
@@ -247,6 +252,29 @@ class Referee:
             oldest = next(k for k in self._trees if k != (self.turn.start, 0))
             self._tree_states -= len(self._trees.pop(oldest))
         return tree
+
+    def _stage_ends(self, root: Node, stage: int, work: Work | None) -> dict[Node, TreeState]:
+        """`StageTree.ends` of the tree of `stage` from `root`, in its order (the stage's legal
+        ends, last found first), without building the tree where it is not built: the
+        compiled search's ends, the same states with the same first moves."""
+        key = (root, stage)
+        tree = self._trees.get(key)
+        if tree is not None:
+            return tree.ends
+        ends = self._bare_ends.get(key)
+        if ends is None:
+            whole = self._whole
+            ends = self._bare_ends[key] = {
+                end.node: TreeState((end.node, end.remaining), end.moves, True, end.result)
+                for end in reversed(self.turn.stage_ends(root, self.turn.stages[stage]))
+                if not end.remaining and end.result is None
+                and (whole is None or whole.keeps(end, stage))}
+            self._bare_states += len(ends)
+            if work is not None:
+                work.spent += len(ends)
+            while self._bare_states > TREE_CACHE_STATES and len(self._bare_ends) > 1:
+                self._bare_states -= len(self._bare_ends.popitem(last=False)[1])
+        return ends
 
     def _locate(self, board: Seen, work: Work | None = None) -> _Found | None:
         """The tree states showing `board`, if it lies on the way to a legal play (None too when
@@ -587,6 +615,7 @@ class _CascadeSearch:
         self.board = board
         self.me, self.opp = board
         self.me_behind = tuple(accumulate(self.me))  # the board's checkers up to each location
+        self.pips = _pips(self.me)
         self.tried: set[tuple[Node, int]] = set()
         # Bearing off, a larger die can waste pips: one board may end the turn on one path and be
         # on the way on another. Then the search goes on for a path that ends the turn there.
@@ -596,34 +625,51 @@ class _CascadeSearch:
         self._stops: frozenset[int] | None = None
 
     def stage(self, root: Node, stage: int, before: tuple) -> _Found | None:
-        """Searches the tree of `stage` from `root`, then the later stages from its ends."""
+        """Searches the tree of `stage` from `root`, then the later stages from its ends. A board
+        further on than the stage's dice move from `root` lies in none of its states: then only
+        the stage's ends are needed, and its tree is not built."""
         referee = self.referee
-        built = (root, stage) not in referee._trees
-        tree = referee._tree(root, stage)
-        if built and self.work is not None:
-            self.work.spent += len(tree)
         later = referee._later[stage]
-        states = tree.match(self.board)
-        if states:
-            found = _Found(tree, states, stage, later, before)
-            if not self.bearing_off or any(referee._ends_turn(found, state) for state in states):
-                return found
-            self.on_the_way.append(found)
-        if not later:
-            return None
-        for end in self._candidate_ends(tree, stage):
+        if (root, stage) not in referee._trees and \
+                self.pips - _pips(root.me) > referee._stage_pips[stage]:
+            if not later:
+                return None
+            ends = referee._stage_ends(root, stage, self.work)
+        else:
+            ends = self._stage_tree(root, stage, before)
+            if isinstance(ends, _Found):
+                return ends
+            if not later:
+                return None
+        for end in self._candidate_ends(ends, stage):
             found = self.stage(end.node, stage + 1, before + end.moves)
             if found is not None:
                 self.path[stage + 1] = end.node
                 return found
         return None
 
-    def _candidate_ends(self, tree: StageTree, stage: int) -> Iterator[TreeState]:
-        """The ends of `tree` from which the board may still be reached, each stage end once:
+    def _stage_tree(self, root: Node, stage: int, before: tuple) -> _Found | dict[Node, TreeState]:
+        """The board where the tree of `stage` from `root` shows it ending the turn (or on the
+        way, not bearing off), else the tree's ends."""
+        referee = self.referee
+        built = (root, stage) not in referee._trees
+        tree = referee._tree(root, stage)
+        if built and self.work is not None:
+            self.work.spent += len(tree)
+        states = tree.match(self.board)
+        if states:
+            found = _Found(tree, states, stage, referee._later[stage], before)
+            if not self.bearing_off or any(referee._ends_turn(found, state) for state in states):
+                return found
+            self.on_the_way.append(found)
+        return tree.ends
+
+    def _candidate_ends(self, ends: dict[Node, TreeState], stage: int) -> Iterator[TreeState]:
+        """The `ends` of a stage from which the board may still be reached, each stage end once:
         the one on the way to the last board located first (readings come one move after
         another), then those already most like the board (all moved the same pips)."""
         referee, me, opp = self.referee, self.me, self.opp
-        ends = [state for node, state in tree.ends.items() if (node, stage + 1) not in self.tried
+        ends = [state for node, state in ends.items() if (node, stage + 1) not in self.tried
                 and node.opp == opp and covers(node.me, self.me_behind)]
         last = referee._last_path.get(stage + 1)
         later = referee._later[stage]
@@ -681,6 +727,14 @@ def _frame_distance(have: tuple[int, ...], want: tuple[int, ...]) -> int:
 
 
 _ZEROS = (0,) * (OFF + 1)
+
+
+def _pips(counts: tuple[int, ...]) -> int:
+    """How far on the route the checkers stand, in pips, all together."""
+    return sum(map(mul, counts, _LOCATIONS))
+
+
+_LOCATIONS = range(OFF + 1)
 
 
 def _unlike(have: tuple[int, ...], want: tuple[int, ...]) -> int:

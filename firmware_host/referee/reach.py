@@ -71,9 +71,7 @@ def may_reach(start: tuple[int, ...], board: tuple[int, ...], dice: tuple[int, .
     if checkers_to_move(start, board):
         return False
     gained = sum(map(mul, _LOCATIONS, map(sub, board, start)))
-    bearing_off = _BearingOff.of(start, board)
-    if bearing_off is False:
-        return False
+    borne_off, bounds = board[OFF] != start[OFF], None
     at_least = [0] * 8  # dice of each value or more among the first k (none of 7)
     for k, pips in enumerate(accumulate(dice, initial=0)):
         if k:
@@ -81,10 +79,15 @@ def may_reach(start: tuple[int, ...], board: tuple[int, ...], dice: tuple[int, .
                 at_least[w] += 1
         if stop is not None and k < len(dice) and dice[k] not in stop or pips < gained:
             continue
-        if bearing_off is None:
+        if not borne_off:
             if pips == gained and forward_fit(start, board, dice[:k], closed, work):
                 return True
-        elif bearing_off.allows(dice[:k], at_least, pips - gained):
+            continue
+        if bounds is None:  # (the counts are dear: made for the first k the pips allow)
+            bounds = _BearingOff.of(start, board)
+            if bounds is None:
+                return False
+        if bounds.allows(dice[:k], at_least, pips - gained):
             return True
     return False
 
@@ -116,14 +119,12 @@ class _BearingOff:
                                      _ZEROS))
 
     @classmethod
-    def of(cls, start: tuple[int, ...], board: tuple[int, ...]) -> "_BearingOff | bool | None":
-        """The bounds where checkers were borne off; None where none was, False where the
-        board's rearmost checker (the bar first) stands outside the home board."""
-        if board[OFF] == start[OFF]:
-            return None
+    def of(cls, start: tuple[int, ...], board: tuple[int, ...]) -> "_BearingOff | None":
+        """The bounds, or None where the board's rearmost checker (the bar first) stands outside
+        the home board: then no checker was borne off."""
         rearmost = next((p for p in range(OFF) if board[p]), OFF - 1)
         if rearmost < HOME.start:
-            return False
+            return None
         return cls(start, board, rearmost)
 
     def allows(self, dice: tuple[int, ...], at_least: list[int], extra_pips: int) -> bool:

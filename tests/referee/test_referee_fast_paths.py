@@ -2,7 +2,8 @@
 
 A cascade's lifted checker is judged by locating every board it may have come from or go to. The
 fast paths: the forward fit in C (rules/_search.c), the opponent's checkers judged off every way
-at once where nothing is hit, and the boards of the roll located for guidance remembered. The
+at once where nothing is hit, the boards of the roll found on no legal way remembered, and a stage
+that a board lies beyond searched by its ends alone (no tree). The
 reference path: the Python fit (reach._FitSearch, its specification), every board searched anew.
 Both are given guidance work without bound, so each answer is exact and any difference is a
 fast path's error. Readings: every board on the way through a cascade chosen stage by stage at
@@ -35,7 +36,8 @@ POSITIONS = [
 
 
 class ReferenceReferee(Referee):
-    """Every board searched anew, the opponent's checkers tested like the mover's."""
+    """Every board searched anew, the opponent's checkers tested like the mover's, every stage's
+    tree built (where the fast path takes only the compiled search's stage ends)."""
 
     def __init__(self, *args):
         super().__init__(*args)
@@ -43,6 +45,9 @@ class ReferenceReferee(Referee):
 
     def _guided_locate(self, board, work):
         return self._locate(board, work)
+
+    def _stage_ends(self, root, stage, work):
+        return self._tree(root, stage).ends
 
 
 def reference_verdict(referee, reading, monkeypatch):
