@@ -256,19 +256,19 @@ class Referee:
     def _stage_ends(self, root: Node, stage: int, work: Work | None) -> dict[Node, TreeState]:
         """`StageTree.ends` of the tree of `stage` from `root`, in its order (the stage's legal
         ends, last found first), without building the tree where it is not built: the
-        compiled search's ends, the same states with the same first moves."""
+        compiled search's ends, the same states with the same first moves. Under whole-cascade
+        maximisation, these are not yet narrowed by `WholeCascade.keeps` (dear to prove, so
+        asked only of the ends a search tries: `_CascadeSearch._candidate_ends`)."""
         key = (root, stage)
         tree = self._trees.get(key)
         if tree is not None:
             return tree.ends
         ends = self._bare_ends.get(key)
         if ends is None:
-            whole = self._whole
             ends = self._bare_ends[key] = {
                 end.node: TreeState((end.node, end.remaining), end.moves, True, end.result)
                 for end in reversed(self.turn.stage_ends(root, self.turn.stages[stage]))
-                if not end.remaining and end.result is None
-                and (whole is None or whole.keeps(end, stage))}
+                if not end.remaining and end.result is None}
             self._bare_states += len(ends)
             if work is not None:
                 work.spent += len(ends)
@@ -634,14 +634,14 @@ class _CascadeSearch:
                 self.pips - _pips(root.me) > referee._stage_pips[stage]:
             if not later:
                 return None
-            ends = referee._stage_ends(root, stage, self.work)
+            ends, kept = referee._stage_ends(root, stage, self.work), referee._whole is None
         else:
-            ends = self._stage_tree(root, stage, before)
+            ends, kept = self._stage_tree(root, stage, before), True
             if isinstance(ends, _Found):
                 return ends
             if not later:
                 return None
-        for end in self._candidate_ends(ends, stage):
+        for end in self._candidate_ends(ends, stage, kept):
             found = self.stage(end.node, stage + 1, before + end.moves)
             if found is not None:
                 self.path[stage + 1] = end.node
@@ -664,8 +664,8 @@ class _CascadeSearch:
             self.on_the_way.append(found)
         return tree.ends
 
-    def _candidate_ends(self, ends: dict[Node, TreeState], stage: int) -> Iterator[TreeState]:
-        """The `ends` of a stage from which the board may still be reached, each stage end once:
+    def _candidate_ends(self, ends: dict[Node, TreeState], stage: int, kept: bool) -> Iterator[TreeState]:
+        """The `ends` of a stage (`kept`: already narrowed by the whole cascade's rule) from which the board may still be reached, each stage end once:
         the one on the way to the last board located first (readings come one move after
         another), then those already most like the board (all moved the same pips)."""
         referee, me, opp = self.referee, self.me, self.opp
@@ -685,7 +685,8 @@ class _CascadeSearch:
             # Once the board is known to be on the way, only a path where the turn ends there
             # is sought.
             stop = self._dice_that_cannot_move() if self.on_the_way else None
-            if end.node == last or may_reach(end.node.me, me, later, referee._closed, stop, self.work):
+            if (end.node == last or may_reach(end.node.me, me, later, referee._closed, stop, self.work)) \
+                    and (kept or referee._whole.keeps(end, stage)):
                 yield end
 
     def _dice_that_cannot_move(self) -> frozenset[int]:
