@@ -71,17 +71,27 @@ def may_reach(start: tuple[int, ...], board: tuple[int, ...], dice: tuple[int, .
     if checkers_to_move(start, board):
         return False
     gained = sum(map(mul, _LOCATIONS, map(sub, board, start)))
-    borne_off, bounds = board[OFF] != start[OFF], None
+    if board[OFF] != start[OFF]:
+        return _may_bear_off(start, board, dice, stop, gained)
+    # Nothing borne off, the dice move the checkers exactly their pips: one k at most fits.
+    for k, pips in enumerate(accumulate(dice, initial=0)):
+        if pips >= gained:
+            return pips == gained and (stop is None or k == len(dice) or dice[k] in stop) \
+                and forward_fit(start, board, dice[:k], closed, work)
+    return False
+
+
+def _may_bear_off(start: tuple[int, ...], board: tuple[int, ...], dice: tuple[int, ...],
+                  stop: frozenset[int] | None, gained: int) -> bool:
+    """`may_reach` where `board` has borne checkers off since `start`: a larger die may waste
+    pips, so each k whose pips cover the board's gain is bounded by `_BearingOff`'s counts."""
+    bounds = None
     at_least = [0] * 8  # dice of each value or more among the first k (none of 7)
     for k, pips in enumerate(accumulate(dice, initial=0)):
         if k:
             for w in range(1, dice[k - 1] + 1):
                 at_least[w] += 1
         if stop is not None and k < len(dice) and dice[k] not in stop or pips < gained:
-            continue
-        if not borne_off:
-            if pips == gained and forward_fit(start, board, dice[:k], closed, work):
-                return True
             continue
         if bounds is None:  # (the counts are dear: made for the first k the pips allow)
             bounds = _BearingOff.of(start, board)
@@ -108,9 +118,7 @@ class _BearingOff:
         # board: a checker x from the end takes at most (x - 1) // w dice of w or more without
         # being borne off. hops_of_at_least[w]: that over `start`'s checkers, plus the die of
         # each one borne off.
-        self.hops_of_at_least = [0] + [self.borne_off + sum(n * ((OFF - p - 1) // w)
-                                                            for p, n in enumerate(start[:OFF]) if n)
-                                       for w in range(1, 7)]
+        self.hops_of_at_least = [0] + [self.borne_off + hops for hops in _hops_on_board(start)]
         # A checker ahead of the board's rearmost never is the highest, so it moves only by a
         # die smaller than its distance from the end or one that bears it off exactly: each one
         # leaving a point ahead of the board's rearmost takes a die smaller than the rearmost's
@@ -243,6 +251,14 @@ class _FitSearch:
                     pips -= value * n
             yield (tuple(l - u for l, u in zip(left, used)), pips,
                    tuple(tuple(sorted(slot)) for slot in ahead))
+
+
+@lru_cache(maxsize=4096)
+def _hops_on_board(start: tuple[int, ...]) -> tuple[int, ...]:
+    """For w = 1..6: the dice of w or more `start`'s checkers can take without being borne off
+    (a checker x from the end: (x - 1) // w). The same stage end is asked of many boards."""
+    return tuple(sum(n * ((OFF - p - 1) // w) for p, n in enumerate(start[:OFF]) if n)
+                 for w in range(1, 7))
 
 
 # How many states `forward_fit` may visit before it gives up (and answers True).
