@@ -72,7 +72,7 @@ def may_reach(start: tuple[int, ...], board: tuple[int, ...], dice: tuple[int, .
         return False
     gained = sum(map(mul, _LOCATIONS, map(sub, board, start)))
     if board[OFF] != start[OFF]:
-        return _may_bear_off(start, board, dice, stop, gained)
+        return _may_bear_off(start, board, dice, closed, stop, work, gained)
     # Nothing borne off, the dice move the checkers exactly their pips: one k at most fits.
     for k, pips in enumerate(accumulate(dice, initial=0)):
         if pips >= gained:
@@ -82,9 +82,11 @@ def may_reach(start: tuple[int, ...], board: tuple[int, ...], dice: tuple[int, .
 
 
 def _may_bear_off(start: tuple[int, ...], board: tuple[int, ...], dice: tuple[int, ...],
-                  stop: frozenset[int] | None, gained: int) -> bool:
+                  closed: frozenset[int], stop: frozenset[int] | None, work: Work | None,
+                  gained: int) -> bool:
     """`may_reach` where `board` has borne checkers off since `start`: a larger die may waste
-    pips, so each k whose pips cover the board's gain is bounded by `_BearingOff`'s counts."""
+    pips, so each k whose pips cover the board's gain is bounded by `_BearingOff`'s counts,
+    then by `forward_fit` (which lets a die bear off from anywhere, a relaxation of the rule)."""
     bounds = None
     at_least = [0] * 8  # dice of each value or more among the first k (none of 7)
     for k, pips in enumerate(accumulate(dice, initial=0)):
@@ -97,7 +99,8 @@ def _may_bear_off(start: tuple[int, ...], board: tuple[int, ...], dice: tuple[in
             bounds = _BearingOff.of(start, board)
             if bounds is None:
                 return False
-        if bounds.allows(dice[:k], at_least, pips - gained):
+        if bounds.allows(dice[:k], at_least, pips - gained) \
+                and forward_fit(start, board, dice[:k], closed, work):
             return True
     return False
 
