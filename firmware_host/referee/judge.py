@@ -182,7 +182,7 @@ TREE_CACHE_STATES = 20_000
 # board two moves off every legal one may have every stage end of the roll within the lower bound),
 # and the boards tried for where a lifted checker may go (in hand) or which checker is one too
 # many (a fault) together within this much `Work` (states visited, trees built and stage ends
-# tried: 16 ms at worst on a loaded x86 core, bench/records/cascade-lifts-2026-11-28.json; a low
+# tried: under 30 ms at worst on a loaded x86 core, bench/records/cascade-lifts-2026-11-28.json; a low
 # cascade's board that no stage path reaches can otherwise take seconds, issue 33).
 # The board seen is always searched to the end: its verdict is exact.
 NEAREST_SEARCH_BUDGET = 5000
