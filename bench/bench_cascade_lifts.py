@@ -69,7 +69,7 @@ def main() -> None:
     if args.bot:
         from firmware_host.bot import Bot
         bot = Bot.trained(rules)
-    started = time.monotonic()
+    started, load_before = time.monotonic(), os.getloadavg()
     gc.disable()
     try:
         for position, dice, turn, chosen, rng in random_turns("gulbara", args.games, args.seed, options):
@@ -103,7 +103,10 @@ def main() -> None:
         gc.enable()
     figures = {
         "date": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
-        "machine": f"{os.uname().nodename} {os.uname().machine}, 2 cores shared by eight engineers (loaded)",
+        "machine": f"{os.uname().nodename} {os.uname().machine}, {os.cpu_count()} cores shared with other "
+                   "engineers' tests and benches (loaded)",
+        "load_average_1_5_15_min": {"before": [round(x, 2) for x in load_before],
+                                    "after": [round(x, 2) for x in os.getloadavg()]},
         "command": "bench/bench_cascade_lifts.py " + " ".join(
             [f"--games {args.games}", f"--seed {args.seed}", f"--plays {args.plays}"] + ["--bot"] * args.bot
             + [f"--option {o}" for o in args.option]),

@@ -13,7 +13,7 @@ from dataclasses import dataclass, field, replace
 from functools import cached_property
 from heapq import heappop, heappush
 from itertools import accumulate, count
-from operator import sub
+from operator import mul, sub
 from typing import Any, Iterator, Mapping
 
 from firmware_host.referee.reach import Work, checkers_to_move, covers, may_reach
@@ -197,8 +197,9 @@ TREE_CACHE_STATES = 20_000
 # the work: a tree of a long cascade stage under whole-cascade maximisation holds hundreds, and a
 # board two moves off every legal one may have every stage end of the roll within the lower bound),
 # and the boards tried for where a lifted checker may go (in hand) or which checker is one too
-# many (a fault) together within this much `Work` (states visited: some 30 ms on a loaded x86
-# core; a low cascade's board that no stage path reaches can otherwise take seconds, issue 33).
+# many (a fault) together within this much `Work` (states visited, trees built and stage ends
+# tried: under 30 ms at worst on a loaded x86 core, bench/records/cascade-lifts-2026-11-28.json; a low
+# cascade's board that no stage path reaches can otherwise take seconds, issue 33).
 # The board seen is always searched to the end: its verdict is exact.
 NEAREST_SEARCH_BUDGET = 5000
 GUIDANCE_WORK = 4000
@@ -237,8 +238,18 @@ class Referee:
             or frame.opts.get("prime_rule", "none") != "none") \
             and all(len(set(stage)) == 1 for stage in stages)
         self._chains: dict[tuple[Node, int, int], frozenset[int]] = {}
+        # Stage ends from the compiled search, for stages whose trees a search needs only the
+        # ends of (`_stage_ends`), kept like the trees, by states.
+        self._stage_pips = [sum(stage) for stage in stages]
+        self._bare_ends: OrderedDict[tuple[Node, int], dict[Node, TreeState]] = OrderedDict()
+        self._bare_states = 0
         self._most_playable: dict[tuple[Node, int], int] = {}
         self._last_path: dict[int, Node] = {}  # the stage roots of the last board located
+        # Where no checker is hit, the opponent's checkers stand as at the start in every state.
+        self._opp_fixed = self.frame.capture in (Capture.NONE, Capture.PIN)
+        # Guidance's boards known on no legal way this roll: the places a lifted checker may go
+        # repeat from one reading to the next (`_guided_locate`).
+        self._off_every_way: set[Seen] = set()
         self._roll_dice = tuple(die for stage in stages for die in stage) if len(stages) > 1 else None
         self.root_tree = self._tree(self.turn.start, 0)
 
@@ -259,9 +270,34 @@ class Referee:
             self._tree_states -= len(self._trees.pop(oldest))
         return tree
 
+    def _stage_ends(self, root: Node, stage: int, work: Work | None) -> dict[Node, TreeState]:
+        """`StageTree.ends` of the tree of `stage` from `root`, in its order (the stage's legal
+        ends, last found first), without building the tree where it is not built: the
+        compiled search's ends, the same states with the same first moves. Under whole-cascade
+        maximisation, these are not yet narrowed by `WholeCascade.keeps` (dear to prove, so
+        asked only of the ends a search tries: `_CascadeSearch._candidate_ends`)."""
+        key = (root, stage)
+        tree = self._trees.get(key)
+        if tree is not None:
+            return tree.ends
+        ends = self._bare_ends.get(key)
+        if ends is None:
+            ends = self._bare_ends[key] = {
+                end.node: TreeState((end.node, end.remaining), end.moves, True, end.result)
+                for end in reversed(self.turn.stage_ends(root, self.turn.stages[stage]))
+                if not end.remaining and end.result is None}
+            self._bare_states += len(ends)
+            if work is not None:
+                work.spent += len(ends)
+            while self._bare_states > TREE_CACHE_STATES and len(self._bare_ends) > 1:
+                self._bare_states -= len(self._bare_ends.popitem(last=False)[1])
+        return ends
+
     def _locate(self, board: Seen, work: Work | None = None) -> _Found | None:
         """The tree states showing `board`, if it lies on the way to a legal play (None too when
         the `work` was spent before it was found)."""
+        if self._opp_fixed and board[1] != self.turn.start.opp:
+            return None
         if self._whole is not None and not self._whole.may_show(board[0]):
             # Whole-cascade maximisation: the dice to come cannot make up the most from here, so
             # no stage path need be searched (a stage-by-stage play's boards are often such).
@@ -283,6 +319,19 @@ class Referee:
             self._last_path = search.path
         elif search.on_the_way:
             found = replace(search.on_the_way[0], also=tuple(search.on_the_way[1:]))
+        return found
+
+    def _guided_locate(self, board: Seen, work: Work) -> _Found | None:
+        """`_locate` within `work`, a board found on no legal way remembered for the roll: that
+        answer is exact where the work was not spent, and the same whichever path the search
+        tried first (a board found is searched again: which path finds it first may change)."""
+        if board in self._off_every_way:
+            return None
+        found = self._locate(board, work)
+        if found is None and work.left > 0:
+            if len(self._off_every_way) >= TREE_CACHE_STATES:
+                self._off_every_way.clear()
+            self._off_every_way.add(board)
         return found
 
     def _nearest(self, board: Seen) -> TreeState:
@@ -505,7 +554,7 @@ class Referee:
         else:
             (white if color is WHITE else black)[int(location) - 1] -= 1
         fewer = Reading(reading.variant, tuple(white), tuple(black), tuple(bar), tuple(off))
-        return self._locate(self._seen(fewer), work) is not None
+        return self._guided_locate(self._seen(fewer), work) is not None
 
     def _seen(self, reading: Reading) -> Seen:
         route, mover = self.frame.route, self.frame.mover
@@ -552,7 +601,7 @@ class Referee:
                        opponent_destinations=opponent_places)
 
     def _depth_with(self, me: tuple[int, ...], opp: tuple[int, ...], work: Work) -> int | None:
-        found = self._locate((me, opp), work)
+        found = self._guided_locate((me, opp), work)
         if found is None:
             return None
         return min(len(s.moves) for s in found.states) + (0 if found.tree is self.root_tree else 100)
@@ -594,6 +643,7 @@ class _CascadeSearch:
         self.board = board
         self.me, self.opp = board
         self.me_behind = tuple(accumulate(self.me))  # the board's checkers up to each location
+        self.pips = _pips(self.me)
         self.tried: set[tuple[Node, int]] = set()
         # Bearing off, a larger die can waste pips: one board may end the turn on one path and be
         # on the way on another. Then the search goes on for a path that ends the turn there.
@@ -603,34 +653,51 @@ class _CascadeSearch:
         self._stops: frozenset[int] | None = None
 
     def stage(self, root: Node, stage: int, before: tuple) -> _Found | None:
-        """Searches the tree of `stage` from `root`, then the later stages from its ends."""
+        """Searches the tree of `stage` from `root`, then the later stages from its ends. A board
+        further on than the stage's dice move from `root` lies in none of its states: then only
+        the stage's ends are needed, and its tree is not built."""
         referee = self.referee
-        built = (root, stage) not in referee._trees
-        tree = referee._tree(root, stage)
-        if built and self.work is not None:
-            self.work.spent += len(tree)
         later = referee._later[stage]
-        states = tree.match(self.board)
-        if states:
-            found = _Found(tree, states, stage, later, before)
-            if not self.bearing_off or any(referee._ends_turn(found, state) for state in states):
-                return found
-            self.on_the_way.append(found)
-        if not later:
-            return None
-        for end in self._candidate_ends(tree, stage):
+        if (root, stage) not in referee._trees and \
+                self.pips - _pips(root.me) > referee._stage_pips[stage]:
+            if not later:
+                return None
+            ends, kept = referee._stage_ends(root, stage, self.work), referee._whole is None
+        else:
+            ends, kept = self._stage_tree(root, stage, before), True
+            if isinstance(ends, _Found):
+                return ends
+            if not later:
+                return None
+        for end in self._candidate_ends(ends, stage, kept):
             found = self.stage(end.node, stage + 1, before + end.moves)
             if found is not None:
                 self.path[stage + 1] = end.node
                 return found
         return None
 
-    def _candidate_ends(self, tree: StageTree, stage: int) -> Iterator[TreeState]:
-        """The ends of `tree` from which the board may still be reached, each stage end once:
+    def _stage_tree(self, root: Node, stage: int, before: tuple) -> _Found | dict[Node, TreeState]:
+        """The board where the tree of `stage` from `root` shows it ending the turn (or on the
+        way, not bearing off), else the tree's ends."""
+        referee = self.referee
+        built = (root, stage) not in referee._trees
+        tree = referee._tree(root, stage)
+        if built and self.work is not None:
+            self.work.spent += len(tree)
+        states = tree.match(self.board)
+        if states:
+            found = _Found(tree, states, stage, referee._later[stage], before)
+            if not self.bearing_off or any(referee._ends_turn(found, state) for state in states):
+                return found
+            self.on_the_way.append(found)
+        return tree.ends
+
+    def _candidate_ends(self, ends: dict[Node, TreeState], stage: int, kept: bool) -> Iterator[TreeState]:
+        """The `ends` of a stage (`kept`: already narrowed by the whole cascade's rule) from which the board may still be reached, each stage end once:
         the one on the way to the last board located first (readings come one move after
         another), then those already most like the board (all moved the same pips)."""
         referee, me, opp = self.referee, self.me, self.opp
-        ends = [state for node, state in tree.ends.items() if (node, stage + 1) not in self.tried
+        ends = [state for node, state in ends.items() if (node, stage + 1) not in self.tried
                 and node.opp == opp and covers(node.me, self.me_behind)]
         last = referee._last_path.get(stage + 1)
         later = referee._later[stage]
@@ -646,7 +713,8 @@ class _CascadeSearch:
             # Once the board is known to be on the way, only a path where the turn ends there
             # is sought.
             stop = self._dice_that_cannot_move() if self.on_the_way else None
-            if end.node == last or may_reach(end.node.me, me, later, referee._closed, stop, self.work):
+            if (end.node == last or may_reach(end.node.me, me, later, referee._closed, stop, self.work)) \
+                    and (kept or referee._whole.keeps(end, stage)):
                 yield end
 
     def _dice_that_cannot_move(self) -> frozenset[int]:
@@ -690,8 +758,16 @@ def _frame_distance(have: tuple[int, ...], want: tuple[int, ...]) -> int:
 _ZEROS = (0,) * (OFF + 1)
 
 
+def _pips(counts: tuple[int, ...]) -> int:
+    """How far on the route the checkers stand, in pips, all together."""
+    return sum(map(mul, counts, _LOCATIONS))
+
+
+_LOCATIONS = range(OFF + 1)
+
+
 def _unlike(have: tuple[int, ...], want: tuple[int, ...]) -> int:
-    return sum(abs(h - w) for h, w in zip(have, want))
+    return sum(map(abs, map(sub, have, want)))
 
 
 def _travel(have: tuple[int, ...], want: tuple[int, ...]) -> int:

@@ -573,6 +573,224 @@ done:
     return result;
 }
 
+
+/* -- the referee's forward fit (firmware_host/referee/reach.py `forward_fit`, its specification) ---
+ *
+ * Whether `start` may become `board` by forward moves, each die used once, a checker playing its
+ * dice lowest first, never landing on a closed point: the same scan from the back, the same states
+ * in the same order, memoised on (location, dice left, arrivals ahead) in a fixed-size table, and
+ * the same bound on the states visited (so the same answer, and the same work spent, where it gives
+ * up). The arrivals per slot are counts per die value: the same multiset as the sorted tuple. */
+
+#define FIT_SLOTS 6  /* a die moves a checker 1..6 locations on */
+#define FIT_VALUES 6 /* distinct die values */
+
+typedef struct {
+    uint8_t p;
+    uint8_t left[FIT_VALUES];
+    uint8_t arriving[FIT_SLOTS][FIT_VALUES];
+} FitKey;
+
+typedef struct {
+    FitKey key;
+    uint8_t taken; /* the slot holds a key */
+    uint8_t fits;
+} FitEntry;
+
+typedef struct {
+    int start[POSITIONS], board[POSITIONS];
+    int values[FIT_VALUES], nv;
+    int gain[POSITIONS], most_gain[POSITIONS], to_gain[POSITIONS];
+    int waste;
+    uint8_t usable[OFF][FIT_VALUES];
+    FitEntry *table;
+    size_t mask;
+    long count, states;
+} Fit;
+
+static FitEntry *fit_slot(Fit *f, const FitKey *key) {
+    const uint8_t *bytes = (const uint8_t *)key;
+    uint64_t hash = 1469598103934665603ULL;
+    for (size_t i = 0; i < sizeof(FitKey); i++) hash = (hash ^ bytes[i]) * 1099511628211ULL;
+    for (size_t i = (size_t)hash & f->mask;; i = (i + 1) & f->mask) {
+        FitEntry *entry = &f->table[i];
+        if (!entry->taken || memcmp(&entry->key, key, sizeof(FitKey)) == 0) return entry;
+    }
+}
+
+static int fit_possible(const Fit *f, int p, int pips_left, uint8_t arriving[FIT_SLOTS][FIT_VALUES]) {
+    int counts[FIT_SLOTS];
+    long spare = pips_left - f->to_gain[p];
+    for (int i = 0; i < FIT_SLOTS; i++) {
+        counts[i] = 0;
+        for (int v = 0; v < f->nv; v++) counts[i] += arriving[i][v];
+        spare += (long)(p + i) * counts[i];
+    }
+    if (spare < 0 || spare > f->waste) return 0;
+    int before = p ? f->gain[p - 1] : 0, arrived = 0;
+    int reach = OFF + 1 - p < FIT_SLOTS ? OFF + 1 - p : FIT_SLOTS;
+    for (int i = 0; i < reach; i++) {
+        arrived += counts[i];
+        if (f->gain[p + i] - before > arrived) return 0;
+    }
+    return p + FIT_SLOTS > OFF || f->most_gain[p + FIT_SLOTS] - before <= arrived;
+}
+
+static int fit_go(Fit *f, int p, const uint8_t *left, int pips_left,
+                  uint8_t arriving[FIT_SLOTS][FIT_VALUES]);
+
+/* One way the leavers take the dice (`used` per value): 1 fits, 0 not, -1 undecided. */
+static int fit_take(Fit *f, int p, const uint8_t *used, const int *leavers, const uint8_t *left,
+                    int pips_left, uint8_t arriving[FIT_SLOTS][FIT_VALUES]) {
+    int j = 0;
+    for (int v = 0; v < f->nv; v++)
+        for (int n = 0; n < used[v]; n++, j++)
+            if (f->values[v] < leavers[j]) return 0;
+    uint8_t ahead[FIT_SLOTS][FIT_VALUES], rest[FIT_VALUES];
+    memcpy(ahead, arriving[1], sizeof(ahead[0]) * (FIT_SLOTS - 1));
+    memset(ahead[FIT_SLOTS - 1], 0, sizeof(ahead[0]));
+    int pips = pips_left;
+    for (int v = 0; v < f->nv; v++) {
+        rest[v] = (uint8_t)(left[v] - used[v]);
+        if (used[v]) {
+            int target = p + f->values[v] < OFF ? p + f->values[v] : OFF;
+            ahead[target - p - 1][v] += used[v];
+            pips -= f->values[v] * used[v];
+        }
+    }
+    return fit_go(f, p + 1, rest, pips, ahead);
+}
+
+/* Every split of `total` leavers over the die values from `v` on, in `_splits`' order. */
+static int fit_splits(Fit *f, int p, int v, int total, const uint8_t *limits, uint8_t *used,
+                      const int *leavers, const uint8_t *left, int pips_left,
+                      uint8_t arriving[FIT_SLOTS][FIT_VALUES]) {
+    if (v == f->nv) return total ? 0 : fit_take(f, p, used, leavers, left, pips_left, arriving);
+    for (int n = total < limits[v] ? total : limits[v]; n >= 0; n--) {
+        used[v] = (uint8_t)n;
+        int found = fit_splits(f, p, v + 1, total - n, limits, used, leavers, left, pips_left, arriving);
+        if (found) return found;
+    }
+    return 0;
+}
+
+static int fit_go(Fit *f, int p, const uint8_t *left, int pips_left,
+                  uint8_t arriving[FIT_SLOTS][FIT_VALUES]) {
+    if (p == OFF) {
+        int borne = 0;
+        for (int v = 0; v < f->nv; v++) {
+            if (left[v]) return 0;
+            borne += arriving[0][v];
+        }
+        return f->start[OFF] + borne == f->board[OFF];
+    }
+    FitKey key;
+    memset(&key, 0, sizeof key);
+    key.p = (uint8_t)p;
+    memcpy(key.left, left, FIT_VALUES);
+    memcpy(key.arriving, arriving, sizeof key.arriving);
+    FitEntry *entry = fit_slot(f, &key);
+    if (entry->taken) return entry->fits;
+    if (f->count >= f->states) return -1;
+    int fits = 0;
+    if (fit_possible(f, p, pips_left, arriving)) {
+        /* Those that leave are the ones that came with the lowest dice (0: there at the start). */
+        int leavers[POSITIONS * 16], count = f->start[p];
+        for (int i = 0; i < count; i++) leavers[i] = 0;
+        for (int v = 0; v < f->nv; v++)
+            for (int n = 0; n < arriving[0][v]; n++) leavers[count++] = f->values[v];
+        int leaving = count - f->board[p];
+        uint8_t limits[FIT_VALUES], used[FIT_VALUES] = {0};
+        for (int v = 0; v < f->nv; v++) limits[v] = f->usable[p][v] ? left[v] : 0;
+        if (leaving >= 0) fits = fit_splits(f, p, 0, leaving, limits, used, leavers, left, pips_left, arriving);
+        if (fits < 0) return -1;
+    }
+    entry = fit_slot(f, &key); /* the table has grown since */
+    entry->key = key, entry->taken = 1, entry->fits = (uint8_t)fits;
+    f->count++;
+    return fits;
+}
+
+static int read_fit_counts(PyObject *counts, int *out, const char *name) {
+    if (!PyTuple_Check(counts) || PyTuple_GET_SIZE(counts) != POSITIONS) {
+        PyErr_Format(PyExc_ValueError, "%s: a tuple of %d counts", name, POSITIONS);
+        return -1;
+    }
+    for (int p = 0; p < POSITIONS; p++) {
+        long n = PyLong_AsLong(PyTuple_GET_ITEM(counts, p));
+        if (n == -1 && PyErr_Occurred()) return -1;
+        if (n < 0 || n > CHECKERS) {
+            PyErr_Format(PyExc_ValueError, "%s[%d]: %ld checkers", name, p, n);
+            return -1;
+        }
+        out[p] = (int)n;
+    }
+    return 0;
+}
+
+static PyObject *forward_fit(PyObject *module, PyObject *args) {
+    PyObject *start, *board, *dice, *closed;
+    long states;
+    if (!PyArg_ParseTuple(args, "O!O!O!Ol:forward_fit", &PyTuple_Type, &start, &PyTuple_Type, &board,
+                          &PyTuple_Type, &dice, &closed, &states))
+        return NULL;
+    Fit f;
+    memset(&f, 0, sizeof f);
+    if (read_fit_counts(start, f.start, "start") < 0 || read_fit_counts(board, f.board, "board") < 0)
+        return NULL;
+    int per_value[7] = {0}, total = 0;
+    Py_ssize_t n_dice = PyTuple_GET_SIZE(dice);
+    if (n_dice > 255) {
+        PyErr_SetString(PyExc_ValueError, "dice: at most 255");
+        return NULL;
+    }
+    for (Py_ssize_t i = 0; i < n_dice; i++) {
+        long die = PyLong_AsLong(PyTuple_GET_ITEM(dice, i));
+        if (die == -1 && PyErr_Occurred()) return NULL;
+        if (die < 1 || die > 6) {
+            PyErr_Format(PyExc_ValueError, "dice[%zd]: %ld is no die", i, die);
+            return NULL;
+        }
+        per_value[die]++, total += (int)die;
+    }
+    uint8_t left[FIT_VALUES] = {0}, closed_at[POSITIONS] = {0};
+    for (int die = 1; die <= 6; die++)
+        if (per_value[die]) left[f.nv] = (uint8_t)per_value[die], f.values[f.nv++] = die;
+    PyObject *iterator = PyObject_GetIter(closed), *item;
+    if (!iterator) return NULL;
+    while ((item = PyIter_Next(iterator))) {
+        long point = PyLong_AsLong(item);
+        Py_DECREF(item);
+        if (point == -1 && PyErr_Occurred()) break;
+        if (point >= 0 && point < POSITIONS) closed_at[point] = 1;
+    }
+    Py_DECREF(iterator);
+    if (PyErr_Occurred()) return NULL;
+    int gained = 0, most = 0;
+    for (int p = 0; p < POSITIONS; p++) f.gain[p] = (gained += f.board[p] - f.start[p]);
+    for (int p = OFF; p >= 0; p--) {
+        most = p == OFF || f.gain[p] > most ? f.gain[p] : most;
+        f.most_gain[p] = most;
+        f.to_gain[p] = p * (f.board[p] - f.start[p]) + (p < OFF ? f.to_gain[p + 1] : 0);
+    }
+    f.waste = 5 * (f.board[OFF] - f.start[OFF]);
+    for (int p = 0; p < OFF; p++)
+        for (int v = 0; v < f.nv; v++) f.usable[p][v] = p + f.values[v] >= OFF || !closed_at[p + f.values[v]];
+    f.states = states;
+    /* The bound is checked as a state is entered, so those entered before it was reached (one
+     * per location at most) still complete: the table holds `states` + OFF keys at most. */
+    size_t capacity = 64;
+    while (capacity < 2 * ((size_t)(states > 0 ? states : 0) + OFF)) capacity *= 2;
+    f.table = PyMem_Calloc(capacity, sizeof(FitEntry));
+    if (!f.table) return PyErr_NoMemory();
+    f.mask = capacity - 1;
+    uint8_t arriving[FIT_SLOTS][FIT_VALUES];
+    memset(arriving, 0, sizeof arriving);
+    int fits = fit_go(&f, 0, left, total, arriving);
+    PyMem_Free(f.table);
+    return Py_BuildValue("(Ol)", fits < 0 ? Py_None : fits ? Py_True : Py_False, f.count);
+}
+
 static PyMethodDef methods[] = {
     {"search", search, METH_VARARGS,
      "search(visit_type, node_type, start, dice, config) -> (visits, borne_off)\n\n"
@@ -580,6 +798,10 @@ static PyMethodDef methods[] = {
      "in the order the Python search yields them, as visit_type(node, moves, remaining, None); and\n"
      "the indices of the visits where all are borne off (at most MAX_DICE dice). config:\n"
      "Frame.search_config."},
+    {"forward_fit", forward_fit, METH_VARARGS,
+     "forward_fit(start, board, dice, closed, states) -> (fits, states_visited)\n\n"
+     "firmware_host/referee/reach.py's forward_fit search: True or False, or None where it gave up\n"
+     "after `states` states (frame counts of 26, the dice, the closed points)."},
     {NULL, NULL, 0, NULL},
 };
 

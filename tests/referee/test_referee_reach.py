@@ -5,6 +5,9 @@ with the dice do reach, and `checkers_to_move` (a lower bound of the checkers to
 exceed the checkers to move to any board ahead. Boards here are the mover's frame: 26 counts, 0
 the bar, 1..24 the route, 25 borne off.
 """
+import importlib
+
+import pytest
 from hypothesis import given, settings, strategies as st
 
 from firmware_host.referee.reach import checkers_to_move, forward_fit, may_reach
@@ -134,3 +137,45 @@ def test_a_checker_ahead_of_the_rearmost_is_borne_off_only_by_an_exact_die():
     bear it off: with fours, 20/22 and 23/off cannot be played, though one four has the pips."""
     assert not may_reach(_frame(p20=1, p23=1, off=13), _frame(p22=1, off=14), (4,) * 4)
     assert may_reach(_frame(p20=1, p23=1, off=13), _frame(p22=1, off=14), (1,) * 4 + (2,) * 4)
+
+
+@st.composite
+def fit_cases(draw):
+    """A start, cascade dice, a board that forward moves with a prefix of them reach or one
+    checker of it moved elsewhere (most such boards no play reaches), closed points and a bound
+    on the states to visit (small ones make the search give up)."""
+    start, dice, used, board = draw(played())
+    board = list(board)
+    if draw(st.booleans()):
+        origin = draw(st.sampled_from([p for p in range(OFF + 1) if board[p]]))
+        board[origin] -= 1
+        board[draw(st.integers(0, OFF))] += 1
+    closed = frozenset(draw(st.lists(st.integers(1, 24), max_size=8)))
+    closed -= {p for p in range(OFF) if start[p] or board[p]}
+    return start, tuple(board), dice[:used], closed, draw(st.sampled_from([0, 1, 5, 40, 3000]))
+
+
+@settings(max_examples=400, deadline=None)
+@given(fit_cases())
+def test_the_compiled_fit_answers_as_the_python_search_does(case):
+    """rules/_search.c's forward_fit is reach._FitSearch in C: the same answer (None where it
+    gives up) after the same count of states, so the bounds spend the same work either way."""
+    reach = importlib.import_module("firmware_host.referee.reach")
+    if reach._compiled_fit is None:
+        pytest.skip("the compiled search is not active (not built, or TAVLI_PURE_PYTHON is set)")
+    start, board, dice, closed, states = case
+    search = reach._FitSearch(start, board, dice, closed, states)
+    assert reach._compiled_fit(start, board, dice, closed, states) == (search.fits(), len(search.memo))
+
+
+def test_forward_fit_spends_its_states_on_the_work_either_way(monkeypatch):
+    reach = importlib.import_module("firmware_host.referee.reach")
+    start = (0, 2, 0, 0, 0, 0, 5, 0, 3, 0, 0, 0, 5) + (0,) * 13
+    board = (0, 0, 0, 1, 0, 1, 5, 0, 3, 0, 0, 0, 5) + (0,) * 13
+    spent = []
+    for compiled in (reach._compiled_fit, None):
+        monkeypatch.setattr(reach, "_compiled_fit", compiled)
+        work = reach.Work(1000)
+        assert forward_fit(start, board, (2, 2, 2), work=work)   # 1->3, and 1->3->5
+        spent.append(work.spent)
+    assert spent[0] == spent[1] > 0
