@@ -31,7 +31,7 @@ from typing import Callable, TextIO
 
 import tomli_w
 
-from firmware_host.config import Config, hash_pin, load_config
+from firmware_host.config import ClubSettings, Config, hash_pin, load_config
 from firmware_host.controller import machine as m
 from firmware_host.controller.controller import Timings
 from firmware_host.controller.orientation import Orientation, laid_out
@@ -79,6 +79,10 @@ class Settings:
     pin: str = DEMO_PIN          # the settings PIN of the demo's companion (a real board's is set with `web-pin`)
     journal: Path | None = None  # where the match is journaled (None: in the demo's temporary folder)
     bots: frozenset[Color] = frozenset()   # the seats the bot plays (the players move its checkers)
+    # In a club (`tavli-board club demo`): the board publishes to the club's broker and, with an
+    # opponent, plays one seat of a remote match (service/remote_seat.py) with the dice both agree.
+    club: ClubSettings = field(default_factory=ClubSettings)
+    reveal_timeout_s: float = 60.0   # a remote match: a board late this long with its dice secret is warned
 
 
 def demo_config(speed: float, folder: Path, path: Path | None = None, journal: Path | None = None) -> Config:
@@ -106,16 +110,28 @@ class Demo:
         self.settings = settings
         self.config_file = None if settings.web_port is None else write_companion_config(folder, settings)
         self.config = demo_config(settings.speed, folder, self.config_file, settings.journal)
-        self.config = dataclasses.replace(self.config, match_rules=settings.match, bots=settings.bots)
+        self.config = dataclasses.replace(self.config, match_rules=settings.match, bots=settings.bots,
+                                          club=settings.club)
         self.journal = Journal.open(self.config.journal_path)
         self.table = Table()
         events: queue.Queue = queue.Queue()
         self.hardware = Hardware.open(self.config, post=events.put, board=first_board)
         speed = settings.speed
+        self.club_parts: list = []   # the club's publisher and a remote match's seat, started and closed with the demo
+        dice = SeededDice(settings.seed)
+        if settings.club.broker is not None:
+            from firmware_host.service.club import ClubPublisher   # the club extra: for a board in a club only
+            self.club_parts.append(ClubPublisher(settings.club, self.config.journal_path))
+        if settings.club.opponent is not None:
+            from firmware_host.service.remote_seat import RemoteSeat
+            remote_seat = RemoteSeat(settings.club, self.config.journal_path, events.put,
+                                     reveal_timeout_s=settings.reveal_timeout_s)
+            self.club_parts.append(remote_seat)
+            dice = remote_seat.dice
         self.loop = assemble(
-            self.config, self.hardware, self.journal, events, dice=SeededDice(settings.seed),
+            self.config, self.hardware, self.journal, events, dice=dice,
             timings=Timings(refusal_s=Timings.refusal_s / speed, game_over_s=Timings.game_over_s / speed),
-            observers=[self.table.observe]).loop
+            observers=[self.table.observe, *(part.observe for part in self.club_parts)]).loop
         self.renderer = Renderer.from_config(self.config.leds)
         self.board: SimBoard = self.hardware.simulation.board
         self.mcu = self.hardware.simulation.mcu
@@ -130,6 +146,8 @@ class Demo:
 
     def __enter__(self) -> Demo:
         self.hardware.start()
+        for part in self.club_parts:
+            part.start()
         self._thread.start()
         if self.config_file is not None:
             self.web = start_companion_process(self.config_file, self.config.web.port)
@@ -145,6 +163,8 @@ class Demo:
                 self.web.wait()
         self.loop.stop()
         self._thread.join(5.0)
+        for part in self.club_parts:
+            part.close()
         if self.companion is not None:
             self.companion.close()
         self.hardware.close()

@@ -52,6 +52,22 @@ def topic(club: ClubSettings, leaf: str) -> str:
     return f"tavli/{club.club}/{club.board}/{leaf}"
 
 
+def club_client(club: ClubSettings, role: str, client_factory: Callable[..., Any] | None = None) -> Any:
+    """A paho client for this board on the club's broker (its credentials, TLS), not yet connected;
+    `role` names it among the board's clients (the broker drops a second client of one id)."""
+    import paho.mqtt.client as mqtt   # the club extra; only a board in a club needs it
+
+    client = (client_factory or mqtt.Client)(mqtt.CallbackAPIVersion.VERSION2,
+                                             client_id=f"tavli-{club.club}-{club.board}{role}")
+    if club.username is not None:
+        client.username_pw_set(club.username, None if club.password_file is None
+                               else club.password_file.read_text().strip())
+    if club.tls:
+        client.tls_set(ca_certs=str(club.ca_file) if club.ca_file else None)
+    client.reconnect_delay_set(1, 30)
+    return client
+
+
 def board_key(path: Path) -> Ed25519PrivateKey:
     """The board's signing key, made on first use (readable by the service's user only)."""
     try:
@@ -89,8 +105,6 @@ class ClubPublisher:
 
     def __init__(self, club: ClubSettings, journal_path: Path, *, key: Ed25519PrivateKey | None = None,
                  client_factory: Callable[..., Any] | None = None):
-        import paho.mqtt.client as mqtt   # the club extra; only a board in a club needs it
-
         self.club, self.journal_path = club, journal_path
         self.signer = Signer(club.board, key or board_key(club.signing_key_path))
         self.progress = Progress(journal_path)
@@ -100,24 +114,13 @@ class ClubPublisher:
         self._last_send = 0.0
         self._wake = threading.Event()
         self._stop = threading.Event()
-        client = (client_factory or mqtt.Client)(mqtt.CallbackAPIVersion.VERSION2,
-                                                 client_id=f"tavli-{club.club}-{club.board}")
-        if club.username is not None:
-            client.username_pw_set(club.username, self._password())
-        if club.tls:
-            client.tls_set(ca_certs=str(club.ca_file) if club.ca_file else None)
+        client = club_client(club, "", client_factory)
         client.will_set(topic(club, "online"), "0", qos=1, retain=True)
-        client.reconnect_delay_set(1, 30)
         client.on_connect = self._connected
         client.on_message = self._hub_ack
         client.on_disconnect = lambda *args: log.warning("club broker %s: disconnected", club.broker)
         self.client = client
         self._thread = threading.Thread(target=self._run, name="club-publisher", daemon=True)
-
-    def _password(self) -> str | None:
-        if self.club.password_file is None:
-            return None
-        return self.club.password_file.read_text().strip()
 
     def start(self) -> None:
         self.client.connect_async(self.club.broker, self.club.port, keepalive=30)
