@@ -157,7 +157,7 @@ class Players:
         remote match: the other board's secret not in yet); returns what the controller made of it."""
         deadline = time.monotonic() + PATIENCE_S
         seen = self.press()
-        while seen.scene.dice_signal is DiceSignal.ROLL_REFUSED:
+        while seen.remote_seats and seen.scene.dice_signal is DiceSignal.ROLL_REFUSED:
             if time.monotonic() > deadline:
                 raise DemoStuck(f"presses refused for {PATIENCE_S:.0f} s in {seen.state}")
             self.demo.table.wait(lambda s: s.scene.dice_signal is not DiceSignal.ROLL_REFUSED, "the refusal to end")
