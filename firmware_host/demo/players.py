@@ -206,7 +206,8 @@ class Players:
         """The bot's turn: move its checkers as the lights show, one move after the other (the
         player takes a hit checker to the bar, as the rules say), then press."""
         demo, play, mover = self.demo, seen.bot_play, seen.position.turn
-        demo.say(f"the bot plays {mover}: {play_text(play.moves)}; the lights show each move")
+        who = "the other board's player" if mover in seen.remote_seats else "the bot"
+        demo.say(f"{who} plays {mover}: {play_text(play.moves)}; the lights show each move")
         for index, move in enumerate(play.moves):
             origin, destination = seen.labels.led(move.origin, mover), seen.labels.led(move.destination, mover)
             if seen.bot_moves_made != index or seen.scene.marks.get(origin) is not Mark.TAKE_FROM \

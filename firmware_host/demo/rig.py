@@ -223,6 +223,8 @@ class Demo:
         in_colour = wants_colour(self.settings.out)
         self.say(f"\n== {caption}  [{seen.state}; game {seen.game_number}, {seen.variant}; "
                  f"score white {seen.score[0]} - black {seen.score[1]}]")
+        if self.settings.boards == "none":
+            return
         self.say(draw_view(seen, self.renderer, self.config.leds.layout, in_colour, time.monotonic()))
         lit = {element for name in self.renderer.names(seen.scene).values() for element in _elements(name)}
         self.say("\n".join(legend_lines(PALETTES[self.config.leds.palette], in_colour, lit)))
@@ -273,7 +275,7 @@ def start_companion_process(config_file: Path, port: int) -> subprocess.Popen:
     answers on `port`. It ends with the demo: terminated on the way out, and on Linux sent SIGTERM by
     the kernel if the demo dies without a word (kill -9)."""
     process = subprocess.Popen([sys.executable, "-m", "firmware_host", "web", "--config", str(config_file)],
-                               stdout=subprocess.DEVNULL, preexec_fn=_end_with_parent())
+                               stdout=subprocess.DEVNULL, preexec_fn=end_with_parent())
     deadline = time.monotonic() + COMPANION_START_S
     while process.poll() is None and time.monotonic() < deadline:
         try:
@@ -286,7 +288,7 @@ def start_companion_process(config_file: Path, port: int) -> subprocess.Popen:
     raise CompanionDidNotStart(f"the web companion did not start on 127.0.0.1:{port} (exit {process.returncode})")
 
 
-def _end_with_parent() -> Callable[[], None] | None:
+def end_with_parent() -> Callable[[], None] | None:
     """For `preexec_fn`: the child gets SIGTERM when its parent ends (Linux's PR_SET_PDEATHSIG); None
     elsewhere. The C function is looked up here, before the fork: the child only calls it."""
     if not sys.platform.startswith("linux"):

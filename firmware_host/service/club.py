@@ -158,6 +158,8 @@ class ClubPublisher:
         self._wake.set()
 
     def _hub_ack(self, client, userdata, message) -> None:
+        if message.topic != f"tavli/{self.club.club}/hub/ack/{self.club.board}":
+            return   # a broker's mistake (amqtt hands a new subscriber retained messages of other topics)
         try:
             ack = json.loads(message.payload)
             stream, seq = str(ack["stream"]), int(ack["seq"])

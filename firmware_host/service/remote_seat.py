@@ -117,7 +117,7 @@ class RemoteSeat:
         self._inbox: queue.SimpleQueue = queue.SimpleQueue()
         client = club_client(club, "-remote", client_factory)
         client.on_connect = self._connected
-        client.on_message = lambda client, userdata, message: (self._inbox.put(message.payload), self._wake.set())
+        client.on_message = self._message
         self.client = client
         self._thread = threading.Thread(target=self._run, name="remote-seat", daemon=True)
 
@@ -144,6 +144,13 @@ class RemoteSeat:
             log.error("remote seat: the broker refused %s: %s", self.me, reason)
             return
         client.subscribe(remote_topic(self.club, self.other, self.me), qos=1)
+        self._wake.set()
+
+    def _message(self, client, userdata, message) -> None:
+        if message.topic != remote_topic(self.club, self.other, self.me):
+            log.debug("remote seat: a message on %s, which it did not subscribe to", message.topic)
+            return   # a broker's mistake (amqtt hands a new subscriber retained messages of other topics)
+        self._inbox.put(message.payload)
         self._wake.set()
 
     # -- the seat's thread ------------------------------------------------------------------------------
