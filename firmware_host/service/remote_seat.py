@@ -210,8 +210,9 @@ class RemoteSeat:
         roll, value = int(body["roll"]), str(body["commitment"])
         if self.exchange is not None and roll == self.exchange.roll.roll:
             self.exchange.receive_commitment(self.other, value)
-        elif self.exchange is None and roll == self.next_roll:
-            self.commitments[roll] = value   # the other needs this roll first: it begins here too
+        elif roll == self.next_roll + (self.exchange is not None) and roll not in self.commitments:
+            # The other board began this roll first (it finished the one before sooner): it begins here too.
+            self.commitments[roll] = value
         else:
             raise DiceExchangeError(f"{self.other} committed to roll {roll}; the roll under way is {self.next_roll}")
 
