@@ -28,7 +28,7 @@ from firmware_host.controller import machine as m
 from firmware_host.controller.orientation import Orientation, laid_out
 from firmware_host.controller.view import GameView
 from firmware_host.demo.players import Players
-from firmware_host.demo.rig import Demo, Settings, end_with_parent
+from firmware_host.demo.rig import Demo, Settings, end_with_parent, stop_process
 from firmware_host.journal import JournalReader, Kind
 from firmware_host.rules import Color, Position
 from firmware_host.rules.match import MatchRules
@@ -197,8 +197,7 @@ class MosquittoBroker:
         _listening(self.port, lambda: self.process.poll() is None, "mosquitto")
 
     def close(self) -> None:
-        self.process.terminate()
-        self.process.wait(10)
+        stop_process(self.process, 10.0)
 
 
 class EmbeddedBroker:
@@ -306,13 +305,7 @@ class Hub:
         return json.loads(listed.stdout) if listed.returncode == 0 else []
 
     def close(self) -> None:
-        if self.process.poll() is None:
-            self.process.terminate()
-            try:
-                self.process.wait(10)
-            except subprocess.TimeoutExpired:
-                self.process.kill()
-                self.process.wait()
+        stop_process(self.process, 10.0)
         self._relay.join(5)
 
 

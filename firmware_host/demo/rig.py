@@ -155,12 +155,7 @@ class Demo:
 
     def __exit__(self, *exc_info) -> None:
         if self.web is not None:
-            self.web.terminate()
-            try:
-                self.web.wait(5.0)
-            except subprocess.TimeoutExpired:
-                self.web.kill()
-                self.web.wait()
+            stop_process(self.web, 5.0)
         self.loop.stop()
         self._thread.join(5.0)
         for part in self.club_parts:
@@ -286,6 +281,18 @@ def start_companion_process(config_file: Path, port: int) -> subprocess.Popen:
     process.kill()
     process.wait()
     raise CompanionDidNotStart(f"the web companion did not start on 127.0.0.1:{port} (exit {process.returncode})")
+
+
+def stop_process(process: subprocess.Popen, wait_s: float) -> None:
+    """Terminate a child the demo started, and kill it if it has not ended after `wait_s`."""
+    if process.poll() is not None:
+        return
+    process.terminate()
+    try:
+        process.wait(wait_s)
+    except subprocess.TimeoutExpired:
+        process.kill()
+        process.wait()
 
 
 def end_with_parent() -> Callable[[], None] | None:

@@ -100,27 +100,17 @@ class Progress:
         os.replace(temporary, self.path)
 
 
-class ClubPublisher:
-    """Publishes the board's view and journal to the club's broker from a thread of its own."""
+class ClubWorker:
+    """A board's client on the club's broker and a thread of its own (`_run`), which `_wake` wakes and
+    `_stop` ends; the client's callbacks only hand over and wake it."""
 
-    def __init__(self, club: ClubSettings, journal_path: Path, *, key: Ed25519PrivateKey | None = None,
-                 client_factory: Callable[..., Any] | None = None):
-        self.club, self.journal_path = club, journal_path
-        self.signer = Signer(club.board, key or board_key(club.signing_key_path))
-        self.progress = Progress(journal_path)
-        self._view: Any = None
-        self._hub_holds: dict[str, int] | None = None   # stream -> last record the hub holds (None: no hub heard)
-        self._resend = False
-        self._last_send = 0.0
+    def _open(self, club: ClubSettings, role: str, client_factory: Callable[..., Any] | None, join_s: float) -> Any:
+        self.club, self._join_s = club, join_s
         self._wake = threading.Event()
         self._stop = threading.Event()
-        client = club_client(club, "", client_factory)
-        client.will_set(topic(club, "online"), "0", qos=1, retain=True)
-        client.on_connect = self._connected
-        client.on_message = self._hub_ack
-        client.on_disconnect = lambda *args: log.warning("club broker %s: disconnected", club.broker)
-        self.client = client
-        self._thread = threading.Thread(target=self._run, name="club-publisher", daemon=True)
+        self.client = club_client(club, role, client_factory)
+        self._thread = threading.Thread(target=self._run, name=f"club{role or '-publisher'}", daemon=True)
+        return self.client
 
     def start(self) -> None:
         self.client.connect_async(self.club.broker, self.club.port, keepalive=30)
@@ -130,9 +120,28 @@ class ClubPublisher:
     def close(self) -> None:
         self._stop.set()
         self._wake.set()
-        self._thread.join(timeout=ACK_TIMEOUT_S + 5)
+        self._thread.join(timeout=self._join_s)
         self.client.loop_stop()
         self.client.disconnect()
+
+
+class ClubPublisher(ClubWorker):
+    """Publishes the board's view and journal to the club's broker from a thread of its own."""
+
+    def __init__(self, club: ClubSettings, journal_path: Path, *, key: Ed25519PrivateKey | None = None,
+                 client_factory: Callable[..., Any] | None = None):
+        self.journal_path = journal_path
+        self.signer = Signer(club.board, key or board_key(club.signing_key_path))
+        self.progress = Progress(journal_path)
+        self._view: Any = None
+        self._hub_holds: dict[str, int] | None = None   # stream -> last record the hub holds (None: no hub heard)
+        self._resend = False
+        self._last_send = 0.0
+        client = self._open(club, "", client_factory, join_s=ACK_TIMEOUT_S + 5)
+        client.will_set(topic(club, "online"), "0", qos=1, retain=True)
+        client.on_connect = self._connected
+        client.on_message = self._hub_ack
+        client.on_disconnect = lambda *args: log.warning("club broker %s: disconnected", club.broker)
 
     def show(self, view: Any) -> None:
         """The latest view (a `GameView`, or JSON-ready data); it never waits."""

@@ -48,7 +48,7 @@ from firmware_host.config import ClubSettings
 from firmware_host.controller.remote import RemoteFault, RemoteForfeit, RemotePlay
 from firmware_host.hw.dice import DiceSource
 from firmware_host.journal import JournalReader, Kind
-from firmware_host.service.club import board_key, club_client
+from firmware_host.service.club import ClubWorker, board_key
 
 log = logging.getLogger(__name__)
 
@@ -88,7 +88,7 @@ def remote_topic(club: ClubSettings, sender: str, receiver: str) -> str:
     return f"tavli/{club.club}/{sender}/remote/{receiver}"
 
 
-class RemoteSeat:
+class RemoteSeat(ClubWorker):
     """This board's end of a remote match: its player's plays out, the opponent's in, the dice agreed."""
 
     def __init__(self, club: ClubSettings, journal_path: Path, post: Callable[[object], None], *,
@@ -96,13 +96,14 @@ class RemoteSeat:
                  clock: Callable[[], float] = time.monotonic, client_factory: Callable[..., Any] | None = None):
         if club.broker is None or club.opponent is None or club.opponent_key is None or club.seat is None:
             raise ValueError("a remote seat needs [club] broker, opponent, opponent_key and seat")
-        self.club, self.journal_path, self.post = club, journal_path, post
+        self.journal_path, self.post = journal_path, post
         self.me, self.other = club.board, club.opponent
         self.signer = Signer(self.me, key or board_key(club.signing_key_path))
         self.verifier = Verifier({self.other: public_key_from_text(club.opponent_key)})
         self.reveal_timeout_s, self.clock = reveal_timeout_s, clock
-        self._wake = threading.Event()
-        self._stop = threading.Event()
+        client = self._open(club, "-remote", client_factory, join_s=SEND_TIMEOUT_S + 5)
+        client.on_connect = self._connected
+        client.on_message = self._message
         self.dice = AgreedDice(self._wake.set)
         self.match = f"{club.club}/{'+'.join(sorted((self.me, self.other)))}"   # what each roll is bound to
         self.next_roll = 1
@@ -115,25 +116,8 @@ class RemoteSeat:
         self._seq = 0
         self._journal_read_at = float("-inf")
         self._inbox: queue.SimpleQueue = queue.SimpleQueue()
-        client = club_client(club, "-remote", client_factory)
-        client.on_connect = self._connected
-        client.on_message = self._message
-        self.client = client
-        self._thread = threading.Thread(target=self._run, name="remote-seat", daemon=True)
 
     # -- any thread ---------------------------------------------------------------------------------
-
-    def start(self) -> None:
-        self.client.connect_async(self.club.broker, self.club.port, keepalive=30)
-        self.client.loop_start()
-        self._thread.start()
-
-    def close(self) -> None:
-        self._stop.set()
-        self._wake.set()
-        self._thread.join(timeout=SEND_TIMEOUT_S + 5)
-        self.client.loop_stop()
-        self.client.disconnect()
 
     def observe(self, view: Any, event: object) -> None:
         """The loop's observer: the journal may hold a new play of this board's player."""
