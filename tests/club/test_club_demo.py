@@ -19,7 +19,7 @@ def test_the_club_demo_plays_a_remote_match_and_every_boards_records_reach_the_h
     pytest.importorskip("amqtt")
     done = run_demo("--boards", "3", "--broker", "embedded", "--speed", "10")
     out = done.stdout
-    assert done.returncode == 0, done.stderr[-3000:]
+    assert done.returncode == 0, done.stderr[-3000:] + out[-3000:]
     assert "on the embedded amqtt broker" in out
     assert re.search(r"^hub: tavli-board club hub: club demo, 3 boards", out, re.MULTILINE)
     # The remote match: each board lights the other board's plays for its player to move.
@@ -27,7 +27,7 @@ def test_the_club_demo_plays_a_remote_match_and_every_boards_records_reach_the_h
     assert re.search(r"^table-2: the other board's player plays white: ", out, re.MULTILINE)
     scores = dict(re.findall(r"^tavli-board club demo: (table-\d): match over, (white \d+ - black \d+)$", out, re.MULTILINE))
     assert set(scores) == {"table-1", "table-2", "table-3"} and scores["table-1"] == scores["table-2"]
-    assert "tavli-board club demo: the hub holds the matches of table-1, table-2, table-3" in out
+    assert "tavli-board club demo: the hub holds the matches of table-1, table-2, table-3" in out, out[-3000:]
     # The hub's pages, where this hub serves them: the demo says where the café screen is.
     served = re.search(r"^hub: the café screen: (\S+)", out, re.MULTILINE)
     if served:

@@ -48,3 +48,30 @@ def test_the_opponent_boards_colour_cannot_also_be_the_bots():
 def test_a_remote_match_needs_a_broker():
     found = problems({"club": {"board": "table-1", "opponent": "table-2", "opponent_key": KEY, "seat": "white"}})
     assert "club.broker: is missing" in found
+
+
+def test_the_service_with_a_remote_match_plays_the_other_colour_from_the_broker(tmp_path):
+    """`tavli-board run` with [club] opponent: the other colour is the remote seat and the dice are the
+    ones both boards agree (none yet without the other board: a roll waits)."""
+    import threading
+
+    from firmware_host.config import load_config
+    from firmware_host.service.remote_seat import AgreedDice
+    from firmware_host.service.run import Service
+
+    config_file = tmp_path / "config.toml"
+    config_file.write_text(f'hardware = "simulated"\n[journal]\npath = "{tmp_path / "journal.sqlite3"}"\n'
+                           f'[logging]\nfile = "{tmp_path / "log"}"\nraw_frames_dir = "{tmp_path / "raw"}"\n'
+                           f'[club]\nbroker = "127.0.0.1"\nport = 9\nboard = "table-1"\nkey_file = "{tmp_path / "key"}"\n'
+                           f'opponent = "table-2"\nopponent_key = "{KEY}"\nseat = "black"\n')
+    service = Service.open(load_config(config_file))
+    runner = threading.Thread(target=service.run)
+    runner.start()
+    try:
+        assert service.remote_seat is not None and isinstance(service.remote_seat.dice, AgreedDice)
+        assert service.loop.controller.view().remote_seats == {WHITE}
+        assert not service.remote_seat.dice.ready()
+    finally:
+        service.stop()
+        runner.join(20)
+    assert not runner.is_alive()
