@@ -142,7 +142,7 @@ class EventLoop:
         controller = Controller(journal, dice or SecretsDice(), config.match_rules, rules_for=config.rules_for,
                                 timings=timings, beep=beep, judge_elsewhere=worker.submit if worker else None,
                                 resume=resume, sensing=config.sensing.sensors.mcu.colour_by, bots=config.bots,
-                                hints=config.hints)
+                                hints=config.hints, remote_seats=config.club.remote_seats)
         return cls(controller, Renderer.from_config(config.leds), strip=hardware.strip, clock=clock,
                    button=hardware.button, events=events, judge_worker=worker, observers=observers)
 

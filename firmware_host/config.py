@@ -56,6 +56,8 @@ Every problem names the file, the key and what is allowed; all of them are repor
 """
 from __future__ import annotations
 
+import base64
+import binascii
 import copy
 import hashlib
 import hmac
@@ -193,7 +195,8 @@ class WebSettings:
 
 
 # [club]: boards that talk to a club's MQTT broker (firmware_host/service/club.py); off without a broker.
-_CLUB_KEYS = ("broker", "port", "club", "board", "username", "password_file", "tls", "ca_file", "key_file")
+_CLUB_KEYS = ("broker", "port", "club", "board", "username", "password_file", "tls", "ca_file", "key_file",
+              "opponent", "opponent_key", "seat")
 NAME_PATTERN = re.compile(r"[A-Za-z0-9][A-Za-z0-9_-]{0,39}")   # a club's or a board's name: one MQTT topic level
 
 
@@ -210,10 +213,20 @@ class ClubSettings:
     tls: bool = False
     ca_file: Path | None = None      # the broker's certificate authority (TLS); None: the system's
     key_file: Path | None = None     # the board's signing key; None: club-board.key in the state folder
+    # A remote match (firmware_host/service/remote_seat.py): the board across the broker whose player
+    # has the other colour, the key it signs with (`tavli-board club key` there), and this board's colour.
+    opponent: str | None = None
+    opponent_key: str | None = None
+    seat: Color | None = None
 
     @property
     def signing_key_path(self) -> Path:
         return self.key_file or state_home() / "club-board.key"
+
+    @property
+    def remote_seats(self) -> frozenset[Color]:
+        """The colour whose plays come from the opponent board (none without a remote match)."""
+        return frozenset() if self.seat is None else frozenset({self.seat.opponent})
 
 
 @dataclass(frozen=True)
@@ -331,6 +344,9 @@ class Config:
             ("club.tls", self.club.tls, origin("club.tls")),
             ("club.ca_file", str(self.club.ca_file or "the system's"), origin("club.ca_file")),
             ("club.key_file", str(self.club.key_file or "club-board.key in the state folder"), origin("club.key_file")),
+            ("club.opponent", self.club.opponent or "none (no remote match)", origin("club.opponent")),
+            ("club.opponent_key", "set" if self.club.opponent_key else "none", origin("club.opponent_key")),
+            ("club.seat", self.club.seat.value if self.club.seat else "none", origin("club.seat")),
         ]
         return [Setting(key, value, where) for key, value, where in values]
 
@@ -430,6 +446,9 @@ def parse_config(document: dict[str, Any], source: str, relative_to: Path | str 
     report_leds = bool(problems.read(hil.boolean, "report_leds", default=False)) if hil is not None else False
     web = _web_settings(problems, problems.section(document, "web", _WEB_KEYS), relative_to)
     club = _club_settings(problems, problems.section(document, "club", _CLUB_KEYS), relative_to)
+    for color in club.remote_seats & bots:
+        problems.add(f"match.{color.value}", '"bot" is not valid here: the opponent board plays this colour',
+                     f'"person", or [club] seat = "{color.value}"')
     overrides = {}
     for name, keys in BOARD_OVERRIDES.items():
         table = problems.section(document, name, keys, "not settable here: hardware facts are set in the board file")
@@ -539,13 +558,48 @@ def _club_settings(problems: _Collector, table: Table | None, relative_to: Path 
     optional_path = {key: _table_path(problems, table, key, Path(), relative_to) if key in table.data else None
                      for key in ("password_file", "ca_file", "key_file")}
     tls = bool(problems.read(table.boolean, "tls", default=False))
+    opponent, opponent_key, seat = _remote_match(problems, table, names["board"])
     return ClubSettings(
         broker=problems.read(table.string, "broker", default=None) or None,
         port=problems.read(table.integer, "port", default=8883 if tls else 1883, minimum=1, maximum=65535) or 1883,
         club=names["club"], board=names["board"],
         username=problems.read(table.string, "username", default=None),
         password_file=optional_path["password_file"], tls=tls, ca_file=optional_path["ca_file"],
-        key_file=optional_path["key_file"])
+        key_file=optional_path["key_file"], opponent=opponent, opponent_key=opponent_key, seat=seat)
+
+
+_REMOTE_KEYS = ("opponent", "opponent_key", "seat")
+
+
+def _remote_match(problems: _Collector, table: Table, board: str) -> tuple[str | None, str | None, Color | None]:
+    """[club] opponent, opponent_key and seat: all three or none (a remote match needs each)."""
+    given = [key for key in _REMOTE_KEYS if key in table.data]
+    if not given:
+        return None, None, None
+    for key in _REMOTE_KEYS:
+        if key not in given:
+            problems.add(f"club.{key}", "is missing", "a remote match sets opponent, opponent_key and seat together")
+    opponent = problems.read(table.string, "opponent", default=None)
+    if opponent is not None and (not NAME_PATTERN.fullmatch(opponent) or opponent == board):
+        problems.add("club.opponent", f"{opponent[:60]!r} is not valid",
+                     "the other board's name in the club (1 to 40 letters, digits, - and _), not this board's")
+        opponent = None
+    opponent_key = problems.read(table.string, "opponent_key", default=None)
+    if opponent_key is not None and not _is_ed25519_public_key(opponent_key):
+        problems.add("club.opponent_key", f"{opponent_key[:60]!r} is not valid",
+                     "the key `tavli-board club key` prints on the opponent board (base64, 32 bytes)")
+        opponent_key = None
+    seat = problems.read(table.choice, "seat", tuple(color.value for color in (Color.WHITE, Color.BLACK)), default=None)
+    if "broker" not in table.data and given:
+        problems.add("club.broker", "is missing", "a remote match is played through the club's broker")
+    return opponent, opponent_key, None if seat is None else Color(seat)
+
+
+def _is_ed25519_public_key(text: str) -> bool:
+    try:
+        return len(base64.b64decode(text, validate=True)) == 32
+    except (binascii.Error, ValueError):
+        return False
 
 
 def _match_rules(problems: _Collector, table: Table | None) -> MatchRules | None:

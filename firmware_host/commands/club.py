@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any, Iterator
 
 from firmware_host.commands import UsageError, add_config_argument, config_from_args
+from firmware_host.commands.demo import add_match_arguments, match_from_args
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -37,6 +38,13 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     seat.add_argument("white")
     seat.add_argument("black")
     seat.set_defaults(handler=run_seat)
+    demo = actions.add_parser("demo", help="a club on this machine: a broker, the hub and simulated boards, two of "
+                                           "them playing one match over a remote seat")
+    add_match_arguments(demo, match="portes", target=1)
+    demo.add_argument("--boards", type=int, default=4, help="simulated boards, 2 to 12 (default: %(default)s)")
+    demo.add_argument("--broker", choices=("auto", "mosquitto", "embedded"), default="auto",
+                      help="Mosquitto where installed, else the embedded amqtt broker (default: %(default)s)")
+    demo.set_defaults(handler=run_demo)
 
 
 def _hub_config(path: Path):
@@ -133,3 +141,13 @@ def run_seat(args: argparse.Namespace) -> int:
             raise UsageError(str(error)) from None
     print(f"{args.board}'s match {args.match}: white {args.white}, black {args.black}")
     return 0
+
+
+def run_demo(args: argparse.Namespace) -> int:
+    from firmware_host.demo.club import ClubDemoSettings, run_club_demo
+
+    match = match_from_args(args)
+    if not 2 <= args.boards <= 12:
+        raise UsageError(f"--boards {args.boards} is not allowed: from 2 to 12 (two play the remote match)")
+    return run_club_demo(ClubDemoSettings(match, boards=args.boards, seed=args.seed, speed=args.speed,
+                                          broker=args.broker))

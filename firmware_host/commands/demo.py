@@ -29,14 +29,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                     "match with two scripted players who lift, slide and place checkers, try to roll too "
                     "early, make an illegal move and follow the guidance back, and call the referee's replay "
                     "once. The board and its LEDs are drawn as it goes; it ends with the match score.")
-    demo.add_argument("--match", default="tavli", metavar="PRESET_OR_GAMES",
-                      help=f"a match preset ({', '.join(PRESETS)}), one game (e.g. portes) or a list "
-                           "(portes,fevga) (default: %(default)s)")
-    demo.add_argument("--target", type=int, default=3, help="points to win the match (default: %(default)s)")
-    demo.add_argument("--seed", type=int, default=1, help="dice and players' choices (default: %(default)s)")
-    demo.add_argument("--speed", type=float, default=8.0,
-                      help="how much faster than real time the sensors' quiet and grace times, the hold time "
-                           "and the signals run (default: %(default)s; 1 is the real board)")
+    add_match_arguments(demo)
     demo.add_argument("--boards", choices=("moments", "every-turn"), default="moments",
                       help="draw the board at the notable moments (default) or after every turn")
     demo.add_argument("--web-port", type=int, default=WebSettings.port,
@@ -104,16 +97,33 @@ def _terminate(signum, frame) -> None:
     raise Terminated
 
 
+def add_match_arguments(parser: argparse.ArgumentParser, match: str = "tavli", target: int = 3) -> None:
+    """The scripted match's options, for `demo` and `club demo`: read back with `match_from_args`."""
+    parser.add_argument("--match", default=match, metavar="PRESET_OR_GAMES",
+                        help=f"a match preset ({', '.join(PRESETS)}), one game (e.g. portes) or a list "
+                             "(portes,fevga) (default: %(default)s)")
+    parser.add_argument("--target", type=int, default=target, help="points to win the match (default: %(default)s)")
+    parser.add_argument("--seed", type=int, default=1, help="dice and players' choices (default: %(default)s)")
+    parser.add_argument("--speed", type=float, default=8.0,
+                        help="how much faster than real time the sensors' quiet and grace times, the hold time "
+                             "and the signals run (default: %(default)s; 1 is the real board)")
+
+
+def match_from_args(args: argparse.Namespace) -> MatchRules:
+    """The match of `add_match_arguments`' options, its speed checked too."""
+    if not 0.5 <= args.speed <= 20:
+        raise UsageError(f"--speed {args.speed:g} is not allowed: from 0.5 to 20 (the MCU scans at its real rate)")
+    try:
+        return MatchRules(sequence=args.match, target=args.target)
+    except RulesError as error:
+        raise UsageError(str(error)) from None
+
+
 def run(args: argparse.Namespace) -> int:
     from firmware_host.demo import Settings, run_demo
     from firmware_host.demo.rig import CompanionDidNotStart
 
-    if not 0.5 <= args.speed <= 20:
-        raise UsageError(f"--speed {args.speed:g} is not allowed: from 0.5 to 20 (the MCU scans at its real rate)")
-    try:
-        match = MatchRules(sequence=args.match, target=args.target)
-    except RulesError as error:
-        raise UsageError(str(error)) from None
+    match = match_from_args(args)
     if not 0 <= args.web_port <= 65535:
         raise UsageError(f"--web-port {args.web_port} is not valid: from 1 to 65535, or 0 for no companion")
     reach = _companion_reach(args.web_host)

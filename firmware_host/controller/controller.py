@@ -30,6 +30,8 @@ from firmware_host.controller import faults
 from firmware_host.controller import machine as m
 from firmware_host.controller.numbering import BoardLabels
 from firmware_host.controller.orientation import Orientation, detect, laid_out, nearest, reading_matches
+from firmware_host.controller.remote import (RemoteFault, RemoteForfeit, RemotePlay, RemotePlayRefused,
+                                             held_play)
 from firmware_host.controller.scenes import (destination_marks, fault_leds, led, move_marks, setup_marks,
                                              step_marks)
 from firmware_host.controller.view import GameView, LastPlay, RefereePage
@@ -111,7 +113,7 @@ class Controller:
                  judge_elsewhere: Callable[[Referee, Reading], None] | None = None,
                  resume: ResumeState | None = None, sensing: Sensing = Sensing.COUNTS,
                  bots: Iterable[Color] = (), choose_play: Callable[[Turn], Play] | None = None,
-                 hints: bool = False) -> None:
+                 hints: bool = False, remote_seats: Iterable[Color] = ()) -> None:
         """`judge_elsewhere(referee, reading)`: hand a reading to be judged off the loop (the verdict
         comes back as a `Judged` event); None judges here, at once (tests, benchmarks).
         `resume`: the unfinished match of the journal (`Journal.resume()`), continued rather than a
@@ -121,7 +123,9 @@ class Controller:
         seats the bot plays ([match] white / black): on its turn `choose_play(turn)` (default: the
         trained bot) picks the play, the lights show it move by move, and the referee holds the
         board to it (`HeldReferee`) while a person moves its checkers. `hints` ([referee] hints):
-        referee mode shows a person the play `choose_play` would make, move by move."""
+        referee mode shows a person the play `choose_play` would make, move by move. `remote_seats`
+        ([club] seat): the colour played on the opponent board of a remote match; its turn waits for
+        that board's play (a `RemotePlay` event), which is then held as a bot's (controller/remote.py)."""
         self.sensing = Sensing(sensing)
         self.bots = frozenset(bots)
         self.journaled_bots = self.bots                    # the seats as the journal last recorded them
@@ -129,6 +133,10 @@ class Controller:
         self.choose_play = choose_play
         self._load_chooser()
         self.bot_moves_made = 0                            # a bot's turn: the moves of its play on the board
+        self.remote_seats = frozenset(remote_seats)
+        self.remote_plays: list[RemotePlay] = []           # come from the opponent board, not yet played here
+        self.remote_fault: str | None = None               # the last thing refused from it, or its lateness
+        self.forfeit_pending: RemoteForfeit | None = None          # a forfeit waiting for a game state to end the match in
         self.journal = journal
         self.dice_source = dice
         self.match_rules = match_rules
@@ -422,6 +430,16 @@ class Controller:
             self._link_up()
         elif isinstance(event, Judged):
             self._judged(event)
+        elif isinstance(event, RemotePlay):
+            self.remote_plays.append(event)
+            self._take_remote_play()
+            if self.referee is not None and self.verdict is not None:
+                self._board_seen()   # the board as it lies now, on the way to the play or off it
+        elif isinstance(event, RemoteFault):
+            self.remote_fault = event.message
+            self.journal.record_fault(event.fault, event.message)
+        elif isinstance(event, RemoteForfeit):
+            self.forfeit_pending = event
         elif isinstance(event, McuReset):
             self._fault_began(("mcu_reset",), "mcu_reset", "the sensor MCU restarted; the board is read afresh")
             faults.end(self.fault_episodes, ("mcu_reset",), self.now, "the sensor MCU restarted")
@@ -435,6 +453,8 @@ class Controller:
             self._fire("button_freed")
         else:
             log.debug("controller: %s needs nothing from the game", type(event).__name__)
+        if self.forfeit_pending is not None:
+            self._fire("forfeit")   # where a game is under way; else on a later event
 
     def _timers(self) -> None:
         faults.close_quiet(self.fault_episodes, self.journal, self.now)
@@ -587,12 +607,36 @@ class Controller:
         if self.bots != self.journaled_bots and self.match_id is not None:
             self.journal.record_referee("seats", bots=sorted(color.value for color in self.bots))
             self.journaled_bots = self.bots
+        self.bot_moves_made = 0
+        if mover in self.remote_seats:
+            self.referee, self.verdict, self.no_legal_move, self._verdicts = None, None, False, {}
+            self._take_remote_play()   # it may have come already; else it is waited for
+            return
         if mover in self.bots:
             self.referee = HeldReferee(self.position, dice, self.rules, self.choose_play)
             log.info("the bot plays %s for %s: %s", dice, mover.value, self.referee.play)
         else:
             self.referee = Referee(self.position, dice, self.rules)
-        self.bot_moves_made = 0
+        self._judge_turn_start()
+
+    def _take_remote_play(self) -> None:
+        """The remote seat's turn waits for its play: the first that has come, if it is a legal play of
+        this turn (else a fault, and nothing applied), held as a bot's play is."""
+        while self.referee is None and self.dice is not None and self.position.turn in self.remote_seats \
+                and self.remote_plays:
+            event = self.remote_plays.pop(0)
+            try:
+                play = held_play(event, self.position, self.dice, self.rules)
+            except RemotePlayRefused as error:
+                self.remote_fault = str(error)
+                self.journal.record_fault("remote_refused", str(error), board=event.board)
+                continue
+            self.remote_fault = None
+            self.referee = HeldReferee(self.position, self.dice, self.rules, lambda turn: play)
+            log.info("%s's play for %s: %s", event.board, self.position.turn.value, play)
+            self._judge_turn_start()
+
+    def _judge_turn_start(self) -> None:
         # The untouched board, judged here: cheap (the root of the play tree), it says whether the
         # roll can be played at all, and it is what the board usually shows when the dice come.
         unchanged = self.referee.judge(Reading.of(self.position))
@@ -613,6 +657,10 @@ class Controller:
 
     def board_ready_for_roll(self) -> bool:
         return not self.changing and self.board_shows_position()
+
+    def dice_ready(self) -> bool:
+        """A roll can be made now (a remote match: both boards' secrets for it have come)."""
+        return self.dice_source.ready()
 
     def starter_plays_opening_dice(self) -> bool:
         return self.dice is not None
@@ -683,8 +731,9 @@ class Controller:
             except TooManyPlays:
                 pass
         pages += [RefereePage("legal_play", j, len(self.legal_plays)) for j in range(len(self.legal_plays))]
-        # A game already over is journaled as over: its last play cannot be undone.
-        if self.last_play is not None and self.state != m.GAME_OVER:
+        # A game already over is journaled as over: its last play cannot be undone; nor, in a remote
+        # match, a play the other board has (or will have) played too.
+        if self.last_play is not None and self.state != m.GAME_OVER and not self.remote_seats:
             pages.append(RefereePage("restore"))
         self.referee_pages, self.referee_page = tuple(pages), 0
         return bool(pages)
@@ -779,9 +828,13 @@ class Controller:
         if self._lifted(self.sensed):
             return "checker_in_hand"
         if self.state != m.MOVING:
-            return "board_differs_from_position"
+            return "waiting_for_dice" if self.board_shows_position() else "board_differs_from_position"
+        if self.referee is None:
+            return "waiting_for_remote_play"
         if self.verdict is None:
             return "board_being_judged"
+        if self.verdict.kind == VerdictKind.COMPLETE:
+            return "waiting_for_dice"
         return {VerdictKind.UNCHANGED: "rolling_too_early", VerdictKind.PARTIAL: "rolling_too_early",
                 VerdictKind.ILLEGAL: "illegal_board", VerdictKind.FAULT: "sensor_fault",
                 VerdictKind.IN_HAND: "checker_in_hand"}[self.verdict.kind]
@@ -869,6 +922,19 @@ class Controller:
         self.position = Position.start(self.variant, self.starter or WHITE)
         self.referee, self.dice, self.verdict, self.opening_dice = None, None, None, None
         self.last_play, self.result_play, self.kept_die = None, None, None
+
+    def forfeit_match(self) -> None:
+        """The remote match ends: the side that forfeits loses it (the winner is given what the match
+        still needs), journaled as the game's end with the reason."""
+        loser, winner = self.forfeit_pending.loser, self.forfeit_pending.loser.opponent
+        result = GameResult(winner, max(1, self.match.rules.target - self.match.score[winner]), "forfeit")
+        last_mover = self.last_play.mover if self.last_play is not None else (self.starter or winner)
+        self.journal.record_fault("remote_forfeit", self.forfeit_pending.reason, loser=loser.value)
+        self.journal.end_game(result, last_mover, "forfeit")
+        self.result_play = Play((), self.position, result)
+        self.match = self.match.record(result, self.starter or last_mover, last_mover)
+        self.referee, self.dice, self.forfeit_pending = None, None, None
+        log.warning("%s forfeits the match: %s", loser.value, result)
 
     def note_blockade(self) -> None:
         """No roll can change the board any more: none is rolled; the lights say so."""
@@ -1068,6 +1134,7 @@ class Controller:
             board=self.board_reading,
             changing=self.changing, settled=self.settled, guidance=self._guidance(),
             bot_play=self.referee.play if held else None, bot_moves_made=self.bot_moves_made, scene=self.scene,
+            remote_seats=self.remote_seats, remote_fault=self.remote_fault,
             referee_page=page, last_play=self.last_play, sensor_faults=tuple(self.sensor_faults.values()),
             button_stuck=self.stuck_button_down,
             storage_fault=None if self.storage_fault is None else self.storage_fault.reason,

@@ -9,7 +9,7 @@ Triggers are what happened, as the controller reads it from the events:
 `board_stable`, `board_settled` (the sensed board), `press`, `hold` (the dice
 button), `opening_decided` (an opening roll that was not a tie), `timeout` (the controller's own
 timer), `link_lost`, `link_up`, `sensor_fault`, `sensor_faults_cleared`, `button_stuck`,
-`button_freed`. Conditions and callbacks
+`button_freed`, `forfeit` (a remote match's opponent board is gone: controller/remote.py). Conditions and callbacks
 are names of `Controller` methods. The controller fires a trigger only in the states that list it
 (`TRIGGERS_BY_STATE`); elsewhere the event only updates what the controller knows of the board.
 """
@@ -54,6 +54,8 @@ CORRECTABLE = (OPENING_ROLL, AWAITING_ROLL, MOVING, BLOCKADE)
 RESUMED = CORRECTABLE
 # The states a long press enters referee mode from (when there is something to show), and returns to.
 REFEREE_FROM = (AWAITING_ROLL, MOVING, BLOCKADE, CORRECTING, GAME_OVER)
+# The states a forfeit ends a remote match from: a game under way (journaled as begun).
+FORFEIT_FROM = (OPENING_ROLL, AWAITING_ROLL, MOVING, BLOCKADE, CORRECTING, REFEREE)
 
 
 def _plain(states: str | list[str] | None) -> str | list[str] | None:
@@ -85,7 +87,7 @@ TRANSITIONS: list[dict[str, Any]] = [
     _t("board_stable", SETUP, OPENING_ROLL, conditions="board_set_up", before="begin_game"),
     _t("press", SETUP, None, after="refuse_press"),
     # -- who starts -----------------------------------------------------------------------------
-    _t("press", OPENING_ROLL, None, conditions="board_ready_for_roll", after="roll_opening_dice"),
+    _t("press", OPENING_ROLL, None, conditions=["board_ready_for_roll", "dice_ready"], after="roll_opening_dice"),
     _t("press", OPENING_ROLL, None, after="refuse_press"),
     _t("opening_decided", OPENING_ROLL, MOVING, conditions="starter_plays_opening_dice",
        before="play_opening_dice"),
@@ -93,7 +95,7 @@ TRANSITIONS: list[dict[str, Any]] = [
     _t("board_settled", OPENING_ROLL, CORRECTING, unless="board_shows_position",
        before="remember_correction_return"),
     # -- the game's first roll ------------------------------------------------------------------
-    _t("press", AWAITING_ROLL, MOVING, conditions="board_ready_for_roll", before="roll_for_mover"),
+    _t("press", AWAITING_ROLL, MOVING, conditions=["board_ready_for_roll", "dice_ready"], before="roll_for_mover"),
     _t("press", AWAITING_ROLL, None, after="refuse_press"),
     _t("board_settled", AWAITING_ROLL, CORRECTING, unless="board_shows_position",
        before="remember_correction_return"),
@@ -104,7 +106,8 @@ TRANSITIONS: list[dict[str, Any]] = [
        before=["commit_play", "note_blockade"]),
     _t("press", MOVING, None, conditions=["board_shows_complete_play", "play_leaves_a_remainder"],
        after=["commit_play", "hand_over_remainder"]),
-    _t("press", MOVING, None, conditions="board_shows_complete_play", after=["commit_play", "roll_for_mover"]),
+    _t("press", MOVING, None, conditions=["board_shows_complete_play", "dice_ready"],
+       after=["commit_play", "roll_for_mover"]),
     _t("press", MOVING, None, after="refuse_press"),
     _t("board_settled", MOVING, CORRECTING, conditions="board_illegal", before="remember_correction_return"),
     # -- a permanent mutual blockade: shown, and ended as a draw by a press -------------------------
@@ -121,6 +124,8 @@ TRANSITIONS: list[dict[str, Any]] = [
     *[_t(trigger, GAME_OVER, MATCH_OVER, conditions="match_won") for trigger in ("timeout", "press")],
     *[_t(trigger, GAME_OVER, SETUP, before="prepare_next_game") for trigger in ("timeout", "press")],
     _t("press", MATCH_OVER, SETUP, before="start_new_match"),
+    # -- a remote match's opponent board did not reveal its dice in time ----------------------------
+    _t("forfeit", list(FORFEIT_FROM), MATCH_OVER, before="forfeit_match"),
     # -- overlays: the game is kept and resumed --------------------------------------------------------
     _t("link_lost", [*RESUMABLE, SENSOR_FAULT, BUTTON_STUCK], LINK_LOST, before="remember_overlay_return"),
     _t("sensor_fault", [*RESUMABLE, BUTTON_STUCK], SENSOR_FAULT, before="remember_overlay_return"),

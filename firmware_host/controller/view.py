@@ -79,6 +79,8 @@ class GameView:
     button_stuck: bool
     storage_fault: str | None          # why the journal refuses records, while it does
     journal_damage: str | None
+    remote_seats: frozenset[Color] = frozenset()   # the colour the opponent board plays (a remote match)
+    remote_fault: str | None = None    # the last thing refused from the opponent board, or its lateness
 
     # -- derived -------------------------------------------------------------------------------------
 
@@ -111,6 +113,11 @@ class GameView:
         return tuple(self.labels.move_step(move, self.turn) for move in self.bot_play.moves[self.bot_moves_made:])
 
     @property
+    def awaiting_remote_play(self) -> bool:
+        """The remote seat's turn, its play not yet come from the opponent board."""
+        return self.state is State.MOVING and self.turn in self.remote_seats and not self.in_turn
+
+    @property
     def game_state(self) -> State:
         """The state of the game under an overlay (the state itself otherwise)."""
         return self.returns_to or self.state
@@ -123,7 +130,8 @@ class GameView:
             "state": self.state.value,
             "overlay_return": None if self.returns_to is None else self.returns_to.value,
             "match": _match_json(self.match, self.match_id),
-            "seats": {color.value: "bot" if color in self.bots else "person" for color in (Color.WHITE, Color.BLACK)},
+            "seats": {color.value: "bot" if color in self.bots else "remote" if color in self.remote_seats else "person"
+                      for color in (Color.WHITE, Color.BLACK)},
             "game": {"number": self.game_number, "variant": self.variant, "rules": self.rules.to_json()},
             "position": self.position.to_json(),
             "orientation": self.orientation.value,
@@ -143,6 +151,7 @@ class GameView:
                 "sensors": [{"location": fault.location, "reason": fault.reason} for fault in self.sensor_faults],
                 "button_stuck": self.button_stuck,
                 "link_lost": self.state is State.LINK_LOST,
+                "remote": self.remote_fault,
             },
         }
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import random
 import threading
+import time
 from typing import Callable, Protocol
 
 from firmware_host.config import Config
@@ -18,7 +19,7 @@ from firmware_host.controller.numbering import BoardLabels, play_text
 from firmware_host.controller.orientation import Orientation
 from firmware_host.controller.view import GameView
 from firmware_host.hw.events import DicePressed
-from firmware_host.leds.scene import Mark
+from firmware_host.leds.scene import DiceSignal, Mark
 from firmware_host.referee import Referee, VerdictKind, restore
 from firmware_host.rules import Color, Move, Play, Turn, dice_text
 from firmware_host.rules.plays import ROUTES
@@ -106,6 +107,8 @@ class Players:
                 seen = self.set_up(seen)
             elif seen.state in (m.OPENING_ROLL, m.AWAITING_ROLL):
                 seen = self.roll(seen)
+            elif seen.awaiting_remote_play:
+                seen = demo.table.wait(lambda s: not s.awaiting_remote_play, "the opponent board's play")
             elif seen.state == m.MOVING:
                 seen = self.play_turn(seen)
             elif seen.state == m.CORRECTING:
@@ -137,7 +140,7 @@ class Players:
         demo = self.demo
         state = seen.state
         demo.settled_view()
-        seen = self.press()
+        seen = self.press_taken()
         if state == m.OPENING_ROLL:
             white, black = seen.opening_dice
             demo.say(f"opening roll: white {white}, black {black}" + ("  (a tie: again)" if white == black else ""))
@@ -148,6 +151,18 @@ class Players:
         before = self.demo.table.presses
         self.demo.press()
         return self.demo.table.wait_press(before)
+
+    def press_taken(self) -> GameView:
+        """A press, made again once the lights stop refusing it where they refuse it for the dice (a
+        remote match: the other board's secret not in yet); returns what the controller made of it."""
+        deadline = time.monotonic() + PATIENCE_S
+        seen = self.press()
+        while seen.remote_seats and seen.scene.dice_signal is DiceSignal.ROLL_REFUSED:
+            if time.monotonic() > deadline:
+                raise DemoStuck(f"presses refused for {PATIENCE_S:.0f} s in {seen.state}")
+            self.demo.table.wait(lambda s: s.scene.dice_signal is not DiceSignal.ROLL_REFUSED, "the refusal to end")
+            seen = self.press()
+        return seen
 
     def end_blockade(self, seen: GameView) -> GameView:
         """Neither side can ever move again (BLOCKADE on the dice): a press ends the game drawn."""
@@ -191,7 +206,8 @@ class Players:
         """The bot's turn: move its checkers as the lights show, one move after the other (the
         player takes a hit checker to the bar, as the rules say), then press."""
         demo, play, mover = self.demo, seen.bot_play, seen.position.turn
-        demo.say(f"the bot plays {mover}: {play_text(play.moves)}; the lights show each move")
+        who = "the other board's player" if mover in seen.remote_seats else "the bot"
+        demo.say(f"{who} plays {mover}: {play_text(play.moves)}; the lights show each move")
         for index, move in enumerate(play.moves):
             origin, destination = seen.labels.led(move.origin, mover), seen.labels.led(move.destination, mover)
             if seen.bot_moves_made != index or seen.scene.marks.get(origin) is not Mark.TAKE_FROM \
@@ -209,7 +225,7 @@ class Players:
         after = demo.settled_view()
         if after.verdict_kind != VerdictKind.COMPLETE:
             raise DemoStuck(f"the board after {play} reads {after.verdict_kind}, not a complete play")
-        seen = self.press()
+        seen = self.press_taken()
         summary = f"{mover} {dice_text(dice)}: {play_text(play.moves)}"
         if seen.state == m.MOVING and seen.dice is not None:
             summary += f"   -> {seen.position.turn} rolls {dice_text(seen.dice)}"

@@ -31,7 +31,7 @@ from typing import Callable, TextIO
 
 import tomli_w
 
-from firmware_host.config import Config, hash_pin, load_config
+from firmware_host.config import ClubSettings, Config, hash_pin, load_config
 from firmware_host.controller import machine as m
 from firmware_host.controller.controller import Timings
 from firmware_host.controller.orientation import Orientation, laid_out
@@ -79,6 +79,10 @@ class Settings:
     pin: str = DEMO_PIN          # the settings PIN of the demo's companion (a real board's is set with `web-pin`)
     journal: Path | None = None  # where the match is journaled (None: in the demo's temporary folder)
     bots: frozenset[Color] = frozenset()   # the seats the bot plays (the players move its checkers)
+    # In a club (`tavli-board club demo`): the board publishes to the club's broker and, with an
+    # opponent, plays one seat of a remote match (service/remote_seat.py) with the dice both agree.
+    club: ClubSettings = field(default_factory=ClubSettings)
+    reveal_timeout_s: float = 60.0   # a remote match: a board late this long with its dice secret is warned
 
 
 def demo_config(speed: float, folder: Path, path: Path | None = None, journal: Path | None = None) -> Config:
@@ -106,16 +110,28 @@ class Demo:
         self.settings = settings
         self.config_file = None if settings.web_port is None else write_companion_config(folder, settings)
         self.config = demo_config(settings.speed, folder, self.config_file, settings.journal)
-        self.config = dataclasses.replace(self.config, match_rules=settings.match, bots=settings.bots)
+        self.config = dataclasses.replace(self.config, match_rules=settings.match, bots=settings.bots,
+                                          club=settings.club)
         self.journal = Journal.open(self.config.journal_path)
         self.table = Table()
         events: queue.Queue = queue.Queue()
         self.hardware = Hardware.open(self.config, post=events.put, board=first_board)
         speed = settings.speed
+        self.club_parts: list = []   # the club's publisher and a remote match's seat, started and closed with the demo
+        dice = SeededDice(settings.seed)
+        if settings.club.broker is not None:
+            from firmware_host.service.club import ClubPublisher   # the club extra: for a board in a club only
+            self.club_parts.append(ClubPublisher(settings.club, self.config.journal_path))
+        if settings.club.opponent is not None:
+            from firmware_host.service.remote_seat import RemoteSeat
+            remote_seat = RemoteSeat(settings.club, self.config.journal_path, events.put,
+                                     reveal_timeout_s=settings.reveal_timeout_s)
+            self.club_parts.append(remote_seat)
+            dice = remote_seat.dice
         self.loop = assemble(
-            self.config, self.hardware, self.journal, events, dice=SeededDice(settings.seed),
+            self.config, self.hardware, self.journal, events, dice=dice,
             timings=Timings(refusal_s=Timings.refusal_s / speed, game_over_s=Timings.game_over_s / speed),
-            observers=[self.table.observe]).loop
+            observers=[self.table.observe, *(part.observe for part in self.club_parts)]).loop
         self.renderer = Renderer.from_config(self.config.leds)
         self.board: SimBoard = self.hardware.simulation.board
         self.mcu = self.hardware.simulation.mcu
@@ -130,6 +146,8 @@ class Demo:
 
     def __enter__(self) -> Demo:
         self.hardware.start()
+        for part in self.club_parts:
+            part.start()
         self._thread.start()
         if self.config_file is not None:
             self.web = start_companion_process(self.config_file, self.config.web.port)
@@ -137,14 +155,11 @@ class Demo:
 
     def __exit__(self, *exc_info) -> None:
         if self.web is not None:
-            self.web.terminate()
-            try:
-                self.web.wait(5.0)
-            except subprocess.TimeoutExpired:
-                self.web.kill()
-                self.web.wait()
+            stop_process(self.web, 5.0)
         self.loop.stop()
         self._thread.join(5.0)
+        for part in self.club_parts:
+            part.close()
         if self.companion is not None:
             self.companion.close()
         self.hardware.close()
@@ -203,6 +218,8 @@ class Demo:
         in_colour = wants_colour(self.settings.out)
         self.say(f"\n== {caption}  [{seen.state}; game {seen.game_number}, {seen.variant}; "
                  f"score white {seen.score[0]} - black {seen.score[1]}]")
+        if self.settings.boards == "none":
+            return
         self.say(draw_view(seen, self.renderer, self.config.leds.layout, in_colour, time.monotonic()))
         lit = {element for name in self.renderer.names(seen.scene).values() for element in _elements(name)}
         self.say("\n".join(legend_lines(PALETTES[self.config.leds.palette], in_colour, lit)))
@@ -253,7 +270,7 @@ def start_companion_process(config_file: Path, port: int) -> subprocess.Popen:
     answers on `port`. It ends with the demo: terminated on the way out, and on Linux sent SIGTERM by
     the kernel if the demo dies without a word (kill -9)."""
     process = subprocess.Popen([sys.executable, "-m", "firmware_host", "web", "--config", str(config_file)],
-                               stdout=subprocess.DEVNULL, preexec_fn=_end_with_parent())
+                               stdout=subprocess.DEVNULL, preexec_fn=end_with_parent())
     deadline = time.monotonic() + COMPANION_START_S
     while process.poll() is None and time.monotonic() < deadline:
         try:
@@ -266,7 +283,19 @@ def start_companion_process(config_file: Path, port: int) -> subprocess.Popen:
     raise CompanionDidNotStart(f"the web companion did not start on 127.0.0.1:{port} (exit {process.returncode})")
 
 
-def _end_with_parent() -> Callable[[], None] | None:
+def stop_process(process: subprocess.Popen, wait_s: float) -> None:
+    """Terminate a child the demo started, and kill it if it has not ended after `wait_s`."""
+    if process.poll() is not None:
+        return
+    process.terminate()
+    try:
+        process.wait(wait_s)
+    except subprocess.TimeoutExpired:
+        process.kill()
+        process.wait()
+
+
+def end_with_parent() -> Callable[[], None] | None:
     """For `preexec_fn`: the child gets SIGTERM when its parent ends (Linux's PR_SET_PDEATHSIG); None
     elsewhere. The C function is looked up here, before the fork: the child only calls it."""
     if not sys.platform.startswith("linux"):

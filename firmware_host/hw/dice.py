@@ -20,6 +20,10 @@ class DiceSource(Protocol):
     def roll(self) -> tuple[int, int]:
         return self.roll_die(), self.roll_die()
 
+    def ready(self) -> bool:
+        """Whether a roll can be made now: a remote match's dice wait for the other board's secret."""
+        return True
+
 
 class SecretsDice(DiceSource):
     """Fair dice from `secrets`, the CSPRNG of the operating system."""

@@ -52,6 +52,22 @@ def topic(club: ClubSettings, leaf: str) -> str:
     return f"tavli/{club.club}/{club.board}/{leaf}"
 
 
+def club_client(club: ClubSettings, role: str, client_factory: Callable[..., Any] | None = None) -> Any:
+    """A paho client for this board on the club's broker (its credentials, TLS), not yet connected;
+    `role` names it among the board's clients (the broker drops a second client of one id)."""
+    import paho.mqtt.client as mqtt   # the club extra; only a board in a club needs it
+
+    client = (client_factory or mqtt.Client)(mqtt.CallbackAPIVersion.VERSION2,
+                                             client_id=f"tavli-{club.club}-{club.board}{role}")
+    if club.username is not None:
+        client.username_pw_set(club.username, None if club.password_file is None
+                               else club.password_file.read_text().strip())
+    if club.tls:
+        client.tls_set(ca_certs=str(club.ca_file) if club.ca_file else None)
+    client.reconnect_delay_set(1, 30)
+    return client
+
+
 def board_key(path: Path) -> Ed25519PrivateKey:
     """The board's signing key, made on first use (readable by the service's user only)."""
     try:
@@ -84,40 +100,17 @@ class Progress:
         os.replace(temporary, self.path)
 
 
-class ClubPublisher:
-    """Publishes the board's view and journal to the club's broker from a thread of its own."""
+class ClubWorker:
+    """A board's client on the club's broker and a thread of its own (`_run`), which `_wake` wakes and
+    `_stop` ends; the client's callbacks only hand over and wake it."""
 
-    def __init__(self, club: ClubSettings, journal_path: Path, *, key: Ed25519PrivateKey | None = None,
-                 client_factory: Callable[..., Any] | None = None):
-        import paho.mqtt.client as mqtt   # the club extra; only a board in a club needs it
-
-        self.club, self.journal_path = club, journal_path
-        self.signer = Signer(club.board, key or board_key(club.signing_key_path))
-        self.progress = Progress(journal_path)
-        self._view: Any = None
-        self._hub_holds: dict[str, int] | None = None   # stream -> last record the hub holds (None: no hub heard)
-        self._resend = False
-        self._last_send = 0.0
+    def _open(self, club: ClubSettings, role: str, client_factory: Callable[..., Any] | None, join_s: float) -> Any:
+        self.club, self._join_s = club, join_s
         self._wake = threading.Event()
         self._stop = threading.Event()
-        client = (client_factory or mqtt.Client)(mqtt.CallbackAPIVersion.VERSION2,
-                                                 client_id=f"tavli-{club.club}-{club.board}")
-        if club.username is not None:
-            client.username_pw_set(club.username, self._password())
-        if club.tls:
-            client.tls_set(ca_certs=str(club.ca_file) if club.ca_file else None)
-        client.will_set(topic(club, "online"), "0", qos=1, retain=True)
-        client.reconnect_delay_set(1, 30)
-        client.on_connect = self._connected
-        client.on_message = self._hub_ack
-        client.on_disconnect = lambda *args: log.warning("club broker %s: disconnected", club.broker)
-        self.client = client
-        self._thread = threading.Thread(target=self._run, name="club-publisher", daemon=True)
-
-    def _password(self) -> str | None:
-        if self.club.password_file is None:
-            return None
-        return self.club.password_file.read_text().strip()
+        self.client = club_client(club, role, client_factory)
+        self._thread = threading.Thread(target=self._run, name=f"club{role or '-publisher'}", daemon=True)
+        return self.client
 
     def start(self) -> None:
         self.client.connect_async(self.club.broker, self.club.port, keepalive=30)
@@ -127,9 +120,28 @@ class ClubPublisher:
     def close(self) -> None:
         self._stop.set()
         self._wake.set()
-        self._thread.join(timeout=ACK_TIMEOUT_S + 5)
+        self._thread.join(timeout=self._join_s)
         self.client.loop_stop()
         self.client.disconnect()
+
+
+class ClubPublisher(ClubWorker):
+    """Publishes the board's view and journal to the club's broker from a thread of its own."""
+
+    def __init__(self, club: ClubSettings, journal_path: Path, *, key: Ed25519PrivateKey | None = None,
+                 client_factory: Callable[..., Any] | None = None):
+        self.journal_path = journal_path
+        self.signer = Signer(club.board, key or board_key(club.signing_key_path))
+        self.progress = Progress(journal_path)
+        self._view: Any = None
+        self._hub_holds: dict[str, int] | None = None   # stream -> last record the hub holds (None: no hub heard)
+        self._resend = False
+        self._last_send = 0.0
+        client = self._open(club, "", client_factory, join_s=ACK_TIMEOUT_S + 5)
+        client.will_set(topic(club, "online"), "0", qos=1, retain=True)
+        client.on_connect = self._connected
+        client.on_message = self._hub_ack
+        client.on_disconnect = lambda *args: log.warning("club broker %s: disconnected", club.broker)
 
     def show(self, view: Any) -> None:
         """The latest view (a `GameView`, or JSON-ready data); it never waits."""
@@ -155,6 +167,8 @@ class ClubPublisher:
         self._wake.set()
 
     def _hub_ack(self, client, userdata, message) -> None:
+        if message.topic != f"tavli/{self.club.club}/hub/ack/{self.club.board}":
+            return   # a broker's mistake (amqtt hands a new subscriber retained messages of other topics)
         try:
             ack = json.loads(message.payload)
             stream, seq = str(ack["stream"]), int(ack["seq"])

@@ -66,6 +66,7 @@ class Service:
     trace: TraceRecorder | None = None      # the HIL trace ring (docs/hil.md)
     companion: Companion | None = None      # the web companion's socket (docs/companion-protocol.md)
     club: Any = None                        # the club's publisher (service/club.py) when [club] names a broker
+    remote_seat: Any = None                 # a remote match's other board (service/remote_seat.py), [club] opponent
     ready: bool = field(default=False, init=False)
     status: str | None = field(default=None, init=False)   # the last STATUS= told to systemd
 
@@ -83,6 +84,11 @@ class Service:
         if resumed is not None:
             log.info("resuming %s", _resumed_text(resumed))
         events: queue.Queue = queue.Queue()
+        remote_seat = None
+        if config.club.opponent is not None:
+            from firmware_host.service.remote_seat import RemoteSeat   # the club extra, for a remote match only
+            remote_seat = RemoteSeat(config.club, config.journal_path, post=events.put)
+            dice = remote_seat.dice   # the dice both boards agree
         # The trace ring (link bytes, button, dice) behind everything, saved on SIGUSR1 (docs/hil.md, "Traces").
         trace = TraceRecorder.for_config(config, resumed=resumed is not None)
         trace.follow(journal)    # checkpoints: a trace the ring cut still replays from one
@@ -93,6 +99,9 @@ class Service:
         loop = assemble(config, hardware, journal, events, dice=dice, timings=timings, resumed=resumed).loop
         service = cls(config, journal, hardware, loop, notifier or SystemdNotifier(), resumed, trace)
         loop.observers.append(service._observe)
+        if remote_seat is not None:
+            service.remote_seat = remote_seat
+            loop.observers.append(remote_seat.observe)
         service.companion = open_companion(config, loop, restart=service.stop, self_test=hardware.sensor.run_self_test)
         if config.club.broker is not None:
             from firmware_host.service.club import ClubPublisher   # the club extra: loaded for a board in a club only
@@ -115,6 +124,8 @@ class Service:
         self.hardware.start()
         if self.club is not None:
             self.club.start()
+        if self.remote_seat is not None:
+            self.remote_seat.start()
         try:
             self.loop.turn()                      # the first frame, at once
             while not self.loop.stopped:
@@ -130,6 +141,8 @@ class Service:
                 self.companion.close()
             if self.club is not None:
                 self.club.close()
+            if self.remote_seat is not None:
+                self.remote_seat.close()
             self.hardware.close()
             self.loop.controller.close_fault_episodes()   # a fault gone at the stop is journaled as gone
             self._note("stopped")

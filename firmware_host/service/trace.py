@@ -338,6 +338,9 @@ class RecordedDice(DiceSource):
         self._trace.record("die", value)
         return value
 
+    def ready(self) -> bool:
+        return self._source.ready()
+
 
 # -- reading a trace ------------------------------------------------------------------------------
 

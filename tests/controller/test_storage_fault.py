@@ -10,6 +10,7 @@ import sqlite3
 import pytest
 
 from firmware_host.controller.controller import STORAGE_RETRY_S
+from firmware_host.hw.dice import DiceSource
 from firmware_host.journal import Journal, Kind
 from firmware_host.leds.scene import DiceSignal
 from firmware_host.rules import Turn
@@ -46,15 +47,12 @@ class FillingDisk:
         return getattr(self._connection, name)
 
 
-class RandomDice:
+class RandomDice(DiceSource):
     def __init__(self, seed: int):
         self._rng = random.Random(seed)
 
     def roll_die(self) -> int:
         return self._rng.randint(1, 6)
-
-    def roll(self) -> tuple[int, int]:
-        return self.roll_die(), self.roll_die()
 
 
 def fast_disk(monkeypatch) -> None:
