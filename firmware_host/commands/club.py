@@ -37,6 +37,14 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     seat.add_argument("white")
     seat.add_argument("black")
     seat.set_defaults(handler=run_seat)
+    broker = actions.add_parser("broker-config", help="write the club's Mosquitto configuration: an account and "
+                                                       "password per board and for the hub, what each may publish, TLS")
+    broker.add_argument("--config", type=Path, required=True, metavar="FILE", help="the hub's configuration")
+    broker.add_argument("--out", type=Path, required=True, metavar="FOLDER", help="where to write the broker's files")
+    broker.add_argument("--certfile", type=Path, metavar="PEM", help="the broker's TLS certificate (with tls = true)")
+    broker.add_argument("--keyfile", type=Path, metavar="PEM", help="its private key")
+    broker.add_argument("--bind", metavar="ADDRESS", help="listen on this address only (default: every address)")
+    broker.set_defaults(handler=run_broker_config)
 
 
 def _hub_config(path: Path):
@@ -116,4 +124,23 @@ def run_seat(args: argparse.Namespace) -> int:
         except ValueError as error:
             raise UsageError(str(error)) from None
     print(f"{args.board}'s match {args.match}: white {args.white}, black {args.black}")
+    return 0
+
+
+def run_broker_config(args: argparse.Namespace) -> int:
+    from firmware_host.hub.broker import BrokerConfigError, Tls, write_broker_files
+
+    if (args.certfile is None) != (args.keyfile is None):
+        raise UsageError("--certfile and --keyfile go together: the broker's certificate and its key")
+    tls = None if args.certfile is None else Tls(args.certfile, args.keyfile)
+    config = _hub_config(args.config)
+    try:
+        files = write_broker_files(config, args.out, tls=tls, bind=args.bind)
+    except BrokerConfigError as error:
+        raise UsageError(f"the broker's files cannot be written:\n{error}") from None
+    print(f"wrote {files.config}, {files.passwords} ({len(files.board_passwords) + 1} accounts) and {files.acl}")
+    print(f"the hub's password: {files.hub_password}")
+    for board, path in files.board_passwords.items():
+        print(f"{board}'s password: {path} (copy it to the board: [club] username = \"{board}\", password_file)")
+    print(f"start the broker: mosquitto -c {files.config}")
     return 0
