@@ -69,6 +69,7 @@ def run_key(args: argparse.Namespace) -> int:
 
 
 def run_hub(args: argparse.Namespace) -> int:
+    from firmware_host.hub.config import HubConfigError
     from firmware_host.hub.listener import HubListener
     from firmware_host.hub.store import HubStore
 
@@ -78,8 +79,13 @@ def run_hub(args: argparse.Namespace) -> int:
     listener = HubListener(store, config.club, config.boards)
     stop = threading.Event()
     signal.signal(signal.SIGTERM, lambda *_: stop.set())
-    listener.start(config.host, config.port, username=config.username, password=config.password(), tls=config.tls,
-                   ca_file=None if config.ca_file is None else str(config.ca_file))
+    try:
+        listener.start(config.host, config.port, username=config.username, password=config.password(), tls=config.tls,
+                       ca_file=None if config.ca_file is None else str(config.ca_file))
+    except (HubConfigError, OSError) as error:   # the password's file, or the CA's (ssl.SSLError is an OSError)
+        store.close()
+        raise UsageError(str(error) if isinstance(error, HubConfigError) else
+                         f"broker.ca_file: {config.ca_file} cannot be used: {error}") from None
     print(f"tavli-board club hub: club {config.club}, {len(config.boards)} boards, broker {config.host}:{config.port}, "
           f"records in {config.database}", flush=True)
     try:

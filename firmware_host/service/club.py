@@ -65,6 +65,10 @@ def board_key(path: Path) -> Ed25519PrivateKey:
         return key
 
 
+class ClubUnavailable(ValueError):
+    """The board cannot log in to the club's broker as configured (its password or CA file): one line."""
+
+
 class Progress:
     """What the broker has acknowledged, kept beside the journal: the last journal record of each
     journal file (named by its first record) and the view's counter. Written whole and renamed."""
@@ -102,10 +106,16 @@ class ClubPublisher:
         self._stop = threading.Event()
         client = (client_factory or mqtt.Client)(mqtt.CallbackAPIVersion.VERSION2,
                                                  client_id=f"tavli-{club.club}-{club.board}")
-        if club.username is not None:
-            client.username_pw_set(club.username, self._password())
+        if club.username is not None:   # the configuration gives a password_file with a username
+            try:
+                client.username_pw_set(club.username, club.password_file.read_text().strip())
+            except OSError as error:
+                raise ClubUnavailable(f"club.password_file: {club.password_file} cannot be read: {error.strerror}") from None
         if club.tls:
-            client.tls_set(ca_certs=str(club.ca_file) if club.ca_file else None)
+            try:
+                client.tls_set(ca_certs=str(club.ca_file) if club.ca_file else None)
+            except OSError as error:   # ssl.SSLError (a file that holds no certificate) is an OSError
+                raise ClubUnavailable(f"club.ca_file: {club.ca_file} cannot be used: {error}") from None
         client.will_set(topic(club, "online"), "0", qos=1, retain=True)
         client.reconnect_delay_set(1, 30)
         client.on_connect = self._connected
@@ -113,11 +123,6 @@ class ClubPublisher:
         client.on_disconnect = lambda *args: log.warning("club broker %s: disconnected", club.broker)
         self.client = client
         self._thread = threading.Thread(target=self._run, name="club-publisher", daemon=True)
-
-    def _password(self) -> str | None:
-        if self.club.password_file is None:
-            return None
-        return self.club.password_file.read_text().strip()
 
     def start(self) -> None:
         self.client.connect_async(self.club.broker, self.club.port, keepalive=30)

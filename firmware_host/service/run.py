@@ -95,9 +95,12 @@ class Service:
         loop.observers.append(service._observe)
         service.companion = open_companion(config, loop, restart=service.stop, self_test=hardware.sensor.run_self_test)
         if config.club.broker is not None:
-            from firmware_host.service.club import ClubPublisher   # the club extra: loaded for a board in a club only
-            service.club = ClubPublisher(config.club, config.journal_path)
-            loop.observers.append(service.club.observe)
+            from firmware_host.service.club import ClubPublisher, ClubUnavailable   # loaded for a board in a club only
+            try:
+                service.club = ClubPublisher(config.club, config.journal_path)
+                loop.observers.append(service.club.observe)
+            except ClubUnavailable as error:   # the board referees all the same
+                log.error("club: not publishing: %s", error)
         if config.report_leds:
             from firmware_host.service.led_report import LedStatusReporter   # for a HIL rig only: not loaded otherwise
             loop.observers.append(LedStatusReporter(hardware.sensor, loop.renderer).observe)

@@ -1,0 +1,75 @@
+"""A board's [club] and the hub's [broker] take the broker's account (username with a password_file) and
+TLS (tls with a ca_file); settings that cannot work together are named when the file is read, and a
+password or CA file that cannot be used is one line: the hub does not start, the board referees without
+publishing."""
+import logging
+
+import pytest
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+
+from firmware_host.cli import main
+from firmware_host.club.envelope import public_key_text
+from firmware_host.config import ClubSettings, ConfigError, load_config
+from firmware_host.hub.config import HubConfigError, load_hub_config
+from firmware_host.service.club import ClubPublisher, ClubUnavailable
+
+PAIRS = [
+    ('username = "table-3"\n', "club.password_file: is missing (with username)"),
+    ('password_file = "secret"\n', "club.username: is missing (with password_file)"),
+    ('ca_file = "ca.pem"\n', "club.ca_file: is set but tls is false"),
+]
+
+
+@pytest.mark.parametrize("lines, said", PAIRS)
+def test_a_boards_account_and_tls_settings_that_cannot_work_together_are_named(tmp_path, lines, said):
+    path = tmp_path / "config.toml"
+    path.write_text(f'[club]\nbroker = "club.local"\nboard = "table-3"\n{lines}')
+    with pytest.raises(ConfigError) as refused:
+        load_config(path)
+    assert f"{path}: {said}" in str(refused.value)
+
+
+@pytest.mark.parametrize("lines, said", [(lines, said.replace("club.", "broker.")) for lines, said in PAIRS])
+def test_the_hubs_account_and_tls_settings_that_cannot_work_together_are_named(tmp_path, lines, said):
+    path = tmp_path / "hub.toml"
+    path.write_text(f'[broker]\n{lines}[boards]\nt1 = "{public_key_text(Ed25519PrivateKey.generate())}"\n')
+    with pytest.raises(HubConfigError) as refused:
+        load_hub_config(path)
+    assert f"{path}: {said}" in str(refused.value)
+
+
+def test_a_board_that_cannot_use_its_password_or_ca_file_says_which(tmp_path):
+    journal = tmp_path / "journal.sqlite3"
+    missing = ClubSettings(broker="127.0.0.1", board="table-3", username="table-3", password_file=tmp_path / "nothing")
+    with pytest.raises(ClubUnavailable, match=f"club.password_file: {tmp_path / 'nothing'} cannot be read: No such file"):
+        ClubPublisher(missing, journal, key=Ed25519PrivateKey.generate())
+    (tmp_path / "ca.pem").write_text("not a certificate")
+    not_pem = ClubSettings(broker="127.0.0.1", board="table-3", tls=True, ca_file=tmp_path / "ca.pem")
+    with pytest.raises(ClubUnavailable, match=f"club.ca_file: {tmp_path / 'ca.pem'} cannot be used: .*NO_CERTIFICATE"):
+        ClubPublisher(not_pem, journal, key=Ed25519PrivateKey.generate())
+
+
+def test_the_service_referees_when_its_club_password_cannot_be_read(tmp_path, caplog):
+    from firmware_host.service.run import Service
+
+    config_file = tmp_path / "config.toml"
+    config_file.write_text(f'hardware = "simulated"\n[journal]\npath = "{tmp_path / "journal.sqlite3"}"\n'
+                           f'[logging]\nfile = "{tmp_path / "log"}"\nraw_frames_dir = "{tmp_path / "raw"}"\n'
+                           f'[club]\nbroker = "127.0.0.1"\nboard = "table-3"\nkey_file = "{tmp_path / "key"}"\n'
+                           f'username = "table-3"\npassword_file = "{tmp_path / "not-copied-yet"}"\n')
+    with caplog.at_level(logging.ERROR):
+        service = Service.open(load_config(config_file))
+    service.stop()
+    service.run()
+    assert service.club is None
+    assert f"club: not publishing: club.password_file: {tmp_path / 'not-copied-yet'} cannot be read" in caplog.text
+
+
+def test_the_hub_that_cannot_read_its_password_does_not_start(tmp_path, capsys):
+    path = tmp_path / "hub.toml"
+    path.write_text(f'database = "hub.sqlite3"\n[broker]\nusername = "hub"\npassword_file = "hub-password"\n'
+                    f'[boards]\nt1 = "{public_key_text(Ed25519PrivateKey.generate())}"\n')
+    assert main(["club", "hub", "--config", str(path)]) == 2
+    error = capsys.readouterr().err
+    assert f"broker.password_file: {tmp_path / 'hub-password'} cannot be read: No such file or directory" in error
+    assert "Traceback" not in error
