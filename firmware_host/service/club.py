@@ -27,6 +27,7 @@ from __future__ import annotations
 import json
 import logging
 import os
+import sqlite3
 import threading
 import time
 from pathlib import Path
@@ -103,6 +104,7 @@ class ClubPublisher:
         self._resend = False
         self._last_send = 0.0
         self._wake = threading.Event()
+        self._watch: sqlite3.Connection | None = None   # the publisher's thread's: the journal's version
         self._stop = threading.Event()
         client = (client_factory or mqtt.Client)(mqtt.CallbackAPIVersion.VERSION2,
                                                  client_id=f"tavli-{club.club}-{club.board}")
@@ -171,6 +173,7 @@ class ClubPublisher:
 
     def _run(self) -> None:
         published_view, published_json, last_view_at, last_journal_at = None, None, 0.0, 0.0
+        journal_read = None   # the journal's version at the last read
         while not self._stop.is_set():
             self._wake.wait(timeout=1.0)
             self._wake.clear()
@@ -187,14 +190,32 @@ class ClubPublisher:
                         if data == published_json or self._publish_view(data):
                             published_view, published_json, last_view_at = view, data, time.monotonic()
                 # Every view wakes this thread (a board being moved: many a second); the journal is
-                # read at most as often as views are sent, not for each of them.
+                # opened when a record was committed (at once), when the hub asks, and otherwise at
+                # most as often as views are sent (to send again what was not acknowledged).
                 asked_again = self._resend and self._hub_holds is not None
-                if asked_again or time.monotonic() - last_journal_at >= VIEW_INTERVAL_S:
-                    last_journal_at = time.monotonic()
+                version = self._journal_version()
+                if (asked_again or version is None or version != journal_read
+                        or time.monotonic() - last_journal_at >= VIEW_INTERVAL_S):
+                    last_journal_at, journal_read = time.monotonic(), version
                     while self._publish_journal() and not self._stop.is_set():
                         pass
             except Exception:   # a fault of the network or the disk must not end the thread
                 log.exception("club publisher: will try again")
+        if self._watch is not None:
+            self._watch.close()
+
+    def _journal_version(self) -> int | None:
+        """SQLite's count of the commits to the journal (by the service's connection), cheap to ask at
+        every wake; None when it cannot be asked (the journal is then read)."""
+        try:
+            if self._watch is None:
+                self._watch = sqlite3.connect(f"{self.journal_path.resolve().as_uri()}?mode=ro", uri=True)
+            return self._watch.execute("PRAGMA data_version").fetchone()[0]
+        except sqlite3.Error:
+            if self._watch is not None:
+                self._watch.close()
+            self._watch = None
+            return None
 
     def _send(self, leaf: str, envelope: dict, retain: bool = False) -> bool:
         info = self.client.publish(topic(self.club, leaf), json.dumps(envelope, separators=(",", ":")),

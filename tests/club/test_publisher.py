@@ -4,6 +4,7 @@ exactly once and in order, and the view is retained for a screen that subscribes
 import json
 import threading
 import time
+from types import SimpleNamespace
 
 import paho.mqtt.client as mqtt
 import pytest
@@ -159,3 +160,44 @@ def test_the_service_in_a_club_publishes_its_view_and_journal_as_it_referees(tmp
         service.stop()
         runner.join(20)
         screen.close()
+
+
+class InstantClient:
+    """A paho client that is always connected and has every message acknowledged at once."""
+
+    def __init__(self, *args, **kwargs):
+        self.sent: list[tuple[str, dict]] = []
+
+    def publish(self, topic, payload, qos=0, retain=False):
+        self.sent.append((topic, json.loads(payload)))
+        return SimpleNamespace(wait_for_publish=lambda timeout=None: None, is_published=lambda: True)
+
+    def is_connected(self) -> bool:
+        return True
+
+    def __getattr__(self, name):   # the setters, connect, the loop: nothing to do
+        return lambda *args, **kwargs: None
+
+    def journal_seqs(self) -> list[int]:
+        return [envelope["seq"] for topic, envelope in self.sent if topic.endswith("/journal")]
+
+
+def test_a_record_committed_just_after_the_journal_was_read_is_sent_at_once(tmp_path, monkeypatch, key):
+    """The journal is opened at most twice a second when nothing was committed, but a committed record
+    does not wait for that: with the publisher's clock stopped, it is still sent (it never was, before:
+    a play right after an idle read waited for the next one, up to a second, the p95 of the club's bench)."""
+    import firmware_host.service.club as club_module
+
+    monkeypatch.setattr(club_module, "time", SimpleNamespace(monotonic=lambda: 1000.0, sleep=time.sleep))
+    journal = Journal.open(tmp_path / "journal.sqlite3")
+    journal.record_fault("sensor", "one")
+    publisher = ClubPublisher(club(1883), journal.path, key=key, client_factory=InstantClient)
+    publisher.start()
+    try:
+        wait_for(lambda: publisher.client.journal_seqs() == [event.seq for event in journal.tail(100)], "the first records")
+        later = journal.record_fault("sensor", "two")
+        publisher.observe({"state": "moving"}, None)
+        wait_for(lambda: later in publisher.client.journal_seqs(), "the record committed after the journal was read")
+    finally:
+        publisher.close()
+        journal.close()
