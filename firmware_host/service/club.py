@@ -220,7 +220,11 @@ class ClubPublisher:
     def _send(self, leaf: str, envelope: dict, retain: bool = False) -> bool:
         info = self.client.publish(topic(self.club, leaf), json.dumps(envelope, separators=(",", ":")),
                                    qos=1, retain=retain)
-        info.wait_for_publish(timeout=ACK_TIMEOUT_S)
+        try:
+            info.wait_for_publish(timeout=ACK_TIMEOUT_S)
+        except RuntimeError:   # paho's word for a connection lost before the broker's acknowledgement
+            log.info("club broker %s: connection lost while sending; sent again once connected", self.club.broker)
+            return False
         return info.is_published()
 
     def _publish_view(self, view: Any) -> bool:

@@ -2,6 +2,7 @@
 broker killed (kill -9) and restarted, and records made while it was down, every record arrives
 exactly once and in order, and the view is retained for a screen that subscribes later."""
 import json
+import logging
 import threading
 import time
 from types import SimpleNamespace
@@ -201,3 +202,37 @@ def test_a_record_committed_just_after_the_journal_was_read_is_sent_at_once(tmp_
     finally:
         publisher.close()
         journal.close()
+
+
+class FailingOnceClient(InstantClient):
+    """The connection lost while the first journal record waits for the broker (paho raises then)."""
+
+    def __init__(self, *args, **kwargs):
+        super().__init__()
+        self.failed = False
+
+    def publish(self, topic, payload, qos=0, retain=False):
+        info = super().publish(topic, payload, qos, retain)
+        if topic.endswith("/journal") and not self.failed:
+            self.failed = True
+            self.sent.pop()
+
+            def lost(timeout=None):
+                raise RuntimeError("Message publish failed: The client is not currently connected.")
+            info.wait_for_publish = lost
+        return info
+
+
+def test_a_connection_lost_while_sending_is_no_error_and_the_record_goes_again(tmp_path, caplog, key):
+    journal = Journal.open(tmp_path / "journal.sqlite3")
+    journal.record_fault("sensor", "one")
+    publisher = ClubPublisher(club(1883), journal.path, key=key, client_factory=FailingOnceClient)
+    with caplog.at_level(logging.INFO, logger="firmware_host.service.club"):
+        publisher.start()
+        try:
+            wait_for(lambda: publisher.client.journal_seqs() == [event.seq for event in journal.tail(100)], "every record")
+        finally:
+            publisher.close()
+            journal.close()
+    assert publisher.client.failed and "connection lost while sending" in caplog.text
+    assert not [record for record in caplog.records if record.levelno >= logging.ERROR or record.exc_info]
