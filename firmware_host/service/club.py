@@ -5,7 +5,8 @@ the publisher's thread; everything else happens there. The journal is the outbox
 the last one sent is published in order, one at a time (MQTT QoS 1, each acknowledged by the broker
 before the next), and the number of the last sent is kept in a small file beside the journal. The
 club's hub says which record it holds last (`tavli/CLUB/hub/ack/BOARD`, retained): at every
-(re)connection, and whenever the hub lags for a while, the board sends again from there, so what a
+(re)connection, when the hub says again what it holds (it missed what followed: it was down), and
+whenever the hub lags for a while, the board sends again from there, so what a
 broker lost when it died, or what came while the hub was down, still arrives. A board offline for an
 hour publishes everything it recorded meanwhile when it is back; a record sent twice carries the same
 number, and the hub takes it once.
@@ -168,7 +169,10 @@ class ClubPublisher:
         except (ValueError, KeyError, TypeError):
             log.warning("club: the hub's acknowledgement is not {stream, seq}: %r", message.payload[:100])
             return
-        self._hub_holds = {**(self._hub_holds or {}), stream: seq}
+        holds = self._hub_holds or {}
+        if seq <= holds.get(stream, -1):   # the hub says again where it stands: it missed what followed
+            self._resend = True
+        self._hub_holds = {**holds, stream: seq}
         self._wake.set()
 
     def _run(self) -> None:

@@ -236,3 +236,33 @@ def test_a_connection_lost_while_sending_is_no_error_and_the_record_goes_again(t
             journal.close()
     assert publisher.client.failed and "connection lost while sending" in caplog.text
     assert not [record for record in caplog.records if record.levelno >= logging.ERROR or record.exc_info]
+
+
+def test_a_hub_that_says_again_what_it_holds_gets_what_followed_at_once(tmp_path, monkeypatch, key):
+    """The hub, killed and started again, missed what came meanwhile; at the next record it says again
+    the last it holds, and the board sends everything after that at once, not once it has been idle
+    for a while (which, at a quick game's pace, may never come: HUB_LAG_S made endless here)."""
+    import firmware_host.service.club as club_module
+
+    monkeypatch.setattr(club_module, "HUB_LAG_S", 10**9)
+    journal = Journal.open(tmp_path / "journal.sqlite3")
+    first = journal.record_fault("sensor", "one")
+    publisher = ClubPublisher(club(1883), journal.path, key=key, client_factory=InstantClient)
+
+    def hub_holds(seq: int) -> None:
+        stream = next(envelope["stream"] for topic, envelope in publisher.client.sent if topic.endswith("/journal"))
+        publisher._hub_ack(None, None, SimpleNamespace(payload=json.dumps({"stream": stream, "seq": seq}).encode()))
+
+    publisher.start()
+    try:
+        wait_for(lambda: first in publisher.client.journal_seqs(), "the first record")
+        hub_holds(first)
+        missed = [journal.record_fault("sensor", "while the hub was down") for _ in range(3)]
+        publisher.journal_changed()
+        wait_for(lambda: publisher.client.journal_seqs()[-1] == missed[-1], "the records the hub missed")
+        hub_holds(first)                                   # the hub is back: it holds no more than that
+        wait_for(lambda: publisher.client.journal_seqs().count(missed[-1]) == 2, "the missed records sent again")
+        assert publisher.client.journal_seqs()[-3:] == missed
+    finally:
+        publisher.close()
+        journal.close()
