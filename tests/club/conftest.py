@@ -85,3 +85,14 @@ def secured_broker(tmp_path):
     for broker in brokers.started:
         if broker.process.poll() is None:
             broker.kill()
+
+
+@pytest.fixture
+def wait_for():
+    """Waits until `condition()` holds, failing with `what` after 20 s."""
+    def wait(condition, what: str) -> None:
+        deadline = time.monotonic() + 20
+        while not condition():
+            assert time.monotonic() < deadline, what
+            time.sleep(0.05)
+    return wait

@@ -107,13 +107,6 @@ def publish(client: mqtt.Client, topic: str, payload) -> None:
     client.publish(topic, payload, qos=1).wait_for_publish(WAIT_S)
 
 
-def wait_for(condition, what: str) -> None:
-    deadline = time.monotonic() + WAIT_S
-    while not condition():
-        assert time.monotonic() < deadline, what
-        time.sleep(0.05)
-
-
 @pytest.fixture
 def club(tmp_path, secured_broker):
     """Two registered boards and the hub on a broker locked by the files broker-config wrote."""
@@ -127,7 +120,7 @@ def club(tmp_path, secured_broker):
     return port, keys, passwords, hub_toml
 
 
-def test_a_board_writes_only_under_its_own_topic_and_the_hub_only_its_acknowledgements(tmp_path, club):
+def test_a_board_writes_only_under_its_own_topic_and_the_hub_only_its_acknowledgements(tmp_path, club, wait_for):
     port, keys, passwords, hub_toml = club
     config = load_hub_config(tmp_path / "hub.toml")
     store = HubStore(config.database)
@@ -236,7 +229,7 @@ def make_certificates(folder):
     return paths
 
 
-def test_tls_with_the_clubs_own_ca_and_no_plain_connection_on_its_port(tmp_path, secured_broker):
+def test_tls_with_the_clubs_own_ca_and_no_plain_connection_on_its_port(tmp_path, secured_broker, wait_for):
     port = secured_broker.port
     pem = make_certificates(tmp_path)
     key = Ed25519PrivateKey.generate()

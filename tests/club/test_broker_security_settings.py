@@ -13,29 +13,25 @@ from firmware_host.config import ClubSettings, ConfigError, load_config
 from firmware_host.hub.config import HubConfigError, load_hub_config
 from firmware_host.service.club import ClubPublisher, ClubUnavailable
 
-PAIRS = [
-    ('username = "table-3"\n', "club.password_file: is missing (with username)"),
-    ('password_file = "secret"\n', "club.username: is missing (with password_file)"),
-    ('ca_file = "ca.pem"\n', "club.ca_file: is set but tls is false"),
-]
+KEY = public_key_text(Ed25519PrivateKey.generate())
+# Each file's section and how it is read: a board's [club], the hub's [broker].
+READERS = {"club": ('[club]\nbroker = "club.local"\nboard = "table-3"\n', "", load_config, ConfigError),
+           "broker": ("[broker]\n", f'[boards]\nt1 = "{KEY}"\n', load_hub_config, HubConfigError)}
 
 
-@pytest.mark.parametrize("lines, said", PAIRS)
-def test_a_boards_account_and_tls_settings_that_cannot_work_together_are_named(tmp_path, lines, said):
+@pytest.mark.parametrize("section", READERS)
+@pytest.mark.parametrize("lines, said", [
+    ('username = "table-3"\n', "password_file: is missing (with username)"),
+    ('password_file = "secret"\n', "username: is missing (with password_file)"),
+    ('ca_file = "ca.pem"\n', "ca_file: is set but tls is false"),
+])
+def test_account_and_tls_settings_that_cannot_work_together_are_named(tmp_path, section, lines, said):
+    before, after, load, refusal = READERS[section]
     path = tmp_path / "config.toml"
-    path.write_text(f'[club]\nbroker = "club.local"\nboard = "table-3"\n{lines}')
-    with pytest.raises(ConfigError) as refused:
-        load_config(path)
-    assert f"{path}: {said}" in str(refused.value)
-
-
-@pytest.mark.parametrize("lines, said", [(lines, said.replace("club.", "broker.")) for lines, said in PAIRS])
-def test_the_hubs_account_and_tls_settings_that_cannot_work_together_are_named(tmp_path, lines, said):
-    path = tmp_path / "hub.toml"
-    path.write_text(f'[broker]\n{lines}[boards]\nt1 = "{public_key_text(Ed25519PrivateKey.generate())}"\n')
-    with pytest.raises(HubConfigError) as refused:
-        load_hub_config(path)
-    assert f"{path}: {said}" in str(refused.value)
+    path.write_text(before + lines + after)
+    with pytest.raises(refusal) as refused:
+        load(path)
+    assert f"{path}: {section}.{said}" in str(refused.value)
 
 
 def test_a_board_that_cannot_use_its_password_or_ca_file_says_which(tmp_path):
