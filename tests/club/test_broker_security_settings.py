@@ -61,11 +61,14 @@ def test_the_service_referees_when_its_club_password_cannot_be_read(tmp_path, ca
     assert f"club: not publishing: club.password_file: {tmp_path / 'not-copied-yet'} cannot be read" in caplog.text
 
 
-def test_the_hub_that_cannot_read_its_password_does_not_start(tmp_path, capsys):
+@pytest.mark.parametrize("broker, said", [
+    ('username = "hub"\npassword_file = "hub-password"\n', "broker.password_file: {}/hub-password cannot be read: No such file"),
+    ('tls = true\nca_file = "ca.pem"\n', "broker.ca_file: {}/ca.pem cannot be used: [X509: NO_CERTIFICATE_OR_CRL_FOUND]"),
+])
+def test_the_hub_that_cannot_use_its_password_or_ca_file_does_not_start(tmp_path, capsys, broker, said):
+    (tmp_path / "ca.pem").write_text("not a certificate")
     path = tmp_path / "hub.toml"
-    path.write_text(f'database = "hub.sqlite3"\n[broker]\nusername = "hub"\npassword_file = "hub-password"\n'
-                    f'[boards]\nt1 = "{public_key_text(Ed25519PrivateKey.generate())}"\n')
+    path.write_text(f'database = "hub.sqlite3"\n[broker]\n{broker}[boards]\nt1 = "{KEY}"\n')
     assert main(["club", "hub", "--config", str(path)]) == 2
     error = capsys.readouterr().err
-    assert f"broker.password_file: {tmp_path / 'hub-password'} cannot be read: No such file or directory" in error
-    assert "Traceback" not in error
+    assert said.format(tmp_path) in error and "Traceback" not in error
