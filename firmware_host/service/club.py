@@ -103,6 +103,7 @@ class ClubPublisher:
         self._view: Any = None
         self._hub_holds: dict[str, int] | None = None   # stream -> last record the hub holds (None: no hub heard)
         self._resend = False
+        self._sent_again_from: dict[str, int] = {}   # stream -> where the board last went back to, for the hub
         self._last_send = 0.0
         self._wake = threading.Event()
         self._watch: sqlite3.Connection | None = None   # the publisher's thread's: the journal's version
@@ -170,7 +171,9 @@ class ClubPublisher:
             log.warning("club: the hub's acknowledgement is not {stream, seq}: %r", message.payload[:100])
             return
         holds = self._hub_holds or {}
-        if seq <= holds.get(stream, -1):   # the hub says again where it stands: it missed what followed
+        # The hub says again where it stands: it missed what followed. Once sent again from there, the
+        # same word is the echo of records already on their way, not a new request.
+        if seq <= holds.get(stream, -1) and seq != self._sent_again_from.get(stream):
             self._resend = True
         self._hub_holds = {**holds, stream: seq}
         self._wake.set()
@@ -251,7 +254,7 @@ class ClubPublisher:
             self._resend = False
             if holds < sent:
                 log.info("club: the hub holds %s up to %s of %s sent: sending again from there", stream, holds, sent)
-                self.progress.journal[stream] = sent = holds
+                self.progress.journal[stream] = sent = self._sent_again_from[stream] = holds
         return sent
 
     def _publish_journal(self) -> bool:

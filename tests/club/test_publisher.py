@@ -263,6 +263,12 @@ def test_a_hub_that_says_again_what_it_holds_gets_what_followed_at_once(tmp_path
         hub_holds(first)                                   # the hub is back: it holds no more than that
         wait_for(lambda: publisher.client.journal_seqs().count(missed[-1]) == 2, "the missed records sent again")
         assert publisher.client.journal_seqs()[-3:] == missed
+        # The records sent before the hub came back each get the same word: echoes, not a new request.
+        hub_holds(first)
+        marker = journal.record_fault("sensor", "after the echo")
+        publisher.journal_changed()
+        wait_for(lambda: marker in publisher.client.journal_seqs(), "the next record")
+        assert publisher.client.journal_seqs().count(missed[-1]) == 2
     finally:
         publisher.close()
         journal.close()
