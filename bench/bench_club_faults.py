@@ -78,6 +78,12 @@ class Witness:
         self.client.disconnect()
 
 
+def twice(witness: Witness, board: str) -> dict:
+    """How many of a board's records went by more than once, and the numbers of the first and last."""
+    seqs = sorted(seq for (name, seq), count in witness.seen.items() if name == board and count > 1)
+    return {"count": len(seqs), "first": seqs[0] if seqs else None, "last": seqs[-1] if seqs else None}
+
+
 def play_game(board: LightBoard, clock: HourClock | None = None) -> tuple[int, str, Color | None, int]:
     """One match of one game to its end: its number, variant, winner and turns."""
     match, variant = board.start_match()
@@ -215,6 +221,7 @@ def main() -> None:
         "records_missing_at_hub": sum(len(set(seqs) - set(boards_kept[board])) for board, seqs in journals.items()),
         "records_kept_twice": sum(len(kept_) - len(set(kept_)) for kept_ in boards_kept.values()),
         "records_seen_more_than_once_on_the_wire": sum(1 for count in witness.seen.values() if count > 1),
+        "records_seen_more_than_once_per_board": {board: twice(witness, board) for board in journals},
         "messages_refused_by_hub": refused,
         "offline_board": {"board": offline.name, "turns_offline": offline_turns, "simulated_hours": round(offline_turns * 8 / 3600, 2),
                           "records_in_its_journal": offline_records, "caught_up_s": caught_up_s},
