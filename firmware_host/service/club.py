@@ -47,6 +47,7 @@ log = logging.getLogger(__name__)
 ACK_TIMEOUT_S = 10      # a message not acknowledged by then is sent again after a reconnection
 BATCH = 200             # records read from the journal at a time
 HUB_LAG_S = 5           # the hub still short of what was sent this long after the last send: send again
+HUB_WAIT_S = 2          # after a (re)connection, the hub's word (retained) is awaited this long before sending
 VIEW_INTERVAL_S = 0.5   # at most two views a second: a screen needs no more, a broker of 100 boards less
 
 
@@ -104,6 +105,7 @@ class ClubPublisher:
         self._hub_holds: dict[str, int] | None = None   # stream -> last record the hub holds (None: no hub heard)
         self._resend = False
         self._sent_again_from: dict[str, int] = {}   # stream -> where the board last went back to, for the hub
+        self._heard_since_connected, self._connected_at = True, 0.0
         self._last_send = 0.0
         self._wake = threading.Event()
         self._watch: sqlite3.Connection | None = None   # the publisher's thread's: the journal's version
@@ -160,6 +162,7 @@ class ClubPublisher:
         log.info("club broker %s:%s: connected as %s", self.club.broker, self.club.port, self.club.board)
         client.publish(topic(self.club, "online"), "1", qos=1, retain=True)
         client.subscribe(f"tavli/{self.club.club}/hub/ack/{self.club.board}", qos=1)
+        self._heard_since_connected, self._connected_at = False, time.monotonic()
         self._resend = True
         self._wake.set()
 
@@ -170,6 +173,7 @@ class ClubPublisher:
         except (ValueError, KeyError, TypeError):
             log.warning("club: the hub's acknowledgement is not {stream, seq}: %r", message.payload[:100])
             return
+        self._heard_since_connected = True
         holds = self._hub_holds or {}
         # The hub says again where it stands: it missed what followed. Once sent again from there, the
         # same word is the echo of records already on their way, not a new request.
@@ -200,6 +204,14 @@ class ClubPublisher:
                 # opened when a record was committed (at once), when the hub asks, and otherwise at
                 # most as often as views are sent (to send again what was not acknowledged).
                 asked_again = self._resend and self._hub_holds is not None
+                # Just (re)connected: the hub's retained word says where to go on from; records sent
+                # before it comes would be sent again after it (a board back from an hour offline).
+                awaiting_hub = (not self._heard_since_connected
+                                and time.monotonic() - self._connected_at < HUB_WAIT_S)
+                if awaiting_hub:
+                    time.sleep(VIEW_INTERVAL_S / 5)
+                    self._wake.set()
+                    continue
                 version = self._journal_version()
                 if (asked_again or version is None or version != journal_read
                         or time.monotonic() - last_journal_at >= VIEW_INTERVAL_S):

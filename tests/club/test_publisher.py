@@ -272,3 +272,31 @@ def test_a_hub_that_says_again_what_it_holds_gets_what_followed_at_once(tmp_path
     finally:
         publisher.close()
         journal.close()
+
+
+def test_a_board_back_online_awaits_the_hubs_word_and_sends_its_offline_records_once(tmp_path, key):
+    """Back from a while offline, the board first hears where the hub stands (its retained
+    acknowledgement), then sends what it recorded meanwhile: once (it sent them all, then went back to
+    the hub's word and sent them again, before)."""
+    journal = Journal.open(tmp_path / "journal.sqlite3")
+    before = journal.record_fault("sensor", "before going offline")
+    first = ClubPublisher(club(1883), journal.path, key=key, client_factory=InstantClient)
+    first.start()
+    wait_for(lambda: before in first.client.journal_seqs(), "the records before going offline")
+    stream = next(envelope["stream"] for topic, envelope in first.client.sent if topic.endswith("/journal"))
+    first.close()
+    offline = [journal.record_fault("sensor", "while offline") for _ in range(5)]
+    back = ClubPublisher(club(1883), journal.path, key=key, client_factory=InstantClient)
+    back.start()
+    try:
+        back._connected(back.client, None, None, SimpleNamespace(is_failure=False), None)
+        time.sleep(0.5)                    # the broker hands over the hub's retained word soon after
+        back._hub_ack(None, None, SimpleNamespace(payload=json.dumps({"stream": stream, "seq": before}).encode()))
+        wait_for(lambda: offline[-1] in back.client.journal_seqs(), "the records made offline")
+        marker = journal.record_fault("sensor", "back")
+        back.journal_changed()
+        wait_for(lambda: marker in back.client.journal_seqs(), "the next record")
+        assert back.client.journal_seqs() == offline + [marker]
+    finally:
+        back.close()
+        journal.close()
