@@ -106,6 +106,8 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=5)
     parser.add_argument("--json", metavar="FILE")
     args = parser.parse_args()
+    if args.rounds < 4:
+        parser.error("--rounds: 4 or more (the board goes offline at round 4)")
     command = "bench/bench_club_faults.py " + " ".join(sys.argv[1:])
     players = [f"player-{number:02d}" for number in range(1, 2 * args.boards + 1)]
     tournament = Swiss(players, args.rounds)
@@ -121,7 +123,7 @@ def main() -> None:
                   for index, board in enumerate(club.boards)]
         for board in boards:
             board.connect()
-        offline, offline_turns = boards[-1], 0
+        offline, offline_turns, before_offline = boards[-1], 0, 0
         started = time.monotonic()
 
         def note(what: str) -> None:
@@ -132,6 +134,7 @@ def main() -> None:
             round_ = tournament.next_round()
             if number == 4:
                 offline.disconnect()
+                before_offline = len(offline.journal.records_after(0, 1_000_000))
                 note(f"{offline.name} offline")
 
             def play_pairing(board: LightBoard, white: str, black: str) -> None:
@@ -204,6 +207,7 @@ def main() -> None:
         again.close()
         store.close()
         refused = (folder / "hub.log").read_text().count("refused a message")
+        dropped = (folder / "broker.log").read_text().count("Outgoing messages are being dropped")
         witness.close()
         for board in boards:
             board.close()
@@ -223,8 +227,10 @@ def main() -> None:
         "records_seen_more_than_once_on_the_wire": sum(1 for count in witness.seen.values() if count > 1),
         "records_seen_more_than_once_per_board": {board: twice(witness, board) for board in journals},
         "messages_refused_by_hub": refused,
+        "broker_dropped_messages_notices": dropped,
         "offline_board": {"board": offline.name, "turns_offline": offline_turns, "simulated_hours": round(offline_turns * 8 / 3600, 2),
-                          "records_in_its_journal": offline_records, "caught_up_s": caught_up_s},
+                          "records_in_its_journal": offline_records, "records_before_offline": before_offline,
+                          "caught_up_s": caught_up_s},
         "tournament_games": len(expected),
         "results_at_hub_equal_the_boards": sorted(map(repr, results)) == sorted(repr(result) for _, _, result in expected),
         "ladder_equals_recomputation": ladder == recomputed == ladder_again,

@@ -35,6 +35,7 @@ from firmware_host.hub.config import HubConfig
 PBKDF2_ITERATIONS = 101
 SALT_BYTES = 12
 HUB_TOPIC = "hub"   # tavli/CLUB/hub/...: the hub's; no board may have this name
+MAX_QUEUED_MESSAGES = 20_000   # about 20 MB of records at most, held for a hub that lags
 
 
 class BrokerConfigError(ValueError):
@@ -81,7 +82,10 @@ def config_text(hub: HubConfig, folder: Path, tls: Tls | None, bind: str | None)
     if tls is not None:
         lines += [f"certfile {tls.certfile.resolve()}", f"keyfile {tls.keyfile.resolve()}"]
     lines += ["allow_anonymous false", f"password_file {(folder / 'passwords').resolve()}",
-              f"acl_file {(folder / 'acl').resolve()}"]
+              f"acl_file {(folder / 'acl').resolve()}",
+              "# The hub is sent every board's records; while it lags (just started, or busy), the broker keeps",
+              "# this many for it, not Mosquitto's 1,000 (a board sends again what was dropped, at a cost).",
+              f"max_queued_messages {MAX_QUEUED_MESSAGES}"]
     return "\n".join(lines) + "\n"
 
 
