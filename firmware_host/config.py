@@ -542,6 +542,20 @@ def _web_settings(problems: _Collector, table: Table | None, relative_to: Path |
 _HOST_NAME = re.compile(r"\*|[A-Za-z0-9.-]{1,253}|[0-9A-Fa-f:.]{2,45}")
 
 
+def credential_problems(username: Any, password_file: Any, tls: bool, ca_file: Any,
+                        section: str = "club") -> list[tuple[str, str, str]]:
+    """The broker's account and TLS settings that cannot work together, as (key, problem, allowed):
+    the club's board ([club]) and its hub ([broker] of the hub's file) take the same four."""
+    problems = []
+    if (username is None) != (password_file is None):
+        given, missing = ("username", "password_file") if password_file is None else ("password_file", "username")
+        problems.append((f"{section}.{missing}", f"is missing (with {given})",
+                         "username and password_file together: the broker's account and a file holding its password"))
+    if ca_file is not None and not tls:
+        problems.append((f"{section}.ca_file", "is set but tls is false", "tls = true with a ca_file (the broker's CA)"))
+    return problems
+
+
 def _club_settings(problems: _Collector, table: Table | None, relative_to: Path | str | None) -> ClubSettings:
     defaults = ClubSettings()
     if table is None or not table.data:
@@ -559,6 +573,9 @@ def _club_settings(problems: _Collector, table: Table | None, relative_to: Path 
                      for key in ("password_file", "ca_file", "key_file")}
     tls = bool(problems.read(table.boolean, "tls", default=False))
     opponent, opponent_key, seat = _remote_match(problems, table, names["board"])
+    for problem in credential_problems(table.data.get("username"), table.data.get("password_file"), tls,
+                                       table.data.get("ca_file")):
+        problems.add(*problem)
     return ClubSettings(
         broker=problems.read(table.string, "broker", default=None) or None,
         port=problems.read(table.integer, "port", default=8883 if tls else 1883, minimum=1, maximum=65535) or 1883,

@@ -45,6 +45,14 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     demo.add_argument("--broker", choices=("auto", "mosquitto", "embedded"), default="auto",
                       help="Mosquitto where installed, else the embedded amqtt broker (default: %(default)s)")
     demo.set_defaults(handler=run_demo)
+    broker = actions.add_parser("broker-config", help="write the club's Mosquitto configuration: an account and "
+                                                       "password per board and for the hub, what each may publish, TLS")
+    broker.add_argument("--config", type=Path, required=True, metavar="FILE", help="the hub's configuration")
+    broker.add_argument("--out", type=Path, required=True, metavar="FOLDER", help="where to write the broker's files")
+    broker.add_argument("--certfile", type=Path, metavar="PEM", help="the broker's TLS certificate (with tls = true)")
+    broker.add_argument("--keyfile", type=Path, metavar="PEM", help="its private key")
+    broker.add_argument("--bind", metavar="ADDRESS", help="listen on this address only (default: every address)")
+    broker.set_defaults(handler=run_broker_config)
 
 
 def _hub_config(path: Path):
@@ -69,6 +77,7 @@ def run_key(args: argparse.Namespace) -> int:
 
 
 def run_hub(args: argparse.Namespace) -> int:
+    from firmware_host.hub.config import HubConfigError
     from firmware_host.hub.listener import HubListener
     from firmware_host.hub.store import HubStore
     from firmware_host.service.addresses import lan_urls
@@ -89,8 +98,14 @@ def run_hub(args: argparse.Namespace) -> int:
     store = HubStore(config.database)
     listener = HubListener(store, config.club, config.boards)
     app = create_hub_app(config, store, listener)   # before the listener starts: it misses no change
-    listener.start(config.host, config.port, username=config.username, password=config.password(), tls=config.tls,
-                   ca_file=None if config.ca_file is None else str(config.ca_file))
+    try:
+        listener.start(config.host, config.port, username=config.username, password=config.password(), tls=config.tls,
+                       ca_file=None if config.ca_file is None else str(config.ca_file))
+    except (HubConfigError, OSError) as error:   # the password's file, or the CA's (ssl.SSLError is an OSError)
+        store.close()
+        sock.close()
+        raise UsageError(str(error) if isinstance(error, HubConfigError) else
+                         f"broker.ca_file: {config.ca_file} cannot be used: {error}") from None
     print(f"tavli-board club hub: club {config.club}, {len(config.boards)} boards, broker {config.host}:{config.port}, "
           f"records in {config.database}", flush=True)
     # On the café's network: the addresses a TV or a phone opens; else this machine's own.
@@ -151,3 +166,22 @@ def run_demo(args: argparse.Namespace) -> int:
         raise UsageError(f"--boards {args.boards} is not allowed: from 2 to 12 (two play the remote match)")
     return run_club_demo(ClubDemoSettings(match, boards=args.boards, seed=args.seed, speed=args.speed,
                                           broker=args.broker))
+
+
+def run_broker_config(args: argparse.Namespace) -> int:
+    from firmware_host.hub.broker import BrokerConfigError, Tls, write_broker_files
+
+    if (args.certfile is None) != (args.keyfile is None):
+        raise UsageError("--certfile and --keyfile go together: the broker's certificate and its key")
+    tls = None if args.certfile is None else Tls(args.certfile, args.keyfile)
+    config = _hub_config(args.config)
+    try:
+        files = write_broker_files(config, args.out, tls=tls, bind=args.bind)
+    except BrokerConfigError as error:
+        raise UsageError(f"the broker's files cannot be written:\n{error}") from None
+    print(f"wrote {files.config}, {files.passwords} ({len(files.board_passwords) + 1} accounts) and {files.acl}")
+    print(f"the hub's password: {files.hub_password}")
+    for board, path in files.board_passwords.items():
+        print(f"{board}'s password: {path} (copy it to the board: [club] username = \"{board}\", password_file)")
+    print(f"start the broker: mosquitto -c {files.config}")
+    return 0

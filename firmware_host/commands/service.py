@@ -8,7 +8,7 @@ from pathlib import Path
 
 from firmware_host import maker, wiring
 from firmware_host.commands import UsageError, add_config_argument, config_from_args, config_path_from_args
-from firmware_host.config import Config
+from firmware_host.config import Config, ConfigError
 from firmware_host.hw.boardfile import BoardFileError
 from firmware_host.journal.store import path_problem
 from firmware_host.leds.render import OFF
@@ -95,7 +95,10 @@ def run_run(args) -> int:
     config = _usable_config(args)   # first: a bad configuration opens nothing
     _check_there_is_a_board(config)
     setup_logging(config.logging)
-    return run_service(config)
+    try:
+        return run_service(config)
+    except ConfigError as error:   # what only opening can tell (the club broker's login for a remote match)
+        raise UsageError(f"the configuration is not usable, nothing was started: {error}") from None
 
 
 def _check_there_is_a_board(config: Config) -> None:

@@ -26,7 +26,7 @@ from typing import Mapping
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
 
 from firmware_host.club.envelope import EnvelopeRefused, public_key_from_text
-from firmware_host.config import NAME_PATTERN, is_pin_hash
+from firmware_host.config import NAME_PATTERN, credential_problems, is_pin_hash
 from firmware_host.files import InputError, load_toml
 
 
@@ -50,7 +50,12 @@ class HubConfig:
     pin: str | None = None      # the director's, hashed
 
     def password(self) -> str | None:
-        return None if self.password_file is None else self.password_file.read_text().strip()
+        if self.password_file is None:
+            return None
+        try:
+            return self.password_file.read_text().strip()
+        except OSError as error:
+            raise HubConfigError(f"broker.password_file: {self.password_file} cannot be read: {error.strerror}") from None
 
 
 def load_hub_config(path: Path) -> HubConfig:
@@ -105,6 +110,8 @@ def load_hub_config(path: Path) -> HubConfig:
     def beside(value: str | None) -> Path | None:   # a relative path is taken from the file's folder
         return None if value is None else path.parent / Path(value).expanduser()
 
+    problems += [f"{path}: {key}: {problem}; allowed: {allowed}" for key, problem, allowed in
+                 credential_problems(broker.get("username"), broker.get("password_file"), tls, broker.get("ca_file"), "broker")]
     optional_paths = {key: beside(take(broker, key, str, None, "broker.")) for key in ("password_file", "ca_file")}
     config = HubConfig(club=club, database=beside(take(document, "database", str, "hub.sqlite3")),
                        host=take(broker, "host", str, "localhost", "broker."), port=port,

@@ -5,7 +5,8 @@ the publisher's thread; everything else happens there. The journal is the outbox
 the last one sent is published in order, one at a time (MQTT QoS 1, each acknowledged by the broker
 before the next), and the number of the last sent is kept in a small file beside the journal. The
 club's hub says which record it holds last (`tavli/CLUB/hub/ack/BOARD`, retained): at every
-(re)connection, and whenever the hub lags for a while, the board sends again from there, so what a
+(re)connection, when the hub says again what it holds (it missed what followed: it was down), and
+whenever the hub lags for a while, the board sends again from there, so what a
 broker lost when it died, or what came while the hub was down, still arrives. A board offline for an
 hour publishes everything it recorded meanwhile when it is back; a record sent twice carries the same
 number, and the hub takes it once.
@@ -27,6 +28,7 @@ from __future__ import annotations
 import json
 import logging
 import os
+import sqlite3
 import threading
 import time
 from pathlib import Path
@@ -45,6 +47,7 @@ log = logging.getLogger(__name__)
 ACK_TIMEOUT_S = 10      # a message not acknowledged by then is sent again after a reconnection
 BATCH = 200             # records read from the journal at a time
 HUB_LAG_S = 5           # the hub still short of what was sent this long after the last send: send again
+HUB_WAIT_S = 2          # after a (re)connection, the hub's word (retained) is awaited this long before sending
 VIEW_INTERVAL_S = 0.5   # at most two views a second: a screen needs no more, a broker of 100 boards less
 
 
@@ -59,11 +62,16 @@ def club_client(club: ClubSettings, role: str, client_factory: Callable[..., Any
 
     client = (client_factory or mqtt.Client)(mqtt.CallbackAPIVersion.VERSION2,
                                              client_id=f"tavli-{club.club}-{club.board}{role}")
-    if club.username is not None:
-        client.username_pw_set(club.username, None if club.password_file is None
-                               else club.password_file.read_text().strip())
+    if club.username is not None:   # the configuration gives a password_file with a username
+        try:
+            client.username_pw_set(club.username, club.password_file.read_text().strip())
+        except OSError as error:
+            raise ClubUnavailable(f"club.password_file: {club.password_file} cannot be read: {error.strerror}") from None
     if club.tls:
-        client.tls_set(ca_certs=str(club.ca_file) if club.ca_file else None)
+        try:
+            client.tls_set(ca_certs=str(club.ca_file) if club.ca_file else None)
+        except OSError as error:   # ssl.SSLError (a file that holds no certificate) is an OSError
+            raise ClubUnavailable(f"club.ca_file: {club.ca_file} cannot be used: {error}") from None
     client.reconnect_delay_set(1, 30)
     return client
 
@@ -79,6 +87,10 @@ def board_key(path: Path) -> Ed25519PrivateKey:
         with os.fdopen(descriptor, "wb") as file:
             file.write(key.private_bytes(Encoding.PEM, PrivateFormat.PKCS8, NoEncryption()))
         return key
+
+
+class ClubUnavailable(ValueError):
+    """The board cannot log in to the club's broker as configured (its password or CA file): one line."""
 
 
 class Progress:
@@ -136,7 +148,10 @@ class ClubPublisher(ClubWorker):
         self._view: Any = None
         self._hub_holds: dict[str, int] | None = None   # stream -> last record the hub holds (None: no hub heard)
         self._resend = False
+        self._sent_again_from: dict[str, int] = {}   # stream -> where the board last went back to, for the hub
+        self._heard_since_connected, self._connected_at = True, 0.0
         self._last_send = 0.0
+        self._watch: sqlite3.Connection | None = None   # the publisher's thread's: the journal's version
         client = self._open(club, "", client_factory, join_s=ACK_TIMEOUT_S + 5)
         client.will_set(topic(club, "online"), "0", qos=1, retain=True)
         client.on_connect = self._connected
@@ -163,6 +178,7 @@ class ClubPublisher(ClubWorker):
         log.info("club broker %s:%s: connected as %s", self.club.broker, self.club.port, self.club.board)
         client.publish(topic(self.club, "online"), "1", qos=1, retain=True)
         client.subscribe(f"tavli/{self.club.club}/hub/ack/{self.club.board}", qos=1)
+        self._heard_since_connected, self._connected_at = False, time.monotonic()
         self._resend = True
         self._wake.set()
 
@@ -175,11 +191,18 @@ class ClubPublisher(ClubWorker):
         except (ValueError, KeyError, TypeError):
             log.warning("club: the hub's acknowledgement is not {stream, seq}: %r", message.payload[:100])
             return
-        self._hub_holds = {**(self._hub_holds or {}), stream: seq}
+        self._heard_since_connected = True
+        holds = self._hub_holds or {}
+        # The hub says again where it stands: it missed what followed. Once sent again from there, the
+        # same word is the echo of records already on their way, not a new request.
+        if seq <= holds.get(stream, -1) and seq != self._sent_again_from.get(stream):
+            self._resend = True
+        self._hub_holds = {**holds, stream: seq}
         self._wake.set()
 
     def _run(self) -> None:
         published_view, published_json, last_view_at, last_journal_at = None, None, 0.0, 0.0
+        journal_read = None   # the journal's version at the last read
         while not self._stop.is_set():
             self._wake.wait(timeout=1.0)
             self._wake.clear()
@@ -196,19 +219,49 @@ class ClubPublisher(ClubWorker):
                         if data == published_json or self._publish_view(data):
                             published_view, published_json, last_view_at = view, data, time.monotonic()
                 # Every view wakes this thread (a board being moved: many a second); the journal is
-                # read at most as often as views are sent, not for each of them.
+                # opened when a record was committed (at once), when the hub asks, and otherwise at
+                # most as often as views are sent (to send again what was not acknowledged).
                 asked_again = self._resend and self._hub_holds is not None
-                if asked_again or time.monotonic() - last_journal_at >= VIEW_INTERVAL_S:
-                    last_journal_at = time.monotonic()
+                # Just (re)connected: the hub's retained word says where to go on from; records sent
+                # before it comes would be sent again after it (a board back from an hour offline).
+                awaiting_hub = (not self._heard_since_connected
+                                and time.monotonic() - self._connected_at < HUB_WAIT_S)
+                if awaiting_hub:
+                    time.sleep(VIEW_INTERVAL_S / 5)
+                    self._wake.set()
+                    continue
+                version = self._journal_version()
+                if (asked_again or version is None or version != journal_read
+                        or time.monotonic() - last_journal_at >= VIEW_INTERVAL_S):
+                    last_journal_at, journal_read = time.monotonic(), version
                     while self._publish_journal() and not self._stop.is_set():
                         pass
             except Exception:   # a fault of the network or the disk must not end the thread
                 log.exception("club publisher: will try again")
+        if self._watch is not None:
+            self._watch.close()
+
+    def _journal_version(self) -> int | None:
+        """SQLite's count of the commits to the journal (by the service's connection), cheap to ask at
+        every wake; None when it cannot be asked (the journal is then read)."""
+        try:
+            if self._watch is None:
+                self._watch = sqlite3.connect(f"{self.journal_path.resolve().as_uri()}?mode=ro", uri=True)
+            return self._watch.execute("PRAGMA data_version").fetchone()[0]
+        except sqlite3.Error:
+            if self._watch is not None:
+                self._watch.close()
+            self._watch = None
+            return None
 
     def _send(self, leaf: str, envelope: dict, retain: bool = False) -> bool:
         info = self.client.publish(topic(self.club, leaf), json.dumps(envelope, separators=(",", ":")),
                                    qos=1, retain=retain)
-        info.wait_for_publish(timeout=ACK_TIMEOUT_S)
+        try:
+            info.wait_for_publish(timeout=ACK_TIMEOUT_S)
+        except RuntimeError:   # paho's word for a connection lost before the broker's acknowledgement
+            log.info("club broker %s: connection lost while sending; sent again once connected", self.club.broker)
+            return False
         return info.is_published()
 
     def _publish_view(self, view: Any) -> bool:
@@ -231,7 +284,7 @@ class ClubPublisher(ClubWorker):
             self._resend = False
             if holds < sent:
                 log.info("club: the hub holds %s up to %s of %s sent: sending again from there", stream, holds, sent)
-                self.progress.journal[stream] = sent = holds
+                self.progress.journal[stream] = sent = self._sent_again_from[stream] = holds
         return sent
 
     def _publish_journal(self) -> bool:

@@ -30,7 +30,7 @@ from dataclasses import dataclass, field
 from typing import Any, Callable
 
 from firmware_host.app import FRAME_INTERVAL_S, EventLoop
-from firmware_host.config import Config
+from firmware_host.config import Config, ConfigError
 from firmware_host.controller import Timings
 from firmware_host.controller.view import GameView
 from firmware_host.controller import machine as m
@@ -86,8 +86,12 @@ class Service:
         events: queue.Queue = queue.Queue()
         remote_seat = None
         if config.club.opponent is not None:
-            from firmware_host.service.remote_seat import RemoteSeat   # the club extra, for a remote match only
-            remote_seat = RemoteSeat(config.club, config.journal_path, post=events.put)
+            from firmware_host.service.club import ClubUnavailable   # the club extra, for a remote match only
+            from firmware_host.service.remote_seat import RemoteSeat
+            try:
+                remote_seat = RemoteSeat(config.club, config.journal_path, post=events.put)
+            except ClubUnavailable as error:   # no remote match without the broker: as a bad configuration
+                raise ConfigError([f"the remote match cannot be played: {error}"]) from None
             dice = remote_seat.dice   # the dice both boards agree
         # The trace ring (link bytes, button, dice) behind everything, saved on SIGUSR1 (docs/hil.md, "Traces").
         trace = TraceRecorder.for_config(config, resumed=resumed is not None)
@@ -104,9 +108,12 @@ class Service:
             loop.observers.append(remote_seat.observe)
         service.companion = open_companion(config, loop, restart=service.stop, self_test=hardware.sensor.run_self_test)
         if config.club.broker is not None:
-            from firmware_host.service.club import ClubPublisher   # the club extra: loaded for a board in a club only
-            service.club = ClubPublisher(config.club, config.journal_path)
-            loop.observers.append(service.club.observe)
+            from firmware_host.service.club import ClubPublisher, ClubUnavailable   # loaded for a board in a club only
+            try:
+                service.club = ClubPublisher(config.club, config.journal_path)
+                loop.observers.append(service.club.observe)
+            except ClubUnavailable as error:   # the board referees all the same
+                log.error("club: not publishing: %s", error)
         if config.report_leds:
             from firmware_host.service.led_report import LedStatusReporter   # for a HIL rig only: not loaded otherwise
             loop.observers.append(LedStatusReporter(hardware.sensor, loop.renderer).observe)

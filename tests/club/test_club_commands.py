@@ -100,7 +100,7 @@ def test_a_bad_hub_configuration_names_every_problem(tmp_path, capsys, text, sai
 def test_a_relative_path_in_the_hub_configuration_is_beside_the_file(tmp_path, monkeypatch):
     from firmware_host.hub.config import load_hub_config
     path = tmp_path / "hub.toml"
-    path.write_text(f'database = "records/hub.sqlite3"\n[broker]\npassword_file = "secret"\n'
+    path.write_text(f'database = "records/hub.sqlite3"\n[broker]\nusername = "hub"\npassword_file = "secret"\n'
                     f'[boards]\nt1 = "{public_key_text(Ed25519PrivateKey.generate())}"\n')
     monkeypatch.chdir("/")
     config = load_hub_config(path)

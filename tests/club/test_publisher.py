@@ -2,8 +2,10 @@
 broker killed (kill -9) and restarted, and records made while it was down, every record arrives
 exactly once and in order, and the view is retained for a screen that subscribes later."""
 import json
+import logging
 import threading
 import time
+from types import SimpleNamespace
 
 import paho.mqtt.client as mqtt
 import pytest
@@ -159,3 +161,142 @@ def test_the_service_in_a_club_publishes_its_view_and_journal_as_it_referees(tmp
         service.stop()
         runner.join(20)
         screen.close()
+
+
+class InstantClient:
+    """A paho client that is always connected and has every message acknowledged at once."""
+
+    def __init__(self, *args, **kwargs):
+        self.sent: list[tuple[str, dict]] = []
+
+    def publish(self, topic, payload, qos=0, retain=False):
+        self.sent.append((topic, json.loads(payload)))
+        return SimpleNamespace(wait_for_publish=lambda timeout=None: None, is_published=lambda: True)
+
+    def is_connected(self) -> bool:
+        return True
+
+    def __getattr__(self, name):   # the setters, connect, the loop: nothing to do
+        return lambda *args, **kwargs: None
+
+    def journal_seqs(self) -> list[int]:
+        return [envelope["seq"] for topic, envelope in self.sent if topic.endswith("/journal")]
+
+
+def test_a_record_committed_just_after_the_journal_was_read_is_sent_at_once(tmp_path, monkeypatch, key):
+    """The journal is opened at most twice a second when nothing was committed, but a committed record
+    does not wait for that: with the publisher's clock stopped, it is still sent (it never was, before:
+    a play right after an idle read waited for the next one, up to a second, the p95 of the club's bench)."""
+    import firmware_host.service.club as club_module
+
+    monkeypatch.setattr(club_module, "time", SimpleNamespace(monotonic=lambda: 1000.0, sleep=time.sleep))
+    journal = Journal.open(tmp_path / "journal.sqlite3")
+    journal.record_fault("sensor", "one")
+    publisher = ClubPublisher(club(1883), journal.path, key=key, client_factory=InstantClient)
+    publisher.start()
+    try:
+        wait_for(lambda: publisher.client.journal_seqs() == [event.seq for event in journal.tail(100)], "the first records")
+        later = journal.record_fault("sensor", "two")
+        publisher.observe({"state": "moving"}, None)
+        wait_for(lambda: later in publisher.client.journal_seqs(), "the record committed after the journal was read")
+    finally:
+        publisher.close()
+        journal.close()
+
+
+class FailingOnceClient(InstantClient):
+    """The connection lost while the first journal record waits for the broker (paho raises then)."""
+
+    def __init__(self, *args, **kwargs):
+        super().__init__()
+        self.failed = False
+
+    def publish(self, topic, payload, qos=0, retain=False):
+        info = super().publish(topic, payload, qos, retain)
+        if topic.endswith("/journal") and not self.failed:
+            self.failed = True
+            self.sent.pop()
+
+            def lost(timeout=None):
+                raise RuntimeError("Message publish failed: The client is not currently connected.")
+            info.wait_for_publish = lost
+        return info
+
+
+def test_a_connection_lost_while_sending_is_no_error_and_the_record_goes_again(tmp_path, caplog, key):
+    journal = Journal.open(tmp_path / "journal.sqlite3")
+    journal.record_fault("sensor", "one")
+    publisher = ClubPublisher(club(1883), journal.path, key=key, client_factory=FailingOnceClient)
+    with caplog.at_level(logging.INFO, logger="firmware_host.service.club"):
+        publisher.start()
+        try:
+            wait_for(lambda: publisher.client.journal_seqs() == [event.seq for event in journal.tail(100)], "every record")
+        finally:
+            publisher.close()
+            journal.close()
+    assert publisher.client.failed and "connection lost while sending" in caplog.text
+    assert not [record for record in caplog.records if record.levelno >= logging.ERROR or record.exc_info]
+
+
+def test_a_hub_that_says_again_what_it_holds_gets_what_followed_at_once(tmp_path, monkeypatch, key):
+    """The hub, killed and started again, missed what came meanwhile; at the next record it says again
+    the last it holds, and the board sends everything after that at once, not once it has been idle
+    for a while (which, at a quick game's pace, may never come: HUB_LAG_S made endless here)."""
+    import firmware_host.service.club as club_module
+
+    monkeypatch.setattr(club_module, "HUB_LAG_S", 10**9)
+    journal = Journal.open(tmp_path / "journal.sqlite3")
+    first = journal.record_fault("sensor", "one")
+    publisher = ClubPublisher(club(1883), journal.path, key=key, client_factory=InstantClient)
+
+    def hub_holds(seq: int) -> None:
+        stream = next(envelope["stream"] for topic, envelope in publisher.client.sent if topic.endswith("/journal"))
+        publisher._hub_ack(None, None, SimpleNamespace(payload=json.dumps({"stream": stream, "seq": seq}).encode()))
+
+    publisher.start()
+    try:
+        wait_for(lambda: first in publisher.client.journal_seqs(), "the first record")
+        hub_holds(first)
+        missed = [journal.record_fault("sensor", "while the hub was down") for _ in range(3)]
+        publisher.journal_changed()
+        wait_for(lambda: publisher.client.journal_seqs()[-1] == missed[-1], "the records the hub missed")
+        hub_holds(first)                                   # the hub is back: it holds no more than that
+        wait_for(lambda: publisher.client.journal_seqs().count(missed[-1]) == 2, "the missed records sent again")
+        assert publisher.client.journal_seqs()[-3:] == missed
+        # The records sent before the hub came back each get the same word: echoes, not a new request.
+        hub_holds(first)
+        marker = journal.record_fault("sensor", "after the echo")
+        publisher.journal_changed()
+        wait_for(lambda: marker in publisher.client.journal_seqs(), "the next record")
+        assert publisher.client.journal_seqs().count(missed[-1]) == 2
+    finally:
+        publisher.close()
+        journal.close()
+
+
+def test_a_board_back_online_awaits_the_hubs_word_and_sends_its_offline_records_once(tmp_path, key):
+    """Back from a while offline, the board first hears where the hub stands (its retained
+    acknowledgement), then sends what it recorded meanwhile: once (it sent them all, then went back to
+    the hub's word and sent them again, before)."""
+    journal = Journal.open(tmp_path / "journal.sqlite3")
+    before = journal.record_fault("sensor", "before going offline")
+    first = ClubPublisher(club(1883), journal.path, key=key, client_factory=InstantClient)
+    first.start()
+    wait_for(lambda: before in first.client.journal_seqs(), "the records before going offline")
+    stream = next(envelope["stream"] for topic, envelope in first.client.sent if topic.endswith("/journal"))
+    first.close()
+    offline = [journal.record_fault("sensor", "while offline") for _ in range(5)]
+    back = ClubPublisher(club(1883), journal.path, key=key, client_factory=InstantClient)
+    back.start()
+    try:
+        back._connected(back.client, None, None, SimpleNamespace(is_failure=False), None)
+        time.sleep(0.5)                    # the broker hands over the hub's retained word soon after
+        back._hub_ack(None, None, SimpleNamespace(payload=json.dumps({"stream": stream, "seq": before}).encode()))
+        wait_for(lambda: offline[-1] in back.client.journal_seqs(), "the records made offline")
+        marker = journal.record_fault("sensor", "back")
+        back.journal_changed()
+        wait_for(lambda: marker in back.client.journal_seqs(), "the next record")
+        assert back.client.journal_seqs() == offline + [marker]
+    finally:
+        back.close()
+        journal.close()
