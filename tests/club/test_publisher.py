@@ -238,6 +238,12 @@ def test_a_connection_lost_while_sending_is_no_error_and_the_record_goes_again(t
     assert not [record for record in caplog.records if record.levelno >= logging.ERROR or record.exc_info]
 
 
+def hub_says(publisher: ClubPublisher, stream: str, seq: int) -> SimpleNamespace:
+    """The hub's acknowledgement to `publisher`'s board, as the broker delivers it."""
+    return SimpleNamespace(topic=f"tavli/{publisher.club.club}/hub/ack/{publisher.club.board}",
+                           payload=json.dumps({"stream": stream, "seq": seq}).encode())
+
+
 def test_a_hub_that_says_again_what_it_holds_gets_what_followed_at_once(tmp_path, monkeypatch, key):
     """The hub, killed and started again, missed what came meanwhile; at the next record it says again
     the last it holds, and the board sends everything after that at once, not once it has been idle
@@ -251,7 +257,7 @@ def test_a_hub_that_says_again_what_it_holds_gets_what_followed_at_once(tmp_path
 
     def hub_holds(seq: int) -> None:
         stream = next(envelope["stream"] for topic, envelope in publisher.client.sent if topic.endswith("/journal"))
-        publisher._hub_ack(None, None, SimpleNamespace(payload=json.dumps({"stream": stream, "seq": seq}).encode()))
+        publisher._hub_ack(None, None, hub_says(publisher, stream, seq))
 
     publisher.start()
     try:
@@ -291,7 +297,7 @@ def test_a_board_back_online_awaits_the_hubs_word_and_sends_its_offline_records_
     try:
         back._connected(back.client, None, None, SimpleNamespace(is_failure=False), None)
         time.sleep(0.5)                    # the broker hands over the hub's retained word soon after
-        back._hub_ack(None, None, SimpleNamespace(payload=json.dumps({"stream": stream, "seq": before}).encode()))
+        back._hub_ack(None, None, hub_says(back, stream, before))
         wait_for(lambda: offline[-1] in back.client.journal_seqs(), "the records made offline")
         marker = journal.record_fault("sensor", "back")
         back.journal_changed()

@@ -128,7 +128,9 @@ def test_a_board_that_committed_and_does_not_reveal_is_warned_then_forfeits(tmp_
     opponent.send({"type": "commit", "roll": 1, "commitment": exchange.my_commitment})
     over = demo.table.wait(lambda view: view.state == m.MATCH_OVER, "the forfeit")
     assert over.match.winner.value == "white" and over.match.games[-1].result.reason == "forfeit"
-    # table-1 revealed (after table-2's commitment), then warned table-2, then told it that it forfeits.
+    # table-1 revealed (after table-2's commitment), then warned table-2, then told it that it forfeits
+    # (the word crosses the broker after the match is over on table-1).
+    wait_for(lambda: any(body["type"] == "forfeit" for body in opponent.received), "table-2 told it forfeits")
     kinds = [body["type"] for body in opponent.received]
     assert kinds.index("reveal") < kinds.index("warning") < kinds.index("forfeit")
     journaled = faults(board.journal)
