@@ -113,15 +113,11 @@ class Stabiliser:
 
     def _check_totals(self, reading: BoardReading) -> None:
         """Faults for a colour with more than 15 checkers (or a board with more than 30, where the
-        sensors cannot tell the colours of a stack apart), blamed on the locations that gained some, until
-        they hold no more than before."""
+        sensors cannot tell the colours of a stack apart), blamed on the locations that gained some."""
         too_many: dict[str, dict[FaultKey, SensorFault]] = {}
         for name, indices, limit in self._totals:
             total = sum(reading.side(COLOURS[index]).total for index in indices)
             if total <= limit:
-                still = self._still_over(name, indices, reading)
-                if still:
-                    too_many[name] = still
                 continue
             if name in self._too_many:   # keep blaming the same locations while the colour stays over
                 too_many[name] = self._too_many[name]
@@ -133,16 +129,6 @@ class Stabiliser:
         self._too_many = too_many
         if not too_many:
             self._last_sane = reading
-
-    def _still_over(self, name: str, indices: tuple[int, ...], reading: BoardReading) -> dict[FaultKey, SensorFault]:
-        """The too-many faults on locations that still hold more than in the last sane board: a checker lifted
-        elsewhere brings the total back, but does not explain what a location gained (dice or a finger on a
-        stack would otherwise read as that checker put down there)."""
-        if self._last_sane is None:
-            return {}
-        before, now = self._last_sane.location_counts(), reading.location_counts()
-        return {key: fault for key, fault in self._too_many.get(name, {}).items() if key[0] is not None
-                and sum(now[key[0]][i] for i in indices) > sum(before.get(key[0], (0, 0))[i] for i in indices)}
 
     def _gained(self, indices: tuple[int, ...], reading: BoardReading) -> list[str]:
         if self._last_sane is None:

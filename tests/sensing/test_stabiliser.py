@@ -66,27 +66,6 @@ def test_too_many_checkers_is_a_fault_on_the_location_that_gained_them_and_never
     assert stabiliser.tick(31.3) == [BoardStable(OPENING)]
 
 
-def test_a_location_blamed_for_too_many_stays_a_fault_when_a_checker_is_lifted_elsewhere():
-    # Dice (or a finger) of a checker's weight on point 13 with all 30 checkers down: 31, a fault there. The
-    # mover then lifts a checker from point 6: 30 again, but point 13's gain is still unexplained; read as a
-    # board it would be a checker moved from 6 to 13.
-    stabiliser = Stabiliser(quiet_s=0.3, colour_by="magnet")
-    settled(stabiliser, OPENING)
-    dice = BoardReading.from_json({"white": {"points": {"24": 2, "13": 6, "8": 3, "6": 5}},
-                                   "black": OPENING.black.to_json()})
-    [fault] = stabiliser.feed(dice, 20.0)
-    assert (fault.location, fault.kind) == ("point:13", FaultKind.TOO_MANY)
-    lifted = BoardReading.from_json({"white": {"points": {"24": 2, "13": 6, "8": 3, "6": 4}},
-                                     "black": OPENING.black.to_json()})
-    assert stabiliser.feed(lifted, 21.0) == [] and stabiliser.tick(30.0) == []
-    assert stabiliser.active_faults == (fault,)
-    # the dice taken off: the checker in hand is a lift, judged as any
-    assert stabiliser.feed(BoardReading.from_json({"white": {"points": {"24": 2, "13": 5, "8": 3, "6": 4}},
-                                                   "black": OPENING.black.to_json()}), 32.0)[:1] == [
-        SensorFaultCleared("point:13", FaultKind.TOO_MANY)]
-    assert stabiliser.active_faults == ()
-
-
 def test_too_many_from_the_first_reading_blames_the_board():
     stabiliser = Stabiliser()
     crowded = BoardReading.from_json({"white": {"points": {"1": 15}, "bar": 1}, "black": {}})
