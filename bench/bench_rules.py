@@ -24,7 +24,8 @@ process (read, parsed, answered, written to nowhere), best of the same runs; goa
 gnubg for both. OPENBLAS_NUM_THREADS is 1, as the command line sets it.
 
 The first line says which search was timed: the compiled one where the extension is built
-(setup.py), the pure-Python one otherwise or with TAVLI_PURE_PYTHON=1 in the environment.
+(setup.py), the pure-Python one otherwise or with TAVLI_PURE_PYTHON=1 in the environment; with
+--gnubg, the next says the same of the bot's inputs (`hint`).
 
 Gul Bara's cascades (doubles from the fourth turn on) are reported in rows of their own:
 * "gulbara" holds its other positions only;
@@ -358,6 +359,10 @@ def main() -> None:
     args = parser.parse_args()
     print("search: " + ("compiled (firmware_host/rules/_search.c)" if COMPILED else
                         "pure Python (the extension is not built, or TAVLI_PURE_PYTHON is set)"))
+    if args.gnubg:
+        from firmware_host.bot.features import COMPILED as ENCODER_COMPILED
+        print("bot inputs: " + ("compiled (firmware_host/bot/_encode.c)" if ENCODER_COMPILED else
+                                "numpy (the extension is not built, or TAVLI_PURE_PYTHON is set)"))
     print("legal plays per position, thread CPU milliseconds (goals: p99 < 5, max < 50); "
           "+pos: also every play's position built; json: also the JSON text `moves` writes")
     print(f"{'variant':16} {'positions':>9} {'plays/s':>9} {'p50 ms':>7} {'p99 ms':>7} "

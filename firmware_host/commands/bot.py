@@ -17,8 +17,9 @@ from typing import Any, Callable, Iterator, TextIO
 
 import numpy as np
 
-from firmware_host.bot import OUTCOMES, Bot, Ranked
+from firmware_host.bot import OUTCOMES, Bot
 from firmware_host.bot.features import GameShape, input_size
+from firmware_host.bot.players import rounded
 from firmware_host.bot.network import Network
 from firmware_host.bot.training import Settings, Trainer, settings_json
 from firmware_host.commands import UsageError
@@ -125,18 +126,17 @@ def hint_text(bots: _Bots, position: Position, dice: Any, options: Any, max_play
     if options is not None and not isinstance(options, dict):
         raise RulesError(f"rules must be an object of options, not {json.dumps(options)}")
     turn = Turn(position, dice, options)
-    ranked = bots.for_rules(turn.rules).ranked(turn, limit=max_plays)
-    return '{"plays": [' + ", ".join([_ranked_text(choice) for choice in ranked]) + "]}"
+    plays, chances, points = bots.for_rules(turn.rules).ranking(turn, limit=max_plays)
+    numbers = rounded(np.concatenate([chances[:, _SORTED_OUTCOMES], points[:, None]], axis=1))
+    heads = [_RANKED_HEAD % tuple(row) for row in numbers.tolist()]
+    # Each play's own text follows its head, which sorts before every key of it.
+    return '{"plays": [' + ", ".join([head + play.to_json_text()[1:] for head, play in zip(heads, plays)]) + "]}"
 
 
-def _ranked_text(choice: Ranked) -> str:
-    # "chances" and "equity" sort before every key of the play's own text.
-    chances = choice.chances_json()
-    chances_text = ", ".join([f'"{name}": {chances[name]!r}' for name in _SORTED_OUTCOMES])
-    return f'{{"chances": {{{chances_text}}}, "equity": {round(choice.equity, 4)!r}, {choice.play.to_json_text()[1:]}'
-
-
-_SORTED_OUTCOMES = sorted(OUTCOMES)
+# "chances" (its outcomes in sorted order) and "equity", each a number as repr writes it.
+_SORTED_OUTCOMES = [OUTCOMES.index(name) for name in sorted(OUTCOMES)]
+_RANKED_HEAD = ('{"chances": {' + ", ".join(f'"{name}": %r' for name in sorted(OUTCOMES))
+                + '}, "equity": %r, ')
 
 
 def hint_answerer(max_plays: int) -> Callable[[Any], str]:
