@@ -29,12 +29,14 @@ those older than `window_s`, but only back to a checkpoint: a trace whose first 
 
 The ring stays bounded whatever the board does, for weeks on end: while the state is what the
 journal resumes to (no write since a game start or a roll), a fresh checkpoint is taken every
-`window_s / 4`, so an idle board's ring (the MCU's heartbeats and snapshots) stays one window
-long; and a checkpoint older than two windows is dropped all the same (a board left for the night
-at a game's end or in a correction then gives a trace that starts without one). Junk on the line
-is bounded too: the ring never holds more than LIMIT_BYTES (8 MiB) of records, dropping the oldest,
-checkpoints with them, past it (junk at line rate fills that in minutes; a working link's hour is a
-fraction of it).
+`window_s / 4`, or sooner, once a quarter of LIMIT_BYTES has been recorded since the last one, so
+an idle board's ring (the MCU's heartbeats and snapshots) stays at most one window long; and a
+checkpoint older than two windows is dropped all the same (a board left for the night at a game's
+end or in a correction then gives a trace that starts without one). The ring also never holds more
+than LIMIT_BYTES (1 MiB) of records: past it the oldest go, up to the next checkpoint where there is
+one, so that the trace still starts with one. Busy play fills that in about seven minutes (the MCU's
+frames, about 155 KiB a minute: bench/records/service-memory-2026-11-28.json), which still reaches
+back past the last roll's checkpoint, and junk at line rate in seconds.
 """
 from __future__ import annotations
 
@@ -62,7 +64,9 @@ VERSION = 1
 WINDOW_S = 3600.0         # an hour of play is a few megabytes of records
 # A checkpoint this many windows old is dropped, with the records after it up to the next one.
 CHECKPOINT_KEPT_WINDOWS = 3
-LIMIT_BYTES = 8 * 2**20
+# The ring's share of the service's memory (goal: under 40 MB on a Pi Zero 2 W; a busy hour of
+# play would be some 9 MB): what is needed to replay the last minutes before a bug report is seen.
+LIMIT_BYTES = 2**20
 # What a record costs in memory beside its bytes: the tuple, the float, the bytes object, the deque's slot.
 RECORD_COST = 160
 BUTTON_EVENTS = {cls.__name__: cls for cls in (DicePressed, DiceHeld, DiceButtonStuck, DiceButtonFreed)}
@@ -119,6 +123,7 @@ class TraceRecorder:
         # what resuming the journal gives (`follow`); None when it is not, or nothing is followed.
         self._resumable: Callable[[], Sequence[Event]] | None = None
         self._last_checkpoint = float("-inf")
+        self._cost_since_checkpoint = 0   # bytes recorded since the newest checkpoint
 
     @classmethod
     def for_config(cls, config, **options) -> TraceRecorder:
@@ -132,16 +137,24 @@ class TraceRecorder:
         with self._lock:
             record = (now, kind, value, extra)
             self._records.append(record)
-            self._cost += _record_cost(record)
+            cost = _record_cost(record)
+            self._cost += cost
+            self._cost_since_checkpoint += cost
             if kind in ("open", "lost"):
                 self._port, self._hello = (value if kind == "open" else None), None
             if kind == "checkpoint":
                 self._checkpoint_times.append(now)
                 self._last_checkpoint = now
+                self._cost_since_checkpoint = 0
             self._trim(now)
-            while self._cost > LIMIT_BYTES:
-                self._drop_first()
-            resumable = self._resumable if now - self._last_checkpoint >= self.window_s / 4 else None
+            if self._cost > LIMIT_BYTES:
+                while self._cost > LIMIT_BYTES:
+                    self._drop_first()
+                while self._checkpoint_times and self._records[0][1] != "checkpoint":
+                    self._drop_first()   # a replay starts at a checkpoint: what is before it is no use
+            due = (now - self._last_checkpoint >= self.window_s / 4
+                   or self._cost_since_checkpoint >= LIMIT_BYTES / 4)
+            resumable = self._resumable if due else None
         if resumable is not None:
             self.checkpoint(resumable())
 
@@ -229,6 +242,11 @@ class TraceRecorder:
     def __len__(self) -> int:
         """Records in the ring."""
         return len(self._records)
+
+    @property
+    def size_bytes(self) -> int:
+        """About the memory the ring's records hold (`_record_cost` each)."""
+        return self._cost
 
     @property
     def complete(self) -> bool:

@@ -8,7 +8,7 @@ import json
 import tracemalloc
 
 from firmware_host.journal.events import Event, Kind
-from firmware_host.service.trace import TraceRecorder
+from firmware_host.service.trace import LIMIT_BYTES, TraceRecorder
 
 HOUR = 3600.0
 WEEK = 7 * 24 * HOUR
@@ -112,21 +112,63 @@ def test_a_board_left_at_a_games_end_for_a_week_stays_bounded_too():
     assert_flat_after_the_first_hours(sizes, 3.1)
 
 
-def test_junk_read_a_byte_at_a_time_for_minutes_stays_within_the_stated_8_mib():
-    """Issue 29: junk at line rate over a link read one byte at a time is a record per byte; an
-    hour's window of them would be gigabytes. The ring's own memory stays within its 8 MiB (measured,
-    not counted), and the newest bytes are the ones kept."""
-    clock = Clock()
-    recorder = TraceRecorder({}, window_s=WINDOW_S, clock=clock, wall_clock=clock)
+def ring_memory_after(feed) -> int:
+    """The memory the ring holds (measured by tracemalloc, not counted) after `feed()`."""
     tracemalloc.start()
     try:
         before = tracemalloc.get_traced_memory()[0]
+        feed()
+        return tracemalloc.get_traced_memory()[0] - before
+    finally:
+        tracemalloc.stop()
+
+
+def test_junk_read_a_byte_at_a_time_for_minutes_stays_within_the_rings_megabyte():
+    """Issue 29: junk at line rate over a link read one byte at a time is a record per byte; an
+    hour's window of them would be gigabytes. The ring's own memory stays within LIMIT_BYTES
+    (measured, not counted), and the newest bytes are the ones kept."""
+    clock = Clock()
+    recorder = TraceRecorder({}, window_s=WINDOW_S, clock=clock, wall_clock=clock)
+
+    def junk() -> None:
         for byte in range(300_000):          # 26 s of bytes at 115200 baud
             clock.now += 1 / 11_520
             recorder.record("rx", bytes([byte % 256]))
-        grown = tracemalloc.get_traced_memory()[0] - before
-    finally:
-        tracemalloc.stop()
-    assert grown <= 9 * 2**20
+    assert ring_memory_after(junk) <= 1.1 * LIMIT_BYTES
     last = json.loads(list(recorder.lines())[-1])
     assert not recorder.complete and last["rx"] == f"{299_999 % 256:02x}"
+
+
+def test_an_hour_of_busy_play_keeps_the_ring_within_a_megabyte_and_replayable():
+    """Issue 33: a board in play reads the MCU about 16 times a second, a few bytes each (measured:
+    bench_service_realtime.py --busy, ring_records), some 9 MB an hour: the ring's share of a
+    service under 40 MB is a megabyte (LIMIT_BYTES). Past it the oldest records go up to a
+    checkpoint, so the trace still starts with one and reaches back minutes."""
+    journal = FakeJournal()
+    recorder, clock = recorder_following(journal)
+    journal.write(Kind.MATCH_STARTED)
+
+    def busy_hour() -> None:
+        for tick in range(1, int(HOUR * 16) + 1):
+            clock.now = tick / 16
+            recorder.record("rx", bytes(6))
+            if tick % (30 * 16) == 0:                                # a turn every 30 s
+                for kind in _turn_writes(tick // (30 * 16)):
+                    journal.write(kind)
+    assert ring_memory_after(busy_hour) <= 1.1 * 2**20
+    first = json.loads(list(recorder.lines())[1])
+    assert "checkpoint" in first and not recorder.complete
+    assert clock.now - first["t"] >= 5 * 60
+
+
+def test_an_idle_ring_cut_by_its_size_still_starts_with_a_checkpoint():
+    """An idle board whose heartbeats fill the ring's bytes before its time window: checkpoints come
+    every quarter of LIMIT_BYTES too, so the ring's first record is always one."""
+    journal = FakeJournal()
+    recorder, clock = recorder_following(journal)
+    for tick in range(1, 200_000):
+        clock.now = tick / 20                                        # 20 records a second, no play
+        recorder.record("rx", bytes(40))
+    first = json.loads(list(recorder.lines())[1])
+    assert "checkpoint" in first and not recorder.complete
+    assert recorder.size_bytes <= LIMIT_BYTES
