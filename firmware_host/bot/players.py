@@ -53,8 +53,9 @@ def flip(chances: np.ndarray) -> np.ndarray:
 
 
 def equity(chances: np.ndarray) -> np.ndarray:
-    """Expected points: one for a game won or lost, one more for two points, one more for three."""
-    win, win_double, win_triple, lose_double, lose_triple = np.moveaxis(chances, -1, 0)
+    """Expected points: one for a game won or lost, one more for two points, one more for three.
+    `chances`: one row of five, or a column of them."""
+    win, win_double, win_triple, lose_double, lose_triple = chances.T
     return 2.0 * win - 1.0 + win_double + win_triple - lose_double - lose_triple
 
 

@@ -106,16 +106,18 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 # -- hint -------------------------------------------------------------------------------------------
 
 class _Bots:
-    """The shipped bot of each game, loaded on first use."""
+    """The shipped bot of each game, loaded on first use; the last one made for each game is kept
+    for its rules (a game's default rules are one object: `Rules.for_variant`)."""
 
     def __init__(self) -> None:
-        self._networks: dict[str, Network] = {}
+        self._bots: dict[str, Bot] = {}
 
     def for_rules(self, rules: Rules) -> Bot:
-        name = rules.variant.name
-        if name not in self._networks:
-            self._networks[name] = Bot.trained(rules).network
-        return Bot(rules, self._networks[name])
+        bot = self._bots.get(rules.variant.name)
+        if bot is None or bot.rules is not rules:
+            network = Bot.trained(rules).network if bot is None else bot.network
+            bot = self._bots[rules.variant.name] = Bot(rules, network)
+        return bot
 
 
 def hint_text(bots: _Bots, position: Position, dice: Any, options: Any, max_plays: int) -> str:
