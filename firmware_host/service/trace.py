@@ -33,10 +33,10 @@ journal resumes to (no write since a game start or a roll), a fresh checkpoint i
 an idle board's ring (the MCU's heartbeats and snapshots) stays at most one window long; and a
 checkpoint older than two windows is dropped all the same (a board left for the night at a game's
 end or in a correction then gives a trace that starts without one). The ring also never holds more
-than LIMIT_BYTES (1 MiB) of records: past it the oldest go, up to the next checkpoint where there is
-one, so that the trace still starts with one. Busy play fills that in about seven minutes (the MCU's
-frames, about 155 KiB a minute: bench/records/service-memory-2026-11-28.json), which still reaches
-back past the last roll's checkpoint, and junk at line rate in seconds.
+than LIMIT_BYTES (512 KiB) of records: past it the oldest go, up to the next checkpoint where there
+is one, so that the trace still starts with one. Busy play fills that in about three minutes (the
+MCU's frames, about 155 KiB a minute: bench/records/service-memory-2026-11-28.json), which still
+reaches back past the last roll's checkpoint, and junk at line rate in seconds.
 """
 from __future__ import annotations
 
@@ -61,12 +61,13 @@ log = logging.getLogger(__name__)
 
 FORMAT = "tavli-board"
 VERSION = 1
-WINDOW_S = 3600.0         # an hour of play is a few megabytes of records
+WINDOW_S = 3600.0         # an idle hour; in play LIMIT_BYTES cuts the ring first
 # A checkpoint this many windows old is dropped, with the records after it up to the next one.
 CHECKPOINT_KEPT_WINDOWS = 3
 # The ring's share of the service's memory (goal: under 40 MB on a Pi Zero 2 W; a busy hour of
-# play would be some 9 MB): what is needed to replay the last minutes before a bug report is seen.
-LIMIT_BYTES = 2**20
+# play would be some 9 MB, and the process holds more than the records count): the last
+# minutes before a bug is reported, enough to replay it from the last roll.
+LIMIT_BYTES = 2**19
 # What a record costs in memory beside its bytes: the tuple, the float, the bytes object, the deque's slot.
 RECORD_COST = 160
 BUTTON_EVENTS = {cls.__name__: cls for cls in (DicePressed, DiceHeld, DiceButtonStuck, DiceButtonFreed)}

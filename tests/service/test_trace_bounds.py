@@ -123,7 +123,7 @@ def ring_memory_after(feed) -> int:
         tracemalloc.stop()
 
 
-def test_junk_read_a_byte_at_a_time_for_minutes_stays_within_the_rings_megabyte():
+def test_junk_read_a_byte_at_a_time_for_minutes_stays_within_the_rings_bytes():
     """Issue 29: junk at line rate over a link read one byte at a time is a record per byte; an
     hour's window of them would be gigabytes. The ring's own memory stays within LIMIT_BYTES
     (measured, not counted), and the newest bytes are the ones kept."""
@@ -139,10 +139,10 @@ def test_junk_read_a_byte_at_a_time_for_minutes_stays_within_the_rings_megabyte(
     assert not recorder.complete and last["rx"] == f"{299_999 % 256:02x}"
 
 
-def test_an_hour_of_busy_play_keeps_the_ring_within_a_megabyte_and_replayable():
+def test_an_hour_of_busy_play_keeps_the_ring_within_half_a_megabyte_and_replayable():
     """Issue 33: a board in play reads the MCU about 16 times a second, a few bytes each (measured:
     bench_service_realtime.py --busy, ring_records), some 9 MB an hour: the ring's share of a
-    service under 40 MB is a megabyte (LIMIT_BYTES). Past it the oldest records go up to a
+    service under 40 MB is half a megabyte (LIMIT_BYTES). Past it the oldest records go up to a
     checkpoint, so the trace still starts with one and reaches back minutes."""
     journal = FakeJournal()
     recorder, clock = recorder_following(journal)
@@ -155,10 +155,10 @@ def test_an_hour_of_busy_play_keeps_the_ring_within_a_megabyte_and_replayable():
             if tick % (30 * 16) == 0:                                # a turn every 30 s
                 for kind in _turn_writes(tick // (30 * 16)):
                     journal.write(kind)
-    assert ring_memory_after(busy_hour) <= 1.1 * 2**20
+    assert ring_memory_after(busy_hour) <= 1.1 * 2**19
     first = json.loads(list(recorder.lines())[1])
     assert "checkpoint" in first and not recorder.complete
-    assert clock.now - first["t"] >= 5 * 60
+    assert clock.now - first["t"] >= 2 * 60
 
 
 def test_an_idle_ring_cut_by_its_size_still_starts_with_a_checkpoint():
