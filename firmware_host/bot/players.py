@@ -139,6 +139,8 @@ class Bot:
         plays = turn.plays(limit=limit) if len(turn.stages) == 1 else [self.choose(turn)]
         chances = self.chances(turn, plays)
         points = equity(chances)
+        if len(plays) == 1:   # many turns: nothing to order
+            return plays, chances, points
         order = np.argsort(-points, kind="stable")
         return [plays[i] for i in order.tolist()], chances[order], points[order]
 

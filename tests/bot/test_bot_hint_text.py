@@ -18,6 +18,9 @@ POSITIONS = [(Position.start(variant), dice) for variant in VARIANTS for dice in
     (Position.from_json({"variant": "plakoto", "turn": "black",
                          "white": {"points": {"24": 12, "10": 1, "5": 2}},
                          "black": {"points": {"1": 13, "10": 1, "18": 1}}, "pinned": {"10": "white"}}), (3, 3)),
+    (Position.from_json({"variant": "portes", "turn": "black",     # one play: no move (a closed board)
+                         "white": {"points": {"6": 2, "5": 2, "4": 2, "3": 2, "2": 2, "1": 2, "13": 3}},
+                         "black": {"points": {"12": 13}, "bar": 2}}), (6, 6)),
     (Position.from_json({"variant": "portes", "white": {"points": {"24": 2, "13": 4, "8": 2, "6": 4, "5": 2, "3": 1}},
                          "black": {"points": {"1": 2, "12": 4, "17": 3, "19": 4, "4": 1, "20": 1}}}), (4, 2)),
 ]
