@@ -33,16 +33,17 @@ journal resumes to (no write since a game start or a roll), a fresh checkpoint i
 an idle board's ring (the MCU's heartbeats and snapshots) stays at most one window long; and a
 checkpoint older than two windows is dropped all the same (a board left for the night at a game's
 end or in a correction then gives a trace that starts without one). The ring also never holds more
-than LIMIT_BYTES (512 KiB) of records: past it the oldest go, up to the next checkpoint where there
-is one, so that the trace still starts with one. Busy play fills that in about three minutes (the
-MCU's frames, about 155 KiB a minute: bench/records/service-memory-2026-11-28.json), which still
-reaches back past the last roll's checkpoint, and junk at line rate in seconds.
+than LIMIT_BYTES (256 KiB) of records: past it the oldest go, up to the next checkpoint where there
+is one, so that the trace still starts with one. Busy play fills that in about four minutes (the
+MCU's frames, some 16 reads of a few bytes a second: bench/records/service-memory-2026-11-28.json),
+which still reaches back past the last roll's checkpoint, and junk at line rate in seconds.
 """
 from __future__ import annotations
 
 import dataclasses
 import json
 import logging
+import struct
 import threading
 import time
 from collections import deque
@@ -67,8 +68,9 @@ CHECKPOINT_KEPT_WINDOWS = 3
 # The ring's share of the service's memory (goal: under 40 MB on a Pi Zero 2 W; a busy hour of
 # play would be some 9 MB, and the process holds more than the records count): the last
 # minutes before a bug is reported, enough to replay it from the last roll.
-LIMIT_BYTES = 2**19
-# What a record costs in memory beside its bytes: the tuple, the float, the bytes object, the deque's slot.
+LIMIT_BYTES = 2**18
+# What a record kept as a tuple (not the link's bytes: `_packed`) costs in memory beside its bytes:
+# the tuple, the float, the bytes object, the deque's slot.
 RECORD_COST = 160
 BUTTON_EVENTS = {cls.__name__: cls for cls in (DicePressed, DiceHeld, DiceButtonStuck, DiceButtonFreed)}
 RECORD_KINDS = ("rx", "tx", "open", "lost", "button", "die", "checkpoint")
@@ -113,7 +115,7 @@ class TraceRecorder:
         self._clock = clock
         self._origin = clock()
         self.started = _utc(wall_clock())
-        self._records: deque[tuple[float, str, Any, Any]] = deque()
+        self._records: deque[bytes | tuple[float, str, Any, Any]] = deque()   # `_packed`
         self._cost = 0            # of the records in the ring, in bytes (`_record_cost`)
         self._checkpoint_times: deque[float] = deque()    # of the checkpoints in the ring
         self._port: str | None = None       # the open port's url
@@ -136,7 +138,7 @@ class TraceRecorder:
         """One record; `at`: the application's clock time (default: now). Never raises."""
         now = (self._clock() if at is None else at) - self._origin
         with self._lock:
-            record = (now, kind, value, extra)
+            record = _packed(now, kind, value, extra)
             self._records.append(record)
             cost = _record_cost(record)
             self._cost += cost
@@ -151,7 +153,7 @@ class TraceRecorder:
             if self._cost > LIMIT_BYTES:
                 while self._cost > LIMIT_BYTES:
                     self._drop_first()
-                while self._checkpoint_times and self._records[0][1] != "checkpoint":
+                while self._checkpoint_times and not _is_checkpoint(self._records[0]):
                     self._drop_first()   # a replay starts at a checkpoint: what is before it is no use
             due = (now - self._last_checkpoint >= self.window_s / 4
                    or self._cost_since_checkpoint >= LIMIT_BYTES / 4)
@@ -164,15 +166,15 @@ class TraceRecorder:
         starts there) while it is less than CHECKPOINT_KEPT_WINDOWS windows old. Past that, the
         records up to the next checkpoint go with it (they cannot be replayed without it)."""
         records, checkpoints = self._records, self._checkpoint_times
-        while records and now - records[0][0] > self.window_s:
-            if records[0][1] == "checkpoint":
+        while records and now - _time(records[0]) > self.window_s:
+            if _is_checkpoint(records[0]):
                 newer_before_window = len(checkpoints) >= 2 and now - checkpoints[1] > self.window_s
                 if not newer_before_window:
-                    if now - records[0][0] <= CHECKPOINT_KEPT_WINDOWS * self.window_s:
+                    if now - _time(records[0]) <= CHECKPOINT_KEPT_WINDOWS * self.window_s:
                         return
                     self._drop_first()
-                    while records and records[0][1] != "checkpoint" and (
-                            checkpoints or now - records[0][0] > self.window_s):
+                    while records and not _is_checkpoint(records[0]) and (
+                            checkpoints or now - _time(records[0]) > self.window_s):
                         self._drop_first()
                     continue
             self._drop_first()
@@ -180,7 +182,7 @@ class TraceRecorder:
     def _drop_first(self) -> None:
         record = self._records.popleft()
         self._cost -= _record_cost(record)
-        if record[1] == "checkpoint":
+        if _is_checkpoint(record):
             self._checkpoint_times.popleft()
         self.dropped += 1
 
@@ -259,7 +261,7 @@ class TraceRecorder:
         yield json.dumps({"trace": FORMAT, "version": VERSION, "started": self.started, "complete": self.complete,
                           "resumed": self.resumed, "settings": self.settings})
         for record in records:
-            yield json.dumps(_record_json(record))
+            yield json.dumps(_record_json(_unpacked(record)))
 
     def save(self, path: Path) -> Path:
         path = Path(path)
@@ -289,8 +291,40 @@ class TraceRecorder:
         return thread
 
 
-def _record_cost(record: tuple[float, str, Any, Any]) -> int:
+# The link's bytes, nearly all of a working board's records, are kept as one bytes object each, the
+# time and the direction packed before them: a tuple, a float and a bytes object cost three times
+# as much (busy play reads a few bytes at a time, 16 reads a second).
+_LINK = struct.Struct("<dB")
+_LINK_KINDS = ("rx", "tx")
+# What a packed record costs in memory beside its length: the bytes object's header, the deque's slot.
+PACKED_COST = 48
+
+
+def _packed(t: float, kind: str, value: Any, extra: Any) -> bytes | tuple[float, str, Any, Any]:
+    if kind in _LINK_KINDS:
+        return _LINK.pack(t, _LINK_KINDS.index(kind)) + value
+    return t, kind, value, extra
+
+
+def _unpacked(record: bytes | tuple[float, str, Any, Any]) -> tuple[float, str, Any, Any]:
+    if type(record) is bytes:
+        t, direction = _LINK.unpack_from(record)
+        return t, _LINK_KINDS[direction], record[_LINK.size:], None
+    return record
+
+
+def _time(record: bytes | tuple[float, str, Any, Any]) -> float:
+    return _LINK.unpack_from(record)[0] if type(record) is bytes else record[0]
+
+
+def _is_checkpoint(record: bytes | tuple[float, str, Any, Any]) -> bool:
+    return type(record) is tuple and record[1] == "checkpoint"
+
+
+def _record_cost(record: bytes | tuple[float, str, Any, Any]) -> int:
     """About the memory a record holds (a checkpoint's events are shared with the journal's follower)."""
+    if type(record) is bytes:
+        return PACKED_COST + len(record)
     value = record[2]
     return RECORD_COST + (len(value) if isinstance(value, bytes) else 0)
 
