@@ -124,6 +124,22 @@ def test_rounded_numbers_are_pythons_round_to_four_decimals(values):
     assert rounded(array).tolist() == [round(float(value), 4) for value in array]
 
 
+@pytest.mark.parametrize("rows", [1, 3, 40])
+def test_the_network_computes_its_formula_written_out(rows):
+    # One hidden layer of sigmoids, five sigmoid outputs, inputs clipped at +-40: bit for bit, on
+    # inputs that reach the clip both ways.
+    rng = np.random.default_rng(rows)
+    network = Network.fresh(211, 80, rng)
+    x = (rng.standard_normal((rows, 211)) * 50).astype(np.float32)
+
+    def sigmoid(z):
+        return 1.0 / (1.0 + np.exp(-np.clip(z, -40.0, 40.0)))
+    hidden = sigmoid(x @ network.hidden_weights.T + network.hidden_bias)
+    expected = sigmoid(hidden @ network.output_weights.T + network.output_bias)
+    assert np.array_equal(network.forward(x), expected)
+    assert network.forward(x).dtype == np.float32
+
+
 def test_three_point_chances_where_the_rules_score_three():
     def most(variant, options=None):
         return GameShape.of(Rules.for_variant(variant, options)).most_points
