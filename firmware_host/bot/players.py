@@ -80,12 +80,17 @@ class Ranked:
         return dict(zip(OUTCOMES, rounded(self.chances).tolist()))
 
 
+def ten_thousandths(values: np.ndarray) -> np.ndarray:
+    """Chances or expected points (float32) in whole ten-thousandths, as float64, halves to even:
+    what Python's round(float(v), 4) rounds to, in one operation. A float32's 24 significant bits
+    times 10**4 fit float64's 53 exactly, so the halfway cases are the exact decimal's."""
+    return np.rint(values.astype(np.float64) * 10_000)
+
+
 def rounded(values: np.ndarray) -> np.ndarray:
     """Chances or expected points (float32) to the four decimals `hint` writes, as float64: the same
-    as Python's round(float(v), 4) for each, in one operation. numpy rounds v * 10**4 to an integer
-    and divides by 10**4; a float32's 24 significant bits times 10**4 fit float64's 53 exactly, so
-    the halfway cases come out as the exact decimal's, and the division is correctly rounded."""
-    return np.round(values.astype(np.float64), 4)
+    as Python's round(float(v), 4) for each (the division is correctly rounded, as round's result)."""
+    return ten_thousandths(values) / 10_000
 
 
 class Bot:

@@ -6,10 +6,14 @@ import io
 import json
 import sys
 
+import numpy as np
 import pytest
+from hypothesis import given, strategies as st
 
 from firmware_host.bot import Bot
+from firmware_host.bot.players import ten_thousandths
 from firmware_host.cli import main
+from firmware_host.commands.bot import _chance_texts
 from firmware_host.rules import VARIANTS, Position, Turn
 
 POSITIONS = [(Position.start(variant), dice) for variant in VARIANTS for dice in ((6, 5), (3, 3))] + [
@@ -40,3 +44,11 @@ def test_hint_jsonl_writes_the_sorted_json_of_the_ranked_plays(position, dice, m
                                                               "dice": list(dice)}) + "\n"))
     assert main(["hint", "--jsonl"]) == 0
     assert capsys.readouterr().out == expected_line(position, dice) + "\n"
+
+
+@given(st.lists(st.one_of(st.floats(0, 1, width=32), st.integers(0, 32).map(lambda k: k / 32)), min_size=1))
+def test_each_chance_is_written_as_repr_writes_it_rounded(chances):
+    # `hint` looks a chance's text up by its ten-thousandths: the text of round(v, 4), halves to even.
+    values = np.array(chances, np.float32)
+    looked_up = [_chance_texts()[k] for k in ten_thousandths(values).astype(int).tolist()]
+    assert looked_up == [repr(round(float(value), 4)) for value in values]
