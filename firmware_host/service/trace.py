@@ -186,10 +186,10 @@ class TraceRecorder:
             self._checkpoint_times.popleft()
         self.dropped += 1
 
-    def checkpoint(self, events: Sequence[Event], count: int | None = None) -> None:
+    def checkpoint(self, events: Sequence[str], count: int | None = None) -> None:
         """The application's state now: the unfinished match's journal records (the first `count` of
-        `events`, default all), the port and the hello. `events` is kept, not copied: the caller only
-        ever appends to it, so checkpoints share one list."""
+        `events`, each as `_event_text` writes it; default all), the port and the hello. `events` is
+        kept, not copied: the caller only ever appends to it, so checkpoints share one list."""
         with self._lock:
             link = (self._port, self._hello)
         self.record("checkpoint", (events, len(events) if count is None else count, *link))
@@ -199,16 +199,20 @@ class TraceRecorder:
         (not one that ends a game: the journal cannot resume a game over; the next game's start will do).
 
         The match's records are gathered as they are written, not read back at each checkpoint: an
-        hour of checkpoints then costs a few numbers each, not a copy of the match each."""
-        match_events = list(journal.unfinished_match_events())
+        hour of checkpoints then costs a few numbers each, not a copy of the match each. They are
+        kept as their JSON text, a fifth of what a play's record holds as objects."""
+        unfinished = journal.unfinished_match_events()
+        match_id = unfinished[0].match_id if unfinished else None
+        match_events = [_event_text(event) for event in unfinished]
 
         def written(events: list[Event]) -> None:
-            nonlocal match_events
+            nonlocal match_events, match_id
             for event in events:
                 if event.kind is Kind.MATCH_STARTED:
-                    match_events = [event]   # a new list: the checkpoints of the last match keep theirs
-                elif match_events and event.match_id == match_events[0].match_id:
-                    match_events.append(event)
+                    match_events = [_event_text(event)]   # a new list: the last match's checkpoints keep theirs
+                    match_id = event.match_id
+                elif match_events and event.match_id == match_id:
+                    match_events.append(_event_text(event))
             kinds = {event.kind for event in events}
             resumable = bool(kinds & CHECKPOINT_KINDS) and Kind.GAME_ENDED not in kinds
             self._resumable = (lambda: match_events) if resumable else None
@@ -335,7 +339,7 @@ def _record_json(record: tuple[float, str, Any, Any]) -> dict[str, Any]:
         value = value.hex(" ")
     elif kind == "checkpoint":
         events, count, port, hello = value
-        value = {"journal": [_event_json(event) for event in events[:count]], "port": port,
+        value = {"journal": [json.loads(text) for text in events[:count]], "port": port,
                  "hello": None if hello is None else hello.hex(" ")}
     item: dict[str, Any] = {"t": round(t, 6), kind: value}
     if kind == "button":
@@ -343,9 +347,9 @@ def _record_json(record: tuple[float, str, Any, Any]) -> dict[str, Any]:
     return item
 
 
-def _event_json(event: Event) -> dict[str, Any]:
-    return {"seq": event.seq, "match": event.match_id, "game": event.game, "kind": event.kind.value,
-            "at": event.at, "data": dict(event.data)}
+def _event_text(event: Event) -> str:
+    return json.dumps({"seq": event.seq, "match": event.match_id, "game": event.game, "kind": event.kind.value,
+                       "at": event.at, "data": dict(event.data)})
 
 
 class TracedPort:

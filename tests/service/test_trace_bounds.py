@@ -5,9 +5,11 @@ journal writes are a match's (games, rolls, plays, a match every two hours)."""
 from __future__ import annotations
 
 import json
+import random
 import tracemalloc
 
 from firmware_host.journal.events import Event, Kind
+from firmware_host.rules import Position, Turn
 from firmware_host.service.trace import LIMIT_BYTES, TraceRecorder
 
 HOUR = 3600.0
@@ -36,11 +38,11 @@ class FakeJournal:
     def unfinished_match_events(self):
         return []
 
-    def write(self, kind: Kind) -> None:
+    def write(self, kind: Kind, data: dict | None = None) -> None:
         self.seq += 1
         if kind is Kind.MATCH_STARTED:
             self.match_id = self.seq
-        event = Event(self.seq, self.match_id, 1, kind, "2026-11-25T00:00:00.000Z", {})
+        event = Event(self.seq, self.match_id, 1, kind, "2026-11-25T00:00:00.000Z", data or {})
         for listener in self.listeners:
             listener([event])
 
@@ -172,3 +174,28 @@ def test_an_idle_ring_cut_by_its_size_still_starts_with_a_checkpoint():
     first = json.loads(list(recorder.lines())[1])
     assert "checkpoint" in first and not recorder.complete
     assert recorder.size_bytes <= LIMIT_BYTES
+
+
+def test_the_match_kept_for_checkpoints_costs_its_text_not_its_objects():
+    """Issue 33: the ring's checkpoints need the unfinished match's journal records, which the
+    recorder keeps as the match goes. A play's record is some 3 KB as objects (its position's
+    dicts, which nothing else holds once written); kept as its JSON text, well under 1 KB."""
+    rng = random.Random(3)
+    position, plays = Position.start("portes"), []
+    for _ in range(60):
+        play = Turn(position, (rng.randint(1, 6), rng.randint(1, 6))).pick_play(rng.choice)
+        plays.append(play)
+        position = play.position
+    journal = FakeJournal()
+    recorder, clock = recorder_following(journal)
+    journal.write(Kind.MATCH_STARTED)
+
+    def a_long_match() -> None:
+        for turn in range(300):
+            clock.now += 20
+            journal.write(Kind.PLAY, {"side": "white", "dice": [3, 1], **plays[turn % 60].to_json()})
+            journal.write(Kind.ROLL, {"side": "black", "dice": [rng.randint(1, 6), rng.randint(1, 6)]})
+    assert ring_memory_after(a_long_match) <= 300 * 1000
+    checkpoint = json.loads(list(recorder.lines())[-1])["checkpoint"]
+    assert len(checkpoint["journal"]) == 1 + 2 * 300
+    assert checkpoint["journal"][-2]["data"]["position"] == plays[299 % 60].to_json()["position"]
