@@ -35,7 +35,7 @@ checkpoint older than two windows is dropped all the same (a board left for the 
 end or in a correction then gives a trace that starts without one). The ring also never holds more
 than LIMIT_BYTES (256 KiB) of records: past it the oldest go, up to the next checkpoint where there
 is one, so that the trace still starts with one. Busy play fills that in about four minutes (the
-MCU's frames, some 16 reads of a few bytes a second: bench/records/service-memory-2026-11-28.json),
+MCU's frames, some 10-16 reads of a few bytes a second: bench/records/service-memory-2026-11-28.json),
 which still reaches back past the last roll's checkpoint, and junk at line rate in seconds.
 """
 from __future__ import annotations
@@ -66,7 +66,7 @@ WINDOW_S = 3600.0         # an idle hour; in play LIMIT_BYTES cuts the ring firs
 # A checkpoint this many windows old is dropped, with the records after it up to the next one.
 CHECKPOINT_KEPT_WINDOWS = 3
 # The ring's share of the service's memory (goal: under 40 MB on a Pi Zero 2 W; a busy hour of
-# play would be some 9 MB, and the process holds more than the records count): the last
+# play would be some 6-9 MB as tuples, and the process holds more than the records count): the last
 # minutes before a bug is reported, enough to replay it from the last roll.
 LIMIT_BYTES = 2**18
 # What a record kept as a tuple (not the link's bytes: `_packed`) costs in memory beside its bytes:
@@ -297,7 +297,7 @@ class TraceRecorder:
 
 # The link's bytes, nearly all of a working board's records, are kept as one bytes object each, the
 # time and the direction packed before them: a tuple, a float and a bytes object cost three times
-# as much (busy play reads a few bytes at a time, 16 reads a second).
+# as much (busy play reads a few bytes at a time, 10-16 reads a second).
 _LINK = struct.Struct("<dB")
 _LINK_KINDS = ("rx", "tx")
 # What a packed record costs in memory beside its length: the bytes object's header, the deque's slot.

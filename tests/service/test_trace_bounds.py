@@ -142,8 +142,8 @@ def test_junk_read_a_byte_at_a_time_for_minutes_stays_within_the_rings_bytes():
 
 
 def test_an_hour_of_busy_play_keeps_the_ring_within_a_quarter_megabyte_and_replayable():
-    """Issue 33: a board in play reads the MCU about 16 times a second, a few bytes each (measured:
-    bench_service_realtime.py --busy, ring_records), some 9 MB an hour: the ring's share of a
+    """Issue 33: a board in play reads the MCU 10-16 times a second, a few bytes each (measured:
+    bench_service_realtime.py --busy, ring_records), some 6-9 MB an hour as tuples: the ring's share of a
     service under 40 MB is a quarter of a megabyte (LIMIT_BYTES). Past it the oldest records go up
     to a checkpoint, so the trace still starts with one and reaches back minutes."""
     journal = FakeJournal()
