@@ -24,7 +24,8 @@ process (read, parsed, answered, written to nowhere), best of the same runs; goa
 gnubg for both. OPENBLAS_NUM_THREADS is 1, as the command line sets it.
 
 The first line says which search was timed: the compiled one where the extension is built
-(setup.py), the pure-Python one otherwise or with TAVLI_PURE_PYTHON=1 in the environment.
+(setup.py), the pure-Python one otherwise or with TAVLI_PURE_PYTHON=1 in the environment; with
+--gnubg, the next says the same of the bot's inputs (`hint`).
 
 Gul Bara's cascades (doubles from the fourth turn on) are reported in rows of their own:
 * "gulbara" holds its other positions only;
@@ -315,8 +316,9 @@ def time_beside_gnubg(edges: dict[str, tuple[int, float, float]], repeats: int, 
                   f"{1e6 * with_json:9.0f} {with_json / theirs:6.2f} {1e6 * moves:9.0f} "
                   f"{moves / theirs:6.2f} {1e6 * hint:9.0f} {hint / theirs:6.2f}", flush=True)
         ratios, json_ratios, ours, gnubg_times, moves_ratios, hint_ratios = [], [], [], [], [], []
+        over: dict[str, list[int]] = {"moves --jsonl": [], "hint --jsonl": []}  # plays of positions past 5x
         for position, dice in corpus("portes", games, seed):
-            _, listing, with_json = best_times(position, dice, 20)
+            count, listing, with_json = best_times(position, dice, 20)
             theirs = gnubg_seconds(position, dice, 20)
             moves, hint = command_times(position, dice, 20, answer_hint)
             ours.append(listing)
@@ -325,6 +327,9 @@ def time_beside_gnubg(edges: dict[str, tuple[int, float, float]], repeats: int, 
             json_ratios.append(with_json / theirs)
             moves_ratios.append(moves / theirs)
             hint_ratios.append(hint / theirs)
+            for command, ratio in (("moves --jsonl", moves / theirs), ("hint --jsonl", hint / theirs)):
+                if ratio > 5:
+                    over[command].append(count)
     finally:
         gnubg.close()
     for values in (ratios, json_ratios, ours, gnubg_times, moves_ratios, hint_ratios):
@@ -337,9 +342,12 @@ def time_beside_gnubg(edges: dict[str, tuple[int, float, float]], repeats: int, 
           f"{percentile(json_ratios, 0.5):.2f} / {percentile(json_ratios, 0.99):.2f} / {json_ratios[-1]:.2f} "
           f"(within 5x: {sum(r <= 5 for r in json_ratios) / len(json_ratios):.1%})", flush=True)
     for command, values in (("moves --jsonl", moves_ratios), ("hint --jsonl", hint_ratios)):
+        counts = sorted(over[command])
         print(f"{command} / gnubg: ratio p50 / p99 / max {percentile(values, 0.5):.2f} / "
               f"{percentile(values, 0.99):.2f} / {values[-1]:.2f} (within 5x: "
-              f"{sum(r <= 5 for r in values) / len(values):.1%})", flush=True)
+              f"{sum(r <= 5 for r in values) / len(values):.1%})"
+              + (f"; past 5x: {len(counts)} positions of {counts[0]}-{counts[-1]} plays, median "
+                 f"{percentile(counts, 0.5)}" if counts else ""), flush=True)
 
 
 def main() -> None:
@@ -358,6 +366,10 @@ def main() -> None:
     args = parser.parse_args()
     print("search: " + ("compiled (firmware_host/rules/_search.c)" if COMPILED else
                         "pure Python (the extension is not built, or TAVLI_PURE_PYTHON is set)"))
+    if args.gnubg:
+        from firmware_host.bot.features import COMPILED as ENCODER_COMPILED
+        print("bot inputs: " + ("compiled (firmware_host/bot/_encode.c)" if ENCODER_COMPILED else
+                                "numpy (the extension is not built, or TAVLI_PURE_PYTHON is set)"))
     print("legal plays per position, thread CPU milliseconds (goals: p99 < 5, max < 50); "
           "+pos: also every play's position built; json: also the JSON text `moves` writes")
     print(f"{'variant':16} {'positions':>9} {'plays/s':>9} {'p50 ms':>7} {'p99 ms':>7} "

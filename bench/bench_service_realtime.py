@@ -11,9 +11,10 @@ goes, so a run cut short keeps its samples). Then SIGTERM, and a summary line: t
 last and highest.
 
 --busy: a board in continuous play instead, in this process: the demo's rig (the simulated MCU over
-a pseudo-terminal, the loop, the controller, the journal, the referee) at speed 1 (real time), its
-scripted players playing one tavli match to 3 after another (a press at the final score starts the
-next); the samples are this process's.
+a pseudo-terminal, the loop, the controller, the journal, the referee, and the service's trace ring
+fed as the service feeds it) at speed 1 (real time), its scripted players playing one tavli match
+to 3 after another (a press at the final score starts the next); the samples are this process's,
+with the ring's records and their size (ring_records, ring_kib).
 
 Unlike bench_service_memory.py (virtual time, the service built in-process), this is the service as
 it runs on a Pi: its own interpreter, its threads, the clock's real timers and the kernel's pages.
@@ -29,6 +30,7 @@ import sys
 import threading
 import time
 from pathlib import Path
+from typing import Any, Callable
 
 HEAVY = ("numpy", "libopenblas", "libgfortran", "_search")   # which of these are mapped
 
@@ -60,8 +62,9 @@ def wait_ready(log_file: Path, service: subprocess.Popen, limit_s: float = 120.0
     sys.exit(f"the service was not ready within {limit_s:.0f} s (see {log_file})")
 
 
-def play_forever(stop: threading.Event) -> None:
-    """The demo's scripted players at real speed, one match after another, until `stop`."""
+def play_forever(stop: threading.Event, started: Callable[[Any], None] = lambda demo: None) -> None:
+    """The demo's scripted players at real speed, one match after another, until `stop`; the rig
+    keeps the service's trace ring, as the service does. `started(demo)` once the rig is up."""
     import random
     import tempfile
 
@@ -76,7 +79,8 @@ def play_forever(stop: threading.Event) -> None:
     with tempfile.TemporaryDirectory(prefix="tavli-busy-") as folder, open(os.devnull, "w") as quiet:
         settings = Settings(match, seed=1, speed=1.0, out=quiet, boards="none")
         board = laid_out(Position.start(match.sequence[0]), random.Random(1).choice(list(Orientation)))
-        with Demo(settings, Path(folder), board) as demo:
+        with Demo(settings, Path(folder), board, traced=True) as demo:
+            started(demo)
             seed = 1
             while not stop.is_set():
                 Players(demo, seed).play_until(lambda seen: stop.is_set() or seen.state == m.MATCH_OVER)
@@ -85,9 +89,10 @@ def play_forever(stop: threading.Event) -> None:
                     demo.press()    # the next match
 
 
-def sample_for(args: argparse.Namespace, pid: int, start: dict, running) -> None:
+def sample_for(args: argparse.Namespace, pid: int, start: dict, running,
+               more: Callable[[], dict] = dict) -> None:
     """Sample `pid` every --every seconds for --minutes while `running()`, one JSON line each (to
-    stdout and --jsonl as they come); a start line first, a summary line last."""
+    stdout and --jsonl as they come), with `more()`'s fields; a start line first, a summary line last."""
     samples = []
     with open(args.jsonl, "a") if args.jsonl else open(os.devnull, "w") as out:
         def emit(record: dict) -> None:
@@ -101,7 +106,7 @@ def sample_for(args: argparse.Namespace, pid: int, start: dict, running) -> None
         try:
             while True:
                 elapsed = time.monotonic() - started
-                samples.append({"minutes": round(elapsed / 60, 2), **proc_status(pid)})
+                samples.append({"minutes": round(elapsed / 60, 2), **proc_status(pid), **more()})
                 emit(samples[-1])
                 if elapsed >= args.minutes * 60 or not running():
                     break
@@ -147,17 +152,22 @@ def run_idle(args: argparse.Namespace) -> None:
 def run_busy(args: argparse.Namespace) -> None:
     stop = threading.Event()
     failure: list[BaseException] = []
+    rigs: list = []   # the demo's rig, once up
 
     def players() -> None:
         try:
-            play_forever(stop)
+            play_forever(stop, rigs.append)
         except BaseException as error:   # printed at the end; the samples so far stand
             failure.append(error)
             stop.set()
+
+    def ring() -> dict:
+        """The trace ring's records and their bytes (`TraceRecorder.size_bytes`)."""
+        return {"ring_records": len(rigs[0].trace), "ring_kib": rigs[0].trace.size_bytes // 1024} if rigs else {}
     thread = threading.Thread(target=players, name="players", daemon=True)
     thread.start()
     try:
-        sample_for(args, os.getpid(), {"busy": True}, lambda: not stop.is_set())
+        sample_for(args, os.getpid(), {"busy": True}, lambda: not stop.is_set(), ring)
     finally:
         stop.set()
         thread.join(60)

@@ -11,15 +11,16 @@
 #
 # The default subset is what can differ on aarch64, nothing that only repeats the x86_64 run:
 #   tests/rules/test_rules_compiled.py  the compiled search (C, built for aarch64) against the Python one
+#   tests/bot/test_bot_encode_compiled.py  the bot's compiled inputs (C, built for aarch64) against numpy's
 #   tests/hw/test_pin_map.py            the pin map and the LED driver chosen per Pi model
 #   tests/leds/test_strips.py           the real neopixel / neopixel_spi classes the `pi` extra installed
 # The rest of the suite is pure Python and gains nothing from emulation, which runs it 10-20 times
 # slower (tests/rules, referee, sensing and controller together took over 20 minutes).
 #
 # When it runs: by hand, not in CI (.ci/run), since it needs root and the network and takes 12 minutes
-# on a kept root, 23 from a fresh one (2 shared, loaded cores; bench/records/aarch64-2026-11-27.txt): after a
-# change to setup.py, firmware_host/rules/_search.c or the `pi` extra in pyproject.toml, and before a
-# release. Each stage prints its time.
+# on a kept root, 23 from a fresh one (2 shared, loaded cores; bench/records/aarch64-2026-11-27.txt):
+# after a change to setup.py, firmware_host/rules/_search.c, firmware_host/bot/_encode.c or the `pi`
+# extra in pyproject.toml, and before a release. Each stage prints its time.
 # Needs root, Debian's qemu-user-static, binfmt-support and debootstrap (installed here if missing),
 # Debian's archive (the one this machine's apt uses) and PyPI.
 set -euo pipefail
@@ -27,7 +28,8 @@ ROOTFS=${ROOTFS:-/tmp/tavli-arm64}
 TEST_LIMIT_S=${TEST_LIMIT_S:-1200}
 REPO=$(cd "$(dirname "$0")/.." && pwd)
 TESTS=("$@")
-[ ${#TESTS[@]} -gt 0 ] || TESTS=(tests/rules/test_rules_compiled.py tests/hw/test_pin_map.py tests/leds/test_strips.py)
+[ ${#TESTS[@]} -gt 0 ] || TESTS=(tests/rules/test_rules_compiled.py tests/bot/test_bot_encode_compiled.py
+                                  tests/hw/test_pin_map.py tests/leds/test_strips.py)
 
 stage_started=$SECONDS
 stage() {   # the time of the stage that just ended, then the name of the next one

@@ -9,16 +9,30 @@ batch of such states becomes numpy arrays, and from them two things are read:
   hand-set weights and the network's inputs;
 * `encode`: the network's inputs, TD-Gammon's raw board (four units per point and side) plus the
   pins where the game has them and the terms above, scaled to about 0..1.
+
+`encode_nodes` gives `encode`'s inputs straight from the search states, in C where it was built
+(_encode.c, setup.py): numpy's fixed cost per batch dwarfs the network on the few plays of most
+rolls. The numpy code here stays the specification (TAVLI_PURE_PYTHON=1 runs it).
 """
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass
-from typing import Iterable
+from functools import lru_cache
+from typing import Iterable, Sequence
 
 import numpy as np
 
 from firmware_host.rules import Rules
 from firmware_host.rules.variants import Capture, Family
+
+try:  # the inputs in C, where they were built (setup.py); numpy otherwise
+    from firmware_host.bot import _encode
+except ImportError:
+    _encode = None
+if os.environ.get("TAVLI_PURE_PYTHON"):  # as for the rules' search: a switch for measuring and testing
+    _encode = None
+COMPILED = _encode is not None
 
 BAR, OFF = 0, 25
 ROUTE = np.arange(1, 25)
@@ -252,7 +266,26 @@ def encode(boards: Boards, shape: GameShape) -> np.ndarray:
     return np.concatenate(parts, axis=1, dtype=np.float32)
 
 
+def encode_nodes(nodes: Sequence, shape: GameShape) -> np.ndarray:
+    """`encode(Boards.of(nodes), shape)`, the same bit for bit; compiled where built."""
+    if _encode is None:
+        return encode(Boards.of(nodes), shape)
+    data = _encode.encode(nodes, shape.parallel, shape.hitting, shape.pinning, shape.release_from,
+                          _term_scales(shape))
+    return np.frombuffer(data, np.float32).reshape(len(nodes), input_size(shape))
+
+
+@lru_cache(maxsize=None)
+def _term_scales(shape: GameShape) -> tuple[float, ...]:
+    """The scale of each of `board_terms`' terms, in its order."""
+    return tuple(_TERM_SCALE[name] for name in board_terms(_empty_boards(), shape))
+
+
+def _empty_boards() -> Boards:
+    return Boards(np.zeros((1, 26), np.int16), np.zeros((1, 26), np.int16),
+                  np.zeros((1, 24), bool), np.zeros((1, 24), bool))
+
+
+@lru_cache(maxsize=None)
 def input_size(shape: GameShape) -> int:
-    start = Boards(np.zeros((1, 26), np.int16), np.zeros((1, 26), np.int16),
-                   np.zeros((1, 24), bool), np.zeros((1, 24), bool))
-    return encode(start, shape).shape[1]
+    return encode(_empty_boards(), shape).shape[1]

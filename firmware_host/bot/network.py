@@ -16,8 +16,16 @@ import numpy as np
 OUTCOMES = ("win", "win_double", "win_triple", "lose_double", "lose_triple")
 
 
-def _sigmoid(x: np.ndarray) -> np.ndarray:
-    return 1.0 / (1.0 + np.exp(-np.clip(x, -40.0, 40.0)))
+def _sigmoid(fresh: np.ndarray) -> np.ndarray:
+    """1 / (1 + e^-x), x clipped to +-40, computed in `fresh` (an array no one else holds): the same
+    operations in the same order as written out, without an array made for each (`hint` runs the
+    network on a few plays at a time, where that is most of its cost)."""
+    np.maximum(fresh, -40.0, out=fresh)
+    np.minimum(fresh, 40.0, out=fresh)
+    np.negative(fresh, out=fresh)
+    np.exp(fresh, out=fresh)
+    np.add(fresh, 1.0, out=fresh)
+    return np.divide(1.0, fresh, out=fresh)
 
 
 @dataclass
@@ -40,8 +48,11 @@ class Network:
 
     def forward(self, x: np.ndarray) -> np.ndarray:
         """(N, inputs) -> (N, 5) chances."""
-        hidden = _sigmoid(x @ self.hidden_weights.T + self.hidden_bias)
-        return _sigmoid(hidden @ self.output_weights.T + self.output_bias)
+        hidden = x @ self.hidden_weights.T
+        hidden += self.hidden_bias
+        out = _sigmoid(hidden) @ self.output_weights.T
+        out += self.output_bias
+        return _sigmoid(out)
 
     def gradients(self, x: np.ndarray) -> tuple[np.ndarray, tuple[np.ndarray, ...]]:
         """The outputs for one input (inputs,) and each output's gradient with respect to every

@@ -16,7 +16,7 @@ import numpy as np
 
 from firmware_host.rules import Color, GameResult, Play, Rules, Turn
 from firmware_host.rules.plays import Frame
-from firmware_host.bot.features import Boards, GameShape, board_terms, encode
+from firmware_host.bot.features import Boards, GameShape, board_terms, encode_nodes
 from firmware_host.bot.network import OUTCOMES, Network
 
 
@@ -53,8 +53,9 @@ def flip(chances: np.ndarray) -> np.ndarray:
 
 
 def equity(chances: np.ndarray) -> np.ndarray:
-    """Expected points: one for a game won or lost, one more for two points, one more for three."""
-    win, win_double, win_triple, lose_double, lose_triple = np.moveaxis(chances, -1, 0)
+    """Expected points: one for a game won or lost, one more for two points, one more for three.
+    `chances`: one row of five, or a column of them."""
+    win, win_double, win_triple, lose_double, lose_triple = chances.T
     return 2.0 * win - 1.0 + win_double + win_triple - lose_double - lose_triple
 
 
@@ -76,7 +77,20 @@ class Ranked:
     equity: float
 
     def chances_json(self) -> dict[str, float]:
-        return {name: round(float(value), 4) for name, value in zip(OUTCOMES, self.chances)}
+        return dict(zip(OUTCOMES, rounded(self.chances).tolist()))
+
+
+def ten_thousandths(values: np.ndarray) -> np.ndarray:
+    """Chances or expected points (float32) in whole ten-thousandths, as float64, halves to even:
+    what Python's round(float(v), 4) rounds to, in one operation. A float32's 24 significant bits
+    times 10**4 fit float64's 53 exactly, so the halfway cases are the exact decimal's."""
+    return np.rint(values.astype(np.float64) * 10_000)
+
+
+def rounded(values: np.ndarray) -> np.ndarray:
+    """Chances or expected points (float32) to the four decimals `hint` writes, as float64: the same
+    as Python's round(float(v), 4) for each (the division is correctly rounded, as round's result)."""
+    return ten_thousandths(values) / 10_000
 
 
 class Bot:
@@ -95,13 +109,16 @@ class Bot:
 
     def chances(self, turn: Turn, items: Sequence[Any]) -> np.ndarray:
         """(N, 5) chances of the mover after each play or stage end; exact where it ends the game."""
-        chances = np.empty((len(items), len(OUTCOMES)), np.float32)
         open_items = [i for i, item in enumerate(items) if item.result is None]
-        if open_items:
-            boards = Boards.of(after_nodes(turn, [items[i] for i in open_items]))
-            chances[open_items] = self.network.forward(encode(boards, self.shape))
-            if self.shape.most_points < 3:
-                chances[:, _TRIPLES] = 0.0   # what the rules cannot score is not guessed at
+        if len(open_items) == len(items):   # most rolls: no play ends the game
+            chances = self.network.forward(encode_nodes(after_nodes(turn, items), self.shape))
+        else:
+            chances = np.empty((len(items), len(OUTCOMES)), np.float32)
+            if open_items:
+                nodes = after_nodes(turn, [items[i] for i in open_items])
+                chances[open_items] = self.network.forward(encode_nodes(nodes, self.shape))
+        if open_items and self.shape.most_points < 3:
+            chances[:, _TRIPLES] = 0.0   # what the rules cannot score is not guessed at
         for i, item in enumerate(items):
             if item.result is not None:
                 chances[i] = outcome(item.result, turn.mover)
@@ -118,11 +135,19 @@ class Bot:
     def ranked(self, turn: Turn, limit: int | None = None) -> list[Ranked]:
         """Every distinct play, best first. A cascade lists only the play chosen stage by stage
         (its distinct whole plays can number hundreds of thousands)."""
+        plays, chances, points = self.ranking(turn, limit)
+        return [Ranked(play, row, value) for play, row, value in zip(plays, chances, points.tolist())]
+
+    def ranking(self, turn: Turn, limit: int | None = None) -> tuple[list[Play], np.ndarray, np.ndarray]:
+        """`ranked` as arrays: the plays best first (ties in the listing's order), their (N, 5)
+        chances and (N,) expected points, for callers that write thousands."""
         plays = turn.plays(limit=limit) if len(turn.stages) == 1 else [self.choose(turn)]
         chances = self.chances(turn, plays)
         points = equity(chances)
-        order = sorted(range(len(plays)), key=lambda i: -points[i])
-        return [Ranked(plays[i], chances[i], float(points[i])) for i in order]
+        if len(plays) == 1:   # many turns: nothing to order
+            return plays, chances, points
+        order = np.argsort(-points, kind="stable")
+        return [plays[i] for i in order.tolist()], chances[order], points[order]
 
 
 class TrainedChooser:

@@ -12,13 +12,15 @@ import signal
 import sys
 import time
 from contextlib import contextmanager
+from functools import lru_cache
 from pathlib import Path
 from typing import Any, Callable, Iterator, TextIO
 
 import numpy as np
 
-from firmware_host.bot import OUTCOMES, Bot, Ranked
+from firmware_host.bot import OUTCOMES, Bot
 from firmware_host.bot.features import GameShape, input_size
+from firmware_host.bot.players import rounded, ten_thousandths
 from firmware_host.bot.network import Network
 from firmware_host.bot.training import Settings, Trainer, settings_json
 from firmware_host.commands import UsageError
@@ -105,16 +107,18 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 # -- hint -------------------------------------------------------------------------------------------
 
 class _Bots:
-    """The shipped bot of each game, loaded on first use."""
+    """The shipped bot of each game, loaded on first use; the last one made for each game is kept
+    for its rules (a game's default rules are one object: `Rules.for_variant`)."""
 
     def __init__(self) -> None:
-        self._networks: dict[str, Network] = {}
+        self._bots: dict[str, Bot] = {}
 
     def for_rules(self, rules: Rules) -> Bot:
-        name = rules.variant.name
-        if name not in self._networks:
-            self._networks[name] = Bot.trained(rules).network
-        return Bot(rules, self._networks[name])
+        bot = self._bots.get(rules.variant.name)
+        if bot is None or bot.rules is not rules:
+            network = Bot.trained(rules).network if bot is None else bot.network
+            bot = self._bots[rules.variant.name] = Bot(rules, network)
+        return bot
 
 
 def hint_text(bots: _Bots, position: Position, dice: Any, options: Any, max_plays: int) -> str:
@@ -125,18 +129,26 @@ def hint_text(bots: _Bots, position: Position, dice: Any, options: Any, max_play
     if options is not None and not isinstance(options, dict):
         raise RulesError(f"rules must be an object of options, not {json.dumps(options)}")
     turn = Turn(position, dice, options)
-    ranked = bots.for_rules(turn.rules).ranked(turn, limit=max_plays)
-    return '{"plays": [' + ", ".join([_ranked_text(choice) for choice in ranked]) + "]}"
+    plays, chances, points = bots.for_rules(turn.rules).ranking(turn, limit=max_plays)
+    texts = _chance_texts()
+    heads = [_RANKED_HEAD % (texts[a], texts[b], texts[c], texts[d], texts[e], value) for (a, b, c, d, e), value
+             in zip(ten_thousandths(chances[:, _SORTED_OUTCOMES]).astype(np.intp).tolist(), rounded(points).tolist())]
+    # Each play's own text follows its head, which sorts before every key of it.
+    return '{"plays": [' + ", ".join([head + play.to_json_text()[1:] for head, play in zip(heads, plays)]) + "]}"
 
 
-def _ranked_text(choice: Ranked) -> str:
-    # "chances" and "equity" sort before every key of the play's own text.
-    chances = choice.chances_json()
-    chances_text = ", ".join([f'"{name}": {chances[name]!r}' for name in _SORTED_OUTCOMES])
-    return f'{{"chances": {{{chances_text}}}, "equity": {round(choice.equity, 4)!r}, {choice.play.to_json_text()[1:]}'
+# "chances" (its outcomes in sorted order) and "equity", each a number as repr writes it.
+_SORTED_OUTCOMES = [OUTCOMES.index(name) for name in sorted(OUTCOMES)]
+_RANKED_HEAD = ('{"chances": {' + ", ".join(f'"{name}": %s' for name in sorted(OUTCOMES))
+                + '}, "equity": %r, ')
 
 
-_SORTED_OUTCOMES = sorted(OUTCOMES)
+@lru_cache(maxsize=None)
+def _chance_texts() -> list[str]:
+    """Each chance 0..1 in ten-thousandths as repr writes it rounded (k / 10_000 is the float
+    round(v, 4) gives): looked up, five a play, rather than written (a third of `hint`'s own time
+    on a turn of many plays)."""
+    return [repr(k / 10_000) for k in range(10_001)]
 
 
 def hint_answerer(max_plays: int) -> Callable[[Any], str]:

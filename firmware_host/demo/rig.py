@@ -53,6 +53,7 @@ from firmware_host.service.addresses import lan_urls, qr_text
 from firmware_host.service.assembly import assemble
 from firmware_host.service.companion import open_companion
 from firmware_host.service.hardware import Hardware
+from firmware_host.service.trace import TraceRecorder
 from firmware_host.service.verdict_words import verdict_words
 from firmware_host.sim.board import SimBoard
 from firmware_host.sim.console import ConsoleError, run_command
@@ -106,7 +107,10 @@ def demo_config(speed: float, folder: Path, path: Path | None = None, journal: P
 class Demo:
     """The rig: hardware, journal and loop, with the players' hands on the board and the button."""
 
-    def __init__(self, settings: Settings, folder: Path, first_board: BoardReading):
+    def __init__(self, settings: Settings, folder: Path, first_board: BoardReading, traced: bool = False):
+        """`traced`: keep the service's trace ring too (`trace`: the link's bytes and the journal's
+        checkpoints, as the service keeps them; its few button and dice records aside), for
+        measuring a busy service's memory."""
         self.settings = settings
         self.config_file = None if settings.web_port is None else write_companion_config(folder, settings)
         self.config = demo_config(settings.speed, folder, self.config_file, settings.journal)
@@ -115,7 +119,10 @@ class Demo:
         self.journal = Journal.open(self.config.journal_path)
         self.table = Table()
         events: queue.Queue = queue.Queue()
-        self.hardware = Hardware.open(self.config, post=events.put, board=first_board)
+        self.trace = TraceRecorder.for_config(self.config) if traced else None
+        if self.trace is not None:   # as `service.run.Service.open` does
+            self.trace.follow(self.journal)
+        self.hardware = Hardware.open(self.config, post=events.put, board=first_board, trace=self.trace)
         speed = settings.speed
         self.club_parts: list = []   # the club's publisher and a remote match's seat, started and closed with the demo
         dice = SeededDice(settings.seed)

@@ -69,6 +69,7 @@ log = logging.getLogger(__name__)
 APPLICATION_ID = 0x54564C42  # "TVLB": marks the file as a tavli-board journal
 SCHEMA_VERSION = 2          # 2: the chain column (`proof`); a schema 1 journal gains it on opening
 _READABLE_SCHEMAS = (1, SCHEMA_VERSION)
+PAGE_CACHE_KIB = 128           # the writing connection's page cache (`Journal.open`)
 _SCHEMA = """
 CREATE TABLE events (
     seq INTEGER PRIMARY KEY,
@@ -380,6 +381,12 @@ class Journal(JournalReader):
         try:
             connection.execute("PRAGMA journal_mode = WAL")
             connection.execute("PRAGMA synchronous = FULL")
+            # SQLite's page cache is up to 2 MB a connection by default, which the journal's appends
+            # fill in half an hour of play, for reads that are few (a match resumed, a history view)
+            # and that the kernel's cache of the file serves as well; an append needs the few pages
+            # on the way to the table's end. Two megabytes of a service's 40 MB on a Pi Zero 2 W
+            # (issue 33). In KiB:
+            connection.execute(f"PRAGMA cache_size = -{PAGE_CACHE_KIB}")
             if connection.execute("SELECT count(*) FROM sqlite_master").fetchone()[0] == 0:
                 _create_schema(connection)
             elif connection.execute("PRAGMA user_version").fetchone()[0] == 1:

@@ -29,18 +29,21 @@ those older than `window_s`, but only back to a checkpoint: a trace whose first 
 
 The ring stays bounded whatever the board does, for weeks on end: while the state is what the
 journal resumes to (no write since a game start or a roll), a fresh checkpoint is taken every
-`window_s / 4`, so an idle board's ring (the MCU's heartbeats and snapshots) stays one window
-long; and a checkpoint older than two windows is dropped all the same (a board left for the night
-at a game's end or in a correction then gives a trace that starts without one). Junk on the line
-is bounded too: the ring never holds more than LIMIT_BYTES (8 MiB) of records, dropping the oldest,
-checkpoints with them, past it (junk at line rate fills that in minutes; a working link's hour is a
-fraction of it).
+`window_s / 4`, or sooner, once a quarter of LIMIT_BYTES has been recorded since the last one, so
+an idle board's ring (the MCU's heartbeats and snapshots) stays at most one window long; and a
+checkpoint older than two windows is dropped all the same (a board left for the night at a game's
+end or in a correction then gives a trace that starts without one). The ring also never holds more
+than LIMIT_BYTES (256 KiB) of records: past it the oldest go, up to the next checkpoint where there
+is one, so that the trace still starts with one. Busy play fills that in about four minutes (the
+MCU's frames, some 10-16 reads of a few bytes a second: bench/records/service-memory-2026-11-28.json),
+which still reaches back past the last roll's checkpoint, and junk at line rate in seconds.
 """
 from __future__ import annotations
 
 import dataclasses
 import json
 import logging
+import struct
 import threading
 import time
 from collections import deque
@@ -59,11 +62,15 @@ log = logging.getLogger(__name__)
 
 FORMAT = "tavli-board"
 VERSION = 1
-WINDOW_S = 3600.0         # an hour of play is a few megabytes of records
+WINDOW_S = 3600.0         # an idle hour; in play LIMIT_BYTES cuts the ring first
 # A checkpoint this many windows old is dropped, with the records after it up to the next one.
 CHECKPOINT_KEPT_WINDOWS = 3
-LIMIT_BYTES = 8 * 2**20
-# What a record costs in memory beside its bytes: the tuple, the float, the bytes object, the deque's slot.
+# The ring's share of the service's memory (goal: under 40 MB on a Pi Zero 2 W; a busy hour of
+# play would be some 6-9 MB as tuples, and the process holds more than the records count): the last
+# minutes before a bug is reported, enough to replay it from the last roll.
+LIMIT_BYTES = 2**18
+# What a record kept as a tuple (not the link's bytes: `_packed`) costs in memory beside its bytes:
+# the tuple, the float, the bytes object, the deque's slot.
 RECORD_COST = 160
 BUTTON_EVENTS = {cls.__name__: cls for cls in (DicePressed, DiceHeld, DiceButtonStuck, DiceButtonFreed)}
 RECORD_KINDS = ("rx", "tx", "open", "lost", "button", "die", "checkpoint")
@@ -108,7 +115,7 @@ class TraceRecorder:
         self._clock = clock
         self._origin = clock()
         self.started = _utc(wall_clock())
-        self._records: deque[tuple[float, str, Any, Any]] = deque()
+        self._records: deque[bytes | tuple[float, str, Any, Any]] = deque()   # `_packed`
         self._cost = 0            # of the records in the ring, in bytes (`_record_cost`)
         self._checkpoint_times: deque[float] = deque()    # of the checkpoints in the ring
         self._port: str | None = None       # the open port's url
@@ -119,6 +126,7 @@ class TraceRecorder:
         # what resuming the journal gives (`follow`); None when it is not, or nothing is followed.
         self._resumable: Callable[[], Sequence[Event]] | None = None
         self._last_checkpoint = float("-inf")
+        self._cost_since_checkpoint = 0   # bytes recorded since the newest checkpoint
 
     @classmethod
     def for_config(cls, config, **options) -> TraceRecorder:
@@ -130,18 +138,26 @@ class TraceRecorder:
         """One record; `at`: the application's clock time (default: now). Never raises."""
         now = (self._clock() if at is None else at) - self._origin
         with self._lock:
-            record = (now, kind, value, extra)
+            record = _packed(now, kind, value, extra)
             self._records.append(record)
-            self._cost += _record_cost(record)
+            cost = _record_cost(record)
+            self._cost += cost
+            self._cost_since_checkpoint += cost
             if kind in ("open", "lost"):
                 self._port, self._hello = (value if kind == "open" else None), None
             if kind == "checkpoint":
                 self._checkpoint_times.append(now)
                 self._last_checkpoint = now
+                self._cost_since_checkpoint = 0
             self._trim(now)
-            while self._cost > LIMIT_BYTES:
-                self._drop_first()
-            resumable = self._resumable if now - self._last_checkpoint >= self.window_s / 4 else None
+            if self._cost > LIMIT_BYTES:
+                while self._cost > LIMIT_BYTES:
+                    self._drop_first()
+                while self._checkpoint_times and not _is_checkpoint(self._records[0]):
+                    self._drop_first()   # a replay starts at a checkpoint: what is before it is no use
+            due = (now - self._last_checkpoint >= self.window_s / 4
+                   or self._cost_since_checkpoint >= LIMIT_BYTES / 4)
+            resumable = self._resumable if due else None
         if resumable is not None:
             self.checkpoint(resumable())
 
@@ -150,15 +166,15 @@ class TraceRecorder:
         starts there) while it is less than CHECKPOINT_KEPT_WINDOWS windows old. Past that, the
         records up to the next checkpoint go with it (they cannot be replayed without it)."""
         records, checkpoints = self._records, self._checkpoint_times
-        while records and now - records[0][0] > self.window_s:
-            if records[0][1] == "checkpoint":
+        while records and now - _time(records[0]) > self.window_s:
+            if _is_checkpoint(records[0]):
                 newer_before_window = len(checkpoints) >= 2 and now - checkpoints[1] > self.window_s
                 if not newer_before_window:
-                    if now - records[0][0] <= CHECKPOINT_KEPT_WINDOWS * self.window_s:
+                    if now - _time(records[0]) <= CHECKPOINT_KEPT_WINDOWS * self.window_s:
                         return
                     self._drop_first()
-                    while records and records[0][1] != "checkpoint" and (
-                            checkpoints or now - records[0][0] > self.window_s):
+                    while records and not _is_checkpoint(records[0]) and (
+                            checkpoints or now - _time(records[0]) > self.window_s):
                         self._drop_first()
                     continue
             self._drop_first()
@@ -166,14 +182,14 @@ class TraceRecorder:
     def _drop_first(self) -> None:
         record = self._records.popleft()
         self._cost -= _record_cost(record)
-        if record[1] == "checkpoint":
+        if _is_checkpoint(record):
             self._checkpoint_times.popleft()
         self.dropped += 1
 
-    def checkpoint(self, events: Sequence[Event], count: int | None = None) -> None:
+    def checkpoint(self, events: Sequence[str], count: int | None = None) -> None:
         """The application's state now: the unfinished match's journal records (the first `count` of
-        `events`, default all), the port and the hello. `events` is kept, not copied: the caller only
-        ever appends to it, so checkpoints share one list."""
+        `events`, each as `_event_text` writes it; default all), the port and the hello. `events` is
+        kept, not copied: the caller only ever appends to it, so checkpoints share one list."""
         with self._lock:
             link = (self._port, self._hello)
         self.record("checkpoint", (events, len(events) if count is None else count, *link))
@@ -183,16 +199,20 @@ class TraceRecorder:
         (not one that ends a game: the journal cannot resume a game over; the next game's start will do).
 
         The match's records are gathered as they are written, not read back at each checkpoint: an
-        hour of checkpoints then costs a few numbers each, not a copy of the match each."""
-        match_events = list(journal.unfinished_match_events())
+        hour of checkpoints then costs a few numbers each, not a copy of the match each. They are
+        kept as their JSON text, a fifth of what a play's record holds as objects."""
+        unfinished = journal.unfinished_match_events()
+        match_id = unfinished[0].match_id if unfinished else None
+        match_events = [_event_text(event) for event in unfinished]
 
         def written(events: list[Event]) -> None:
-            nonlocal match_events
+            nonlocal match_events, match_id
             for event in events:
                 if event.kind is Kind.MATCH_STARTED:
-                    match_events = [event]   # a new list: the checkpoints of the last match keep theirs
-                elif match_events and event.match_id == match_events[0].match_id:
-                    match_events.append(event)
+                    match_events = [_event_text(event)]   # a new list: the last match's checkpoints keep theirs
+                    match_id = event.match_id
+                elif match_events and event.match_id == match_id:
+                    match_events.append(_event_text(event))
             kinds = {event.kind for event in events}
             resumable = bool(kinds & CHECKPOINT_KINDS) and Kind.GAME_ENDED not in kinds
             self._resumable = (lambda: match_events) if resumable else None
@@ -231,6 +251,11 @@ class TraceRecorder:
         return len(self._records)
 
     @property
+    def size_bytes(self) -> int:
+        """About the memory the ring's records hold (`_record_cost` each)."""
+        return self._cost
+
+    @property
     def complete(self) -> bool:
         return self.dropped == 0
 
@@ -240,7 +265,7 @@ class TraceRecorder:
         yield json.dumps({"trace": FORMAT, "version": VERSION, "started": self.started, "complete": self.complete,
                           "resumed": self.resumed, "settings": self.settings})
         for record in records:
-            yield json.dumps(_record_json(record))
+            yield json.dumps(_record_json(_unpacked(record)))
 
     def save(self, path: Path) -> Path:
         path = Path(path)
@@ -270,8 +295,40 @@ class TraceRecorder:
         return thread
 
 
-def _record_cost(record: tuple[float, str, Any, Any]) -> int:
+# The link's bytes, nearly all of a working board's records, are kept as one bytes object each, the
+# time and the direction packed before them: a tuple, a float and a bytes object cost three times
+# as much (busy play reads a few bytes at a time, 10-16 reads a second).
+_LINK = struct.Struct("<dB")
+_LINK_KINDS = ("rx", "tx")
+# What a packed record costs in memory beside its length: the bytes object's header, the deque's slot.
+PACKED_COST = 48
+
+
+def _packed(t: float, kind: str, value: Any, extra: Any) -> bytes | tuple[float, str, Any, Any]:
+    if kind in _LINK_KINDS:
+        return _LINK.pack(t, _LINK_KINDS.index(kind)) + value
+    return t, kind, value, extra
+
+
+def _unpacked(record: bytes | tuple[float, str, Any, Any]) -> tuple[float, str, Any, Any]:
+    if type(record) is bytes:
+        t, direction = _LINK.unpack_from(record)
+        return t, _LINK_KINDS[direction], record[_LINK.size:], None
+    return record
+
+
+def _time(record: bytes | tuple[float, str, Any, Any]) -> float:
+    return _LINK.unpack_from(record)[0] if type(record) is bytes else record[0]
+
+
+def _is_checkpoint(record: bytes | tuple[float, str, Any, Any]) -> bool:
+    return type(record) is tuple and record[1] == "checkpoint"
+
+
+def _record_cost(record: bytes | tuple[float, str, Any, Any]) -> int:
     """About the memory a record holds (a checkpoint's events are shared with the journal's follower)."""
+    if type(record) is bytes:
+        return PACKED_COST + len(record)
     value = record[2]
     return RECORD_COST + (len(value) if isinstance(value, bytes) else 0)
 
@@ -282,7 +339,7 @@ def _record_json(record: tuple[float, str, Any, Any]) -> dict[str, Any]:
         value = value.hex(" ")
     elif kind == "checkpoint":
         events, count, port, hello = value
-        value = {"journal": [_event_json(event) for event in events[:count]], "port": port,
+        value = {"journal": [json.loads(text) for text in events[:count]], "port": port,
                  "hello": None if hello is None else hello.hex(" ")}
     item: dict[str, Any] = {"t": round(t, 6), kind: value}
     if kind == "button":
@@ -290,9 +347,9 @@ def _record_json(record: tuple[float, str, Any, Any]) -> dict[str, Any]:
     return item
 
 
-def _event_json(event: Event) -> dict[str, Any]:
-    return {"seq": event.seq, "match": event.match_id, "game": event.game, "kind": event.kind.value,
-            "at": event.at, "data": dict(event.data)}
+def _event_text(event: Event) -> str:
+    return json.dumps({"seq": event.seq, "match": event.match_id, "game": event.game, "kind": event.kind.value,
+                       "at": event.at, "data": dict(event.data)})
 
 
 class TracedPort:

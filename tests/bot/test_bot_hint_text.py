@@ -6,10 +6,14 @@ import io
 import json
 import sys
 
+import numpy as np
 import pytest
+from hypothesis import given, strategies as st
 
 from firmware_host.bot import Bot
+from firmware_host.bot.players import ten_thousandths
 from firmware_host.cli import main
+from firmware_host.commands.bot import _chance_texts
 from firmware_host.rules import VARIANTS, Position, Turn
 
 POSITIONS = [(Position.start(variant), dice) for variant in VARIANTS for dice in ((6, 5), (3, 3))] + [
@@ -18,6 +22,9 @@ POSITIONS = [(Position.start(variant), dice) for variant in VARIANTS for dice in
     (Position.from_json({"variant": "plakoto", "turn": "black",
                          "white": {"points": {"24": 12, "10": 1, "5": 2}},
                          "black": {"points": {"1": 13, "10": 1, "18": 1}}, "pinned": {"10": "white"}}), (3, 3)),
+    (Position.from_json({"variant": "portes", "turn": "black",     # one play: no move (a closed board)
+                         "white": {"points": {"6": 2, "5": 2, "4": 2, "3": 2, "2": 2, "1": 2, "13": 3}},
+                         "black": {"points": {"12": 13}, "bar": 2}}), (6, 6)),
     (Position.from_json({"variant": "portes", "white": {"points": {"24": 2, "13": 4, "8": 2, "6": 4, "5": 2, "3": 1}},
                          "black": {"points": {"1": 2, "12": 4, "17": 3, "19": 4, "4": 1, "20": 1}}}), (4, 2)),
 ]
@@ -37,3 +44,11 @@ def test_hint_jsonl_writes_the_sorted_json_of_the_ranked_plays(position, dice, m
                                                               "dice": list(dice)}) + "\n"))
     assert main(["hint", "--jsonl"]) == 0
     assert capsys.readouterr().out == expected_line(position, dice) + "\n"
+
+
+@given(st.lists(st.one_of(st.floats(0, 1, width=32), st.integers(0, 32).map(lambda k: k / 32)), min_size=1))
+def test_each_chance_is_written_as_repr_writes_it_rounded(chances):
+    # `hint` looks a chance's text up by its ten-thousandths: the text of round(v, 4), halves to even.
+    values = np.array(chances, np.float32)
+    looked_up = [_chance_texts()[k] for k in ten_thousandths(values).astype(int).tolist()]
+    assert looked_up == [repr(round(float(value), 4)) for value in values]

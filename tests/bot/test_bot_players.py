@@ -9,7 +9,7 @@ from hypothesis import given, settings, strategies as st
 
 from firmware_host.bot import Bot, HeuristicPlayer, Network, RandomPlayer, equity
 from firmware_host.bot.features import GameShape, input_size
-from firmware_host.bot.players import flip, outcome
+from firmware_host.bot.players import flip, outcome, rounded
 from firmware_host.referee import Reading, Referee
 from firmware_host.rules import BLACK, VARIANTS, WHITE, GameResult, Position, Rules, Turn, blocked_for_good
 from firmware_host.rules.plays import TooManyPlays
@@ -104,6 +104,40 @@ def test_ranked_plays_are_every_play_best_first():
         assert set(r.chances_json()) == {"win", "win_double", "win_triple", "lose_double", "lose_triple"}
         # Portes scores one or two points: no chance of three is guessed at.
         assert r.chances_json()["win_triple"] == r.chances_json()["lose_triple"] == 0
+
+
+def test_plays_the_bot_cannot_tell_apart_keep_the_listings_order():
+    rules = Rules.for_variant("portes")
+    bot = fresh_bot("portes")
+    bot.network.hidden_weights[:] = 0.0   # every board looks the same
+    turn = Turn(Position.start("portes"), (6, 4), rules)
+    assert [r.play for r in bot.ranked(turn)] == turn.plays()
+
+
+# Halfway cases of four decimals that a float32 holds exactly (k / 32: 0.03125 and the like), and any float32.
+FLOAT32S = st.one_of(st.floats(-4, 4, width=32), st.integers(-128, 128).map(lambda k: k / 32))
+
+
+@given(st.lists(FLOAT32S, min_size=1, max_size=20))
+def test_rounded_numbers_are_pythons_round_to_four_decimals(values):
+    array = np.array(values, np.float32)
+    assert rounded(array).tolist() == [round(float(value), 4) for value in array]
+
+
+@pytest.mark.parametrize("rows", [1, 3, 40])
+def test_the_network_computes_its_formula_written_out(rows):
+    # One hidden layer of sigmoids, five sigmoid outputs, inputs clipped at +-40: bit for bit, on
+    # inputs that reach the clip both ways.
+    rng = np.random.default_rng(rows)
+    network = Network.fresh(211, 80, rng)
+    x = (rng.standard_normal((rows, 211)) * 50).astype(np.float32)
+
+    def sigmoid(z):
+        return 1.0 / (1.0 + np.exp(-np.clip(z, -40.0, 40.0)))
+    hidden = sigmoid(x @ network.hidden_weights.T + network.hidden_bias)
+    expected = sigmoid(hidden @ network.output_weights.T + network.output_bias)
+    assert np.array_equal(network.forward(x), expected)
+    assert network.forward(x).dtype == np.float32
 
 
 def test_three_point_chances_where_the_rules_score_three():

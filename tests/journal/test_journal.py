@@ -1,10 +1,13 @@
 """Recording and resuming: what the controller writes is what a restart gives back."""
+import ctypes
+import ctypes.util
 import random
 import sqlite3
 
 import pytest
 
 from firmware_host.journal import Journal, JournalStateError, JournalWriteError, Kind
+from firmware_host.journal.store import PAGE_CACHE_KIB
 from firmware_host.rules import BLACK, WHITE, GameResult, Position, Rules, Turn
 from firmware_host.rules.match import MatchRules, opening_roll
 from journal_kit import play_match, play_turn, start_next_game, step
@@ -167,3 +170,28 @@ def test_a_long_journal_resumes_only_its_last_match(path):
     state = journal.resume()
     assert state.match.rules.sequence == ("fevga",) and state.match.games == ()
     assert len(journal.match_ids()) == 4
+
+
+def _sqlite_memory_used() -> int | None:
+    """SQLite's own count of the memory it holds in this process (all connections), or None where
+    the library Python's sqlite3 uses cannot be reached by ctypes."""
+    name = ctypes.util.find_library("sqlite3")
+    if name is None:
+        return None
+    library = ctypes.CDLL(name)
+    library.sqlite3_memory_used.restype = ctypes.c_int64
+    return library.sqlite3_memory_used()
+
+
+def test_a_long_match_keeps_the_journals_page_cache_small(path):
+    """Issue 33: SQLite's default page cache (up to 2 MB a connection) grew with a busy service's
+    journal for half an hour; the journal's connection keeps an eighth of a megabyte."""
+    journal = Journal.open(path)
+    before = _sqlite_memory_used()
+    if not before:
+        pytest.skip("SQLite's memory count is not reachable from ctypes here")
+    for number in range(400):                       # about 4 MB of records, written and read back
+        journal.record_service("note", number=number, text="x" * 10_000)
+    assert len(journal.records_after(0, 1_000)) >= 400
+    grown = _sqlite_memory_used() - before
+    assert grown <= 2 * PAGE_CACHE_KIB * 1024 <= 2**19, grown

@@ -1,0 +1,248 @@
+/* The bot's inputs (firmware_host/bot/features.py, `encode(Boards.of(nodes), shape)`) in C.
+ *
+ * `hint` and the bot judge every play of a roll; in numpy each batch costs some forty array
+ * operations whatever its size, which dwarfs the network itself on the few plays of most rolls.
+ * This file reads the search states (`rules.plays.Node`) directly and writes the same float32
+ * inputs, column for column: every term is a small integer, written as (float)value / (float)scale
+ * as numpy divides a float32 array by a scale, so the result is bit for bit the numpy encoder's.
+ * features.py is the specification and the oracle (tests/bot/test_bot_encode_compiled.py).
+ */
+#define PY_SSIZE_T_CLEAN
+#include <Python.h>
+#include <string.h>
+
+#define POSITIONS 26 /* 0 bar, 1..24 the route, 25 off: the mover's frame */
+#define BAR 0
+#define OFF 25
+#define MAX_TERMS 64
+
+typedef struct {
+    int parallel, hitting, pinning, release_from;
+} Shape;
+
+/* `_longest_run` over 24 columns. */
+static int longest_run(const int *held) {
+    int run = 0, longest = 0;
+    for (int i = 0; i < 24; i++) {
+        run = held[i] ? run + 1 : 0;
+        if (run > longest) longest = run;
+    }
+    return longest;
+}
+
+/* `_behind_longest_run`: the counts before the first longest run of held columns (none held: 0). */
+static int behind_longest_run(const int *held, const int *counts) {
+    int run = 0, longest = 0, end = 0;
+    for (int i = 0; i < 24; i++) {
+        run = held[i] ? run + 1 : 0;
+        if (run > longest) longest = run, end = i;   /* the first column where the maximum is met */
+    }
+    int start = longest > 0 ? end - longest + 1 : 0, behind = 0;
+    for (int i = 0; i < start; i++) behind += counts[i];
+    return behind;
+}
+
+static int read_counts(PyObject *sequence, int *counts) {
+    if (!PyTuple_Check(sequence) || PyTuple_GET_SIZE(sequence) != POSITIONS) {
+        PyErr_SetString(PyExc_TypeError, "a node's counts are a tuple of 26 ints");
+        return -1;
+    }
+    for (int p = 0; p < POSITIONS; p++) {
+        long value = PyLong_AsLong(PyTuple_GET_ITEM(sequence, p));
+        if (value == -1 && PyErr_Occurred()) return -1;
+        counts[p] = (int)value;
+    }
+    return 0;
+}
+
+/* One node's inputs into `out`; returns the number written. */
+static Py_ssize_t encode_one(const Shape *shape, const int *me, const int *opp, unsigned long my_pin_bits,
+                             unsigned long opp_pin_bits, const float *scales, Py_ssize_t scale_count,
+                             float *out) {
+    float *start = out;
+    int my_pins[24], opp_pins[24];   /* frame positions 1..24 as 0..23 */
+    for (int i = 0; i < 24; i++) {
+        my_pins[i] = (my_pin_bits >> (i + 1)) & 1;
+        opp_pins[i] = (opp_pin_bits >> (i + 1)) & 1;
+    }
+    for (const int *counts = me; counts; counts = counts == me ? opp : NULL) {   /* `_unary` */
+        for (int p = 1; p <= 24; p++) {
+            int c = counts[p];
+            *out++ = c >= 1, *out++ = c >= 2, *out++ = c >= 3;
+            *out++ = (float)((c > 3 ? c - 3 : 0) / 2.0);
+        }
+    }
+    if (shape->pinning) {
+        for (int i = 0; i < 24; i++) *out++ = my_pins[i];
+        for (int i = 0; i < 24; i++) *out++ = opp_pins[i];
+    }
+
+    /* `board_terms`, in its order. */
+    long terms[MAX_TERMS];
+    int n = 0;
+    int my_pips = 25 * me[BAR], opp_pips = 25 * opp[BAR];
+    for (int p = 1; p <= 24; p++) {
+        my_pips += (25 - p) * me[p];
+        opp_pips += (shape->parallel ? 24 - ((p - 13) % 24 + 24) % 24 : p) * opp[p];
+    }
+    int made = shape->parallel ? 1 : 2;
+    int my_points[24], opp_points[24], my_point_count = 0, opp_point_count = 0, my_home_points = 0;
+    for (int i = 0; i < 24; i++) {
+        my_points[i] = me[i + 1] >= made;
+        opp_points[i] = opp[i + 1] >= made;
+        my_point_count += my_points[i];
+        opp_point_count += opp_points[i];
+        if (i >= 18) my_home_points += my_points[i];
+    }
+    /* The frame positions (as 0..23) in the order the opponent passes them (`opponent_route`). */
+    int route[24], my_points_on_route[24], opp_on_route[24];
+    for (int k = 0; k < 24; k++) {
+        route[k] = shape->parallel ? (k + 12) % 24 : 23 - k;
+        my_points_on_route[k] = my_points[route[k]];
+        opp_on_route[k] = opp[route[k] + 1];
+    }
+    int my_outside_home = 0, opp_home = 0;
+    for (int p = 0; p < 19; p++) my_outside_home += me[p];
+    for (int p = shape->parallel ? 7 : 1, last = p + 6; p < last; p++) opp_home += opp[p];
+    terms[n++] = opp_pips - my_pips;
+    terms[n++] = my_pips;
+    terms[n++] = opp_pips;
+    terms[n++] = me[OFF];
+    terms[n++] = opp[OFF];
+    terms[n++] = my_outside_home;
+    terms[n++] = 15 - opp[OFF] - opp_home;
+    terms[n++] = my_point_count;
+    terms[n++] = opp_point_count;
+    terms[n++] = my_home_points;
+    terms[n++] = longest_run(my_points_on_route);
+    terms[n++] = longest_run(opp_points);
+    if (shape->hitting || shape->pinning) {
+        /* Blots, and shots 1-6 and 7-12 pips away (`_exposure`): the opponent shoots down from
+         * frames 1..25 (his bar as 25), the mover up from frames 0..24. */
+        int my_blots = 0, exposed_direct = 0, exposed_indirect = 0, target_direct = 0;
+        for (int b = 1; b <= 24; b++) {
+            if (me[b] == 1 && opp[b] == 0 && !my_pins[b - 1]) {
+                my_blots++;
+                for (int d = 1; d <= 12 && b + d <= 25; d++) {
+                    int shooter = b + d == 25 ? opp[BAR] > 0 : opp[b + d] > 0;
+                    if (d <= 6) exposed_direct += shooter; else exposed_indirect += shooter;
+                }
+            }
+            if (opp[b] == 1 && me[b] == 0 && !opp_pins[b - 1])
+                for (int d = 1; d <= 6 && b - d >= 0; d++) target_direct += me[b - d] > 0;
+        }
+        int lowest = 25, highest = 0;   /* `_lowest` of mine, `_highest` of his */
+        for (int p = 0; p <= 24; p++)
+            if (me[p] > 0) { lowest = p; break; }
+        if (opp[BAR] > 0) highest = 25;
+        else
+            for (int p = 24; p >= 1; p--)
+                if (opp[p] > 0) { highest = p; break; }
+        terms[n++] = exposed_direct;
+        terms[n++] = exposed_indirect;
+        terms[n++] = target_direct;
+        terms[n++] = my_blots;
+        terms[n++] = lowest <= highest;
+    }
+    if (shape->hitting) {
+        terms[n++] = me[BAR];
+        terms[n++] = opp[BAR];
+    }
+    if (shape->pinning) {
+        int my_pinned = 0, opp_pinned = 0, opp_beyond_start = 0;
+        for (int i = 0; i < 24; i++) my_pinned += my_pins[i], opp_pinned += opp_pins[i];
+        for (int p = 2; p <= 24; p++) opp_beyond_start += opp[p];
+        terms[n++] = my_pinned;
+        terms[n++] = opp_pinned;
+        terms[n++] = my_pins[0];
+        terms[n++] = opp_pins[23];
+        terms[n++] = me[1] == 1 && !my_pins[0] && opp_beyond_start > 0;
+    }
+    if (shape->parallel) {
+        terms[n++] = me[1];
+        terms[n++] = opp[13];
+        terms[n++] = behind_longest_run(my_points_on_route, opp_on_route);
+        terms[n++] = behind_longest_run(opp_points, me + 1);
+    }
+    if (shape->release_from) {
+        int mine_free = 0, his_free = opp[OFF] > 0;
+        for (int p = shape->release_from; p < POSITIONS; p++) mine_free |= me[p] != 0;
+        for (int p = shape->release_from - 12; p < 13; p++) his_free |= opp[p] != 0;
+        terms[n++] = mine_free;
+        terms[n++] = his_free;
+    }
+    if (n != scale_count) {
+        PyErr_Format(PyExc_ValueError, "%d terms for %zd scales", n, scale_count);
+        return -1;
+    }
+    for (int k = 0; k < n; k++) *out++ = (float)terms[k] / scales[k];
+    return out - start;
+}
+
+static PyObject *encode(PyObject *self, PyObject *args) {
+    PyObject *nodes, *scale_tuple;
+    Shape shape;
+    if (!PyArg_ParseTuple(args, "OpppiO!", &nodes, &shape.parallel, &shape.hitting, &shape.pinning,
+                          &shape.release_from, &PyTuple_Type, &scale_tuple))
+        return NULL;
+    if (shape.release_from && (shape.release_from < 12 || shape.release_from > 25)) {
+        PyErr_SetString(PyExc_ValueError, "release_from: 0 or a frame position 12..25");
+        return NULL;
+    }
+    Py_ssize_t scale_count = PyTuple_GET_SIZE(scale_tuple);
+    if (scale_count > MAX_TERMS) {
+        PyErr_SetString(PyExc_ValueError, "too many term scales");
+        return NULL;
+    }
+    float scales[MAX_TERMS];
+    for (Py_ssize_t k = 0; k < scale_count; k++) {
+        double scale = PyFloat_AsDouble(PyTuple_GET_ITEM(scale_tuple, k));
+        if (scale == -1.0 && PyErr_Occurred()) return NULL;
+        scales[k] = (float)scale;
+    }
+    PyObject *sequence = PySequence_Fast(nodes, "nodes: a sequence of search states");
+    if (!sequence) return NULL;
+    Py_ssize_t count = PySequence_Fast_GET_SIZE(sequence);
+    Py_ssize_t width = 2 * 96 + (shape.pinning ? 48 : 0) + scale_count;
+    PyObject *result = PyBytes_FromStringAndSize(NULL, count * width * (Py_ssize_t)sizeof(float));
+    if (!result) goto fail;
+    float *out = (float *)PyBytes_AS_STRING(result);
+    for (Py_ssize_t i = 0; i < count; i++) {
+        PyObject *node = PySequence_Fast_GET_ITEM(sequence, i);
+        int me[POSITIONS], opp[POSITIONS];
+        if (!PyTuple_Check(node) || PyTuple_GET_SIZE(node) < 4) {
+            PyErr_SetString(PyExc_TypeError, "a node is a tuple (me, opp, my_pins, opp_pins, ...)");
+            goto fail;
+        }
+        if (read_counts(PyTuple_GET_ITEM(node, 0), me) < 0 || read_counts(PyTuple_GET_ITEM(node, 1), opp) < 0)
+            goto fail;
+        unsigned long my_pin_bits = PyLong_AsUnsignedLongMask(PyTuple_GET_ITEM(node, 2));
+        unsigned long opp_pin_bits = PyLong_AsUnsignedLongMask(PyTuple_GET_ITEM(node, 3));
+        if (PyErr_Occurred()) goto fail;
+        Py_ssize_t written = encode_one(&shape, me, opp, my_pin_bits, opp_pin_bits, scales, scale_count, out);
+        if (written < 0) goto fail;
+        out += written;
+    }
+    Py_DECREF(sequence);
+    return result;
+fail:
+    Py_XDECREF(result);
+    Py_DECREF(sequence);
+    return NULL;
+}
+
+static PyMethodDef methods[] = {
+    {"encode", encode, METH_VARARGS,
+     "encode(nodes, parallel, hitting, pinning, release_from, scales) -> bytes\n\n"
+     "features.encode(Boards.of(nodes), shape) as the bytes of a (len(nodes), width) float32 array;\n"
+     "scales: the term scales in board_terms' order (its width follows from them)."},
+    {NULL, NULL, 0, NULL},
+};
+
+static struct PyModuleDef module = {
+    PyModuleDef_HEAD_INIT, "firmware_host.bot._encode",
+    "The bot's inputs in C (optional; firmware_host/bot/features.py is the oracle).",
+    -1, methods, NULL, NULL, NULL, NULL,
+};
+
+PyMODINIT_FUNC PyInit__encode(void) { return PyModule_Create(&module); }
