@@ -58,6 +58,10 @@ class HubConfig:
             raise HubConfigError(f"broker.password_file: {self.password_file} cannot be read: {error.strerror}") from None
 
 
+ALLOWED = {"": ("club", "database", "broker", "boards", "web"), "web.": ("host", "port", "pin"),
+           "broker.": ("host", "port", "username", "password_file", "tls", "ca_file")}
+
+
 def load_hub_config(path: Path) -> HubConfig:
     try:
         document = load_toml(path)
@@ -73,20 +77,45 @@ def load_hub_config(path: Path) -> HubConfig:
             return default
         return value
 
-    for key in set(document) - {"club", "database", "broker", "boards", "web"}:
-        problems.append(f"{path}: {key}: unknown key; allowed: club, database, broker, boards, web")
-    broker = document.get("broker", {})
-    boards = document.get("boards", {})
-    web = document.get("web", {})
+    def port_in(table: dict, default: int, where: str) -> int:
+        port = take(table, "port", int, default, where)
+        if not 1 <= port <= 65535:
+            problems.append(f"{path}: {where}port: {port} is not valid; allowed: 1 to 65535")
+        return port
+
+    def beside(value: str | None) -> Path | None:   # a relative path is taken from the file's folder
+        return None if value is None else path.parent / Path(value).expanduser()
+
+    broker, boards, web = (document.get(name, {}) for name in ("broker", "boards", "web"))
     if not isinstance(broker, dict) or not isinstance(boards, dict) or not isinstance(web, dict):
         raise HubConfigError(f"{path}: [broker], [boards] and [web] are tables")
-    for key in set(web) - {"host", "port", "pin"}:
-        problems.append(f"{path}: web.{key}: unknown key; allowed: host, port, pin")
-    for key in set(broker) - {"host", "port", "username", "password_file", "tls", "ca_file"}:
-        problems.append(f"{path}: broker.{key}: unknown key; allowed: host, port, username, password_file, tls, ca_file")
+    for where, table in (("", document), ("web.", web), ("broker.", broker)):
+        problems += [f"{path}: {where}{key}: unknown key; allowed: {', '.join(ALLOWED[where])}"
+                     for key in sorted(set(table) - set(ALLOWED[where]))]
     club = take(document, "club", str, "club")
     if not NAME_PATTERN.fullmatch(club or ""):
         problems.append(f"{path}: club: {club!r} is not valid; allowed: 1 to 40 letters, digits, - and _")
+    keys = _board_keys(path, boards, problems)
+    tls = take(broker, "tls", bool, False, "broker.")
+    pin = take(web, "pin", str, None, "web.")
+    if pin is not None and not is_pin_hash(pin):
+        problems.append(f"{path}: web.pin: is not a hashed PIN; allowed: the line `tavli-board web-pin` prints")
+    problems += [f"{path}: {key}: {problem}; allowed: {allowed}" for key, problem, allowed in
+                 credential_problems(broker.get("username"), broker.get("password_file"), tls, broker.get("ca_file"), "broker")]
+    optional_paths = {key: beside(take(broker, key, str, None, "broker.")) for key in ("password_file", "ca_file")}
+    config = HubConfig(club=club, database=beside(take(document, "database", str, "hub.sqlite3")),
+                       host=take(broker, "host", str, "localhost", "broker."), port=port_in(broker, 8883 if tls else 1883, "broker."),
+                       username=take(broker, "username", str, None, "broker."),
+                       password_file=optional_paths["password_file"], tls=tls, ca_file=optional_paths["ca_file"],
+                       boards=keys, web_host=take(web, "host", str, "127.0.0.1", "web."),
+                       web_port=port_in(web, 8090, "web."), pin=pin)
+    if problems:
+        raise HubConfigError("\n".join(problems))
+    return config
+
+
+def _board_keys(path: Path, boards: dict, problems: list[str]) -> dict[str, Ed25519PublicKey]:
+    """[boards]: each board's name and the public key its messages are signed with."""
     keys = {}
     for name, text in boards.items():
         try:
@@ -97,27 +126,4 @@ def load_hub_config(path: Path) -> HubConfig:
             problems.append(f"{path}: boards.{name[:40]}: {error}")
     if not keys:
         problems.append(f"{path}: boards: no board; allowed: NAME = \"the key `tavli-board club key` prints\"")
-    tls = take(broker, "tls", bool, False, "broker.")
-    port = take(broker, "port", int, 8883 if tls else 1883, "broker.")
-    if not 1 <= port <= 65535:
-        problems.append(f"{path}: broker.port: {port} is not valid; allowed: 1 to 65535")
-    web_port = take(web, "port", int, 8090, "web.")
-    if not 1 <= web_port <= 65535:
-        problems.append(f"{path}: web.port: {web_port} is not valid; allowed: 1 to 65535")
-    pin = take(web, "pin", str, None, "web.")
-    if pin is not None and not is_pin_hash(pin):
-        problems.append(f"{path}: web.pin: is not a hashed PIN; allowed: the line `tavli-board web-pin` prints")
-    def beside(value: str | None) -> Path | None:   # a relative path is taken from the file's folder
-        return None if value is None else path.parent / Path(value).expanduser()
-
-    problems += [f"{path}: {key}: {problem}; allowed: {allowed}" for key, problem, allowed in
-                 credential_problems(broker.get("username"), broker.get("password_file"), tls, broker.get("ca_file"), "broker")]
-    optional_paths = {key: beside(take(broker, key, str, None, "broker.")) for key in ("password_file", "ca_file")}
-    config = HubConfig(club=club, database=beside(take(document, "database", str, "hub.sqlite3")),
-                       host=take(broker, "host", str, "localhost", "broker."), port=port,
-                       username=take(broker, "username", str, None, "broker."),
-                       password_file=optional_paths["password_file"], tls=tls, ca_file=optional_paths["ca_file"],
-                       boards=keys, web_host=take(web, "host", str, "127.0.0.1", "web."), web_port=web_port, pin=pin)
-    if problems:
-        raise HubConfigError("\n".join(problems))
-    return config
+    return keys
