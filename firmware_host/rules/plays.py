@@ -11,10 +11,11 @@ from __future__ import annotations
 
 import json
 import os
+from bisect import bisect_right
 from dataclasses import dataclass
 from functools import cached_property, lru_cache
 from itertools import accumulate, compress, groupby
-from operator import itemgetter
+from operator import itemgetter, mul
 from typing import Any, Callable, Iterable, Iterator, Mapping, NamedTuple
 
 from firmware_host.rules.position import BLACK, CHECKERS, WHITE, Color, Position, position_text
@@ -539,7 +540,7 @@ class WholeCascade:
         self._possible: dict[tuple[Node, int], int] = {}
         # The points the opponent holds, all through the turn.
         self._closed = [False] + [bool(n) for n in turn.start.opp[1:OFF]]
-        self._reach_from: dict[int, tuple[tuple[int, ...], tuple[bool, ...]]] = {}
+        self._tables: dict[int, _BoundTables | None] = {}
         self.most = self.most_dice(turn.start, 0)
 
     def may_show(self, me: tuple[int, ...]) -> bool:
@@ -585,6 +586,9 @@ class WholeCascade:
         found, possible = self._found.get(key, 0), self._possible_from(key)
         if found >= goal or possible < goal:
             return found >= goal
+        if self._walks(node, stage, goal):
+            self._found[key] = goal
+            return True
         size, last = len(self.stages[stage]), stage + 1 == len(self.stages)
         options = []  # (the most this end may lead to, dice it plays, the next stage's root)
         for end in self._stage_ends(node, stage):
@@ -614,6 +618,46 @@ class WholeCascade:
             self._possible[key] = max(best, proven)
         return best >= goal
 
+    def _walks(self, node: Node, stage: int, goal: int) -> bool:
+        """Whether a quick depth-first walk, one legal move at a time (`Frame.steps`), plays the
+        next `goal` dice of the cascade from `node` (at the start of `stage`); False where it finds
+        no such way within `_WALK_MOVES` nodes per die (it proves nothing then).
+
+        Such a way is a legal play's start where a stage played in full is always a legal end of
+        it (no limit judged at the end of a play, no obligation to open a prime at the stage's
+        start, no game ended otherwise than by bearing off): a stage's legal ends are then those of
+        the most dice, so the legal play goes on from it, or stops in a stage where it plays as
+        many dice or more. Proving it so is one walk instead of a stage search per stage (a
+        cascade whose every die can be played asks it of every stage end the referee meets)."""
+        frame = self.turn.frame
+        if frame.end_limits or frame.mother_every_move:
+            return False
+        played = self._played_before(stage)
+        dice = self._dice[played:played + goal]
+        # The dice played when each later stage starts (relative to `played`).
+        stage_starts = set(accumulate(len(s) for s in self.stages[stage:]))
+        steps, dead = frame.steps, set()
+        left = _WALK_MOVES * len(dice)
+
+        def walk(node: Node, index: int) -> bool:
+            nonlocal left
+            if (node, index) in dead or left <= 0:
+                return False
+            if (index == 0 or index in stage_starts) and frame.opening_duty(node) is not None:
+                return False
+            left -= 1
+            die, last = dice[index], index + 1 == len(dice)
+            for child, _ in steps(node, die):
+                if child.me[OFF] == CHECKERS:    # the game ends: a way only with its last die
+                    if last:
+                        return True
+                elif last or walk(child, index + 1):
+                    return True
+            dead.add((node, index))
+            return False
+
+        return walk(node, 0)
+
     def _possible_from(self, key: tuple[Node, int]) -> int:
         possible = self._possible.get(key)
         if possible is None:
@@ -632,46 +676,58 @@ class WholeCascade:
         every checker can get into the home board (rules.md). So the dice played, a prefix of those
         to come, add up to at most the pips all can travel (plus a die for each one that may bear
         off), and of those of w pips or more no more are played than the checkers can take such
-        steps."""
-        dice = self._dice[played:]
-        if not dice:
+        steps. The sums are weighted counts over `_BoundTables` (asked of every stage end a
+        search meets: tens of thousands a turn)."""
+        tables = self._bound_tables(played)
+        if tables is None:
             return 0
-        farthest, may_bear_off = self._reach(played)
-        on_board = [(p, n) for p, n in enumerate(node.me[:OFF]) if n]
-        all_home = all(farthest[p] >= HOME.start for p, _ in on_board)
-        largest = max(dice)
-        pips = sum(n * (farthest[p] - p + (largest if all_home and may_bear_off[p] else 0))
-                   for p, n in on_board)
-        steps_of_at_least = {w: sum(n * ((farthest[p] - p) // w + (all_home and may_bear_off[p]))
-                                    for p, n in on_board)
-                             for w in set(dice)}
-        taken = dict.fromkeys(steps_of_at_least, 0)
-        for playable, die in enumerate(dice):
-            pips -= die
-            if pips < 0:
-                return playable
-            for w in taken:
-                if die >= w:
-                    taken[w] += 1
-                    if taken[w] > steps_of_at_least[w]:
-                        return playable
-        return len(dice)
+        me = node.me
+        all_home = not any([me[p] for p in tables.short_of_home])
+        pips = sum(map(mul, me, tables.pips_per_checker[all_home]))
+        most = bisect_right(tables.pips_of_first, pips) - 1
+        for steps_per_checker, limit_at in tables.steps[all_home]:
+            steps = sum(map(mul, me, steps_per_checker))
+            if steps < len(limit_at) and limit_at[steps] < most:
+                most = limit_at[steps]
+        return most
+
+    def _bound_tables(self, played: int) -> _BoundTables | None:
+        """`_bound`'s weights for the dice after the cascade's first `played` (None: no die left)."""
+        if played in self._tables:
+            return self._tables[played]
+        dice = self._dice[played:]
+        tables = None
+        if dice:
+            farthest, may_bear_off = self._reach(played)
+            travel = [farthest[p] - p for p in range(OFF)] + [0]
+            bears = [int(b) for b in may_bear_off] + [0]   # nothing moves from off
+            largest = max(dice)
+            steps = ([], [])
+            for w in sorted(set(dice)):
+                # The die index at which a (m + 1)-th die of w pips or more would be played.
+                limit_at = tuple(i for i, die in enumerate(dice) if die >= w)
+                for all_home in (False, True):
+                    steps[all_home].append((tuple(t // w + (all_home and b) for t, b in zip(travel, bears)),
+                                            limit_at))
+            tables = _BoundTables(
+                short_of_home=tuple(p for p in range(OFF) if farthest[p] < HOME.start),
+                pips_per_checker=(tuple(travel), tuple(t + largest * b for t, b in zip(travel, bears))),
+                pips_of_first=tuple(accumulate(dice, initial=0)),
+                steps=(tuple(steps[False]), tuple(steps[True])))
+        self._tables[played] = tables
+        return tables
 
     def _reach(self, played: int) -> tuple[tuple[int, ...], tuple[bool, ...]]:
         """Per frame position 0..24: the farthest point a checker there can reach with the dice
         after the cascade's first `played` (any of them, any number of times, never onto the
         opponent's points), and whether it can bear off from some point it reaches."""
-        known = self._reach_from.get(played)
-        if known is None:
-            values = set(self._dice[played:])
-            farthest = [0] * OFF
-            for p in range(OFF - 1, -1, -1):
-                farthest[p] = max([p] + [farthest[p + v] for v in values
-                                         if p + v < OFF and not self._closed[p + v]])
-            largest = max(values)
-            known = self._reach_from[played] = (
-                tuple(farthest), tuple(far + largest >= OFF for far in farthest))
-        return known
+        values = set(self._dice[played:])
+        farthest = [0] * OFF
+        for p in range(OFF - 1, -1, -1):
+            farthest[p] = max([p] + [farthest[p + v] for v in values
+                                     if p + v < OFF and not self._closed[p + v]])
+        largest = max(values)
+        return tuple(farthest), tuple(far + largest >= OFF for far in farthest)
 
     def _played_before(self, stage: int) -> int:
         return self._dice_from[0] - self._dice_from[stage]
@@ -681,6 +737,22 @@ class WholeCascade:
         if key not in self._ends:
             self._ends[key] = self.turn.stage_ends(node, self.stages[stage])
         return self._ends[key]
+
+
+# `WholeCascade._walks`: the nodes tried per die before the walk gives up (and the search decides).
+_WALK_MOVES = 3
+
+
+class _BoundTables(NamedTuple):
+    """`WholeCascade._bound`'s weights for the dice after some played: each a per-frame-position
+    weight (0..25) of the mover's checkers, by whether all can get into the home board."""
+
+    short_of_home: tuple[int, ...]      # the positions from which a checker cannot get home
+    pips_per_checker: tuple[tuple[int, ...], tuple[int, ...]]   # the pips a checker may travel
+    pips_of_first: tuple[int, ...]      # the pips of the first k dice, for each k
+    # Per die value w: the steps of w pips or more a checker may take, and the index of the die at
+    # which the (m + 1)-th such step would be needed, for each m.
+    steps: tuple[tuple[tuple[tuple[int, ...], tuple[int, ...]], ...], ...]
 
 
 @lru_cache(maxsize=None)
