@@ -541,6 +541,13 @@ class WholeCascade:
         # The points the opponent holds, all through the turn.
         self._closed = [False] + [bool(n) for n in turn.start.opp[1:OFF]]
         self._tables: dict[int, _BoundTables | None] = {}
+        # `_walk`'s nodes gone through to the end: (node, dice played of the cascade) -> the most
+        # dice of the cascade any sequence of moves from there reaches.
+        self._walked: dict[tuple[Node, int], int] = {}
+        # And the nodes on a way it found: the most dice of the cascade the way reaches (the
+        # referee asks the same goal, the most, of every stage end, and their ways meet).
+        self._ways: dict[tuple[Node, int], int] = {}
+        self._stage_starts = frozenset(accumulate((len(s) for s in self.stages), initial=0))
         self.most = self.most_dice(turn.start, 0)
 
     def may_show(self, me: tuple[int, ...]) -> bool:
@@ -586,9 +593,13 @@ class WholeCascade:
         found, possible = self._found.get(key, 0), self._possible_from(key)
         if found >= goal or possible < goal:
             return found >= goal
-        if self._walks(node, stage, goal):
-            self._found[key] = goal
+        walked, exact = self._walk(node, stage, goal)
+        if walked >= goal:
+            self._found[key] = walked
             return True
+        if exact:   # no sequence of moves plays the goal
+            self._possible[key] = walked
+            return False
         size, last = len(self.stages[stage]), stage + 1 == len(self.stages)
         options = []  # (the most this end may lead to, dice it plays, the next stage's root)
         for end in self._stage_ends(node, stage):
@@ -618,45 +629,55 @@ class WholeCascade:
             self._possible[key] = max(best, proven)
         return best >= goal
 
-    def _walks(self, node: Node, stage: int, goal: int) -> bool:
-        """Whether a quick depth-first walk, one legal move at a time (`Frame.steps`), plays the
-        next `goal` dice of the cascade from `node` (at the start of `stage`); False where it finds
-        no such way within `_WALK_MOVES` nodes per die (it proves nothing then).
+    def _walk(self, node: Node, stage: int, goal: int) -> tuple[int, bool]:
+        """A depth-first walk, one legal move at a time (`Frame.steps`), of the next `goal` dice of
+        the cascade from `node` (at the start of `stage`): the most dice a way it found plays
+        (`goal` or more: one was found), and whether no sequence of moves plays more (the walk
+        went everywhere within `_WALK_MOVES` nodes per die; the nodes gone through to the end, and
+        those on a way found, are remembered for the turn).
 
-        Such a way is a legal play's start where a stage played in full is always a legal end of
-        it (no limit judged at the end of a play, no obligation to open a prime at the stage's
-        start, no game ended otherwise than by bearing off): a stage's legal ends are then those of
-        the most dice, so the legal play goes on from it, or stops in a stage where it plays as
-        many dice or more. Proving it so is one walk instead of a stage search per stage (a
-        cascade whose every die can be played asks it of every stage end the referee meets)."""
+        Every legal play is such a sequence, so the walk's most is a bound on the legal ones. And
+        a way of `goal` dice is a legal play's start where a stage played in full is always a legal
+        end of it (no limit judged at the end of a play, no obligation to open a prime at the
+        stage's start, no game ended otherwise than by bearing off): a stage's legal ends are then
+        those of the most dice, so the legal play goes on from it, or stops in a stage where it
+        plays as many dice or more. One walk instead of a stage search per stage: a cascade whose
+        every die can be played asks it of every stage end the referee meets."""
         frame = self.turn.frame
         if frame.end_limits or frame.mother_every_move:
-            return False
-        played = self._played_before(stage)
-        dice = self._dice[played:played + goal]
-        # The dice played when each later stage starts (relative to `played`).
-        stage_starts = set(accumulate(len(s) for s in self.stages[stage:]))
-        steps, dead = frame.steps, set()
-        left = _WALK_MOVES * len(dice)
+            return 0, False
+        start = self._played_before(stage)
+        target, dice, stage_starts = start + goal, self._dice, self._stage_starts
+        steps, known, ways = frame.steps, self._walked, self._ways
+        left = _WALK_MOVES * goal
 
-        def walk(node: Node, index: int) -> bool:
+        def walk(node: Node, index: int) -> tuple[int, bool]:
+            """(the most dice the walk reaches from `node`, counted from the cascade's first; exact)"""
             nonlocal left
-            if (node, index) in dead or left <= 0:
-                return False
-            if (index == 0 or index in stage_starts) and frame.opening_duty(node) is not None:
-                return False
+            if index == target:
+                return index, index == len(dice)
+            most = known.get((node, index))
+            if most is not None:
+                return most, True
+            reaches = ways.get((node, index), 0)
+            if reaches >= target:
+                return reaches, False
+            if left <= 0 or index in stage_starts and frame.opening_duty(node) is not None:
+                return index, False
             left -= 1
-            die, last = dice[index], index + 1 == len(dice)
-            for child, _ in steps(node, die):
-                if child.me[OFF] == CHECKERS:    # the game ends: a way only with its last die
-                    if last:
-                        return True
-                elif last or walk(child, index + 1):
-                    return True
-            dead.add((node, index))
-            return False
+            best, exact = index, True
+            for child, _ in steps(node, dice[index]):
+                reached, child_exact = walk(child, index + 1)
+                if reached >= target:
+                    ways[node, index] = reached
+                    return reached, False
+                best, exact = max(best, reached), exact and child_exact
+            if exact:
+                known[(node, index)] = best
+            return best, exact
 
-        return walk(node, 0)
+        reached, exact = walk(node, start)
+        return reached - start, exact
 
     def _possible_from(self, key: tuple[Node, int]) -> int:
         possible = self._possible.get(key)
@@ -739,7 +760,7 @@ class WholeCascade:
         return self._ends[key]
 
 
-# `WholeCascade._walks`: the nodes tried per die before the walk gives up (and the search decides).
+# `WholeCascade._walk`: the nodes tried per die before the walk gives up (and the search decides).
 _WALK_MOVES = 3
 
 
