@@ -521,7 +521,10 @@ class Turn:
 # stage (39,008 of them, 11 s, for a 1-1 cascade of which 22 dice can be played). The search is a
 # branch and bound: each (node, stage) keeps the most dice a play was found to use (`_found`) and
 # the most proven possible (`_possible`, at first `_bound`'s relaxation); a stage end is searched
-# only while it can still reach the goal asked for, the most promising first.
+# only while it can still reach the goal asked for, the most promising first. Before a stage end's
+# stage is searched, a walk of the dice one legal move at a time (`_walk`) looks for a way of the goal
+# (a proof where the rules make every full stage a legal end) or goes everywhere (a bound): the
+# referee asks this of every end of every stage tree it builds (issue 33: 22 of 26 s searching).
 
 class WholeCascade:
     """Which stage ends lead to a legal play when the whole cascade is maximised at once."""
@@ -647,15 +650,25 @@ class WholeCascade:
         if frame.end_limits or frame.mother_every_move:
             return 0, False
         start = self._played_before(stage)
+        moves = _WALK_MOVES * goal
+        if _search is not None and frame.search_config is not None and not frame.owes_openings:
+            # In C (`_search.walk`): the same walk, what it went through remembered for the walk.
+            return _search.walk(node, self._dice[start:], goal, frame.search_config, moves)
+        return self._python_walk(node, start, goal, moves)
+
+    def _python_walk(self, node: Node, start: int, goal: int, moves: int) -> tuple[int, bool]:
+        """`_walk` in Python, from the cascade's `start`-th die within `moves` nodes expanded: the
+        specification of the compiled walk, with what it went through remembered for the turn."""
+        frame = self.turn.frame
         target, dice, stage_starts = start + goal, self._dice, self._stage_starts
         steps, known, ways = frame.steps, self._walked, self._ways
-        left = _WALK_MOVES * goal
+        left = moves
 
         def walk(node: Node, index: int) -> tuple[int, bool]:
             """(the most dice the walk reaches from `node`, counted from the cascade's first; exact)"""
             nonlocal left
             if index == target:
-                return index, index == len(dice)
+                return index, False     # (a way found: the callers stop there)
             most = known.get((node, index))
             if most is not None:
                 return most, True
@@ -849,6 +862,8 @@ def _facts_of(rules: Rules, mover: Color) -> dict[str, Any]:
         # Whether `allowed_at_end` can ever say no: most rule sets judge nothing at the end.
         "end_limits": bool(tables and not table_every_move)
         or prime_rule in ("opp_start_table_max4", "no_prime_without_opponent_ahead"),
+        # Whether `opening_duty` can ever name a duty: the prime rules that oblige one.
+        "owes_openings": prime_rule in ("unblock_all_on_one_point", "opponent_must_be_able_to_move"),
         "mother_rule": mother_rule, "mother_every_move": mother_every_move,
         "mutual_no_move_draw": mutual_no_move_draw,
         # Whether a play can end the game otherwise than by bearing off, judged on the position it
@@ -1087,6 +1102,8 @@ class Frame:
 
     def opening_duty(self, node: Node) -> _Duty | None:
         """The prime the mover must open this turn, if the prime rule demands one."""
+        if not self.owes_openings:
+            return None
         prime_rule = self.opts.get("prime_rule", "none")
         if prime_rule == "unblock_all_on_one_point":
             occupied = [p for p in range(1, 25) if node.opp[p]]

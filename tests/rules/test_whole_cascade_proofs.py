@@ -11,10 +11,11 @@ from __future__ import annotations
 
 import random
 
+import pytest
 from hypothesis import HealthCheck, assume, given, settings, strategies as st
 
 from firmware_host.rules import Position, Turn
-from firmware_host.rules.plays import CHECKERS, HOME, OFF, WHITE
+from firmware_host.rules.plays import CHECKERS, HOME, OFF, WHITE, _search
 from test_rules_properties import exhaustive_most
 
 WHOLE = {"gulbara_cascade_maximize": "whole_cascade"}
@@ -132,3 +133,26 @@ def test_kept_stage_ends_and_the_chosen_play_are_the_exhaustive_definitions(turn
         node, before = end.node, before + len(dice)
     fresh = Turn(turn.position, turn.dice, turn.rules)
     assert list(fresh.pick_play(random.Random(pick_seed).choice).moves) == expected
+
+
+
+@pytest.mark.skipif(_search is None, reason="the compiled search is not built")
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(turn=positions, data=st.data(), moves_per_die=st.sampled_from([1, 3, 8]))
+def test_the_compiled_walk_is_the_python_walk(turn, data, moves_per_die):
+    """`_search.walk` against `WholeCascade._python_walk` (on a fresh turn, so that it has met no
+    node before) from stage ends on a random way, for every goal, within budgets small enough to
+    run out: the same dice reached, the same word on whether no sequence of moves reaches more."""
+    assume(turn is not None and turn.frame.search_config is not None)
+    node, before = turn.start, 0
+    for stage, dice in enumerate(turn.stages[:-1]):
+        ends = [end for end in turn.stage_ends(node, dice) if end.result is None and not end.remaining]
+        if not ends:
+            break
+        node, before = data.draw(st.sampled_from(ends)).node, before + len(dice)
+        later = turn.whole_cascade._dice[before:]
+        for goal in range(1, len(later) + 1):
+            fresh = Turn(turn.position, turn.dice, turn.rules).whole_cascade
+            moves = moves_per_die * goal
+            assert _search.walk(node, later, goal, turn.frame.search_config, moves) == \
+                fresh._python_walk(node, before, goal, moves)
