@@ -593,15 +593,18 @@ class WholeCascade:
         """Whether some play of the stages from `stage` on from `node` uses `goal` dice or more.
         Leaves `_found` at `goal` or more, or `_possible` below it."""
         key = (node, stage)
-        found, possible = self._found.get(key, 0), self._possible_from(key)
-        if found >= goal or possible < goal:
+        found = self._found.get(key, 0)
+        if found >= goal or self._possible.get(key, goal) < goal:
             return found >= goal
+        # The walk first: a way found is the common answer, and proves it without the bound.
         walked, exact = self._walk(node, stage, goal)
         if walked >= goal:
             self._found[key] = walked
             return True
         if exact:   # no sequence of moves plays the goal
             self._possible[key] = walked
+            return False
+        if self._possible_from(key) < goal:
             return False
         size, last = len(self.stages[stage]), stage + 1 == len(self.stages)
         options = []  # (the most this end may lead to, dice it plays, the next stage's root)
@@ -621,10 +624,10 @@ class WholeCascade:
             if root is None:
                 best = max(best, played)
             else:
-                self._reaches(root, stage + 1, goal - played)
                 after = (root, stage + 1)
+                if not self._reaches(root, stage + 1, goal - played):
+                    proven = max(proven, played + self._possible[after])
                 best = max(best, played + self._found.get(after, 0))
-                proven = max(proven, played + self._possible[after])
             if best >= goal:
                 break
         self._found[key] = best
