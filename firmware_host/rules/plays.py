@@ -28,6 +28,8 @@ except ImportError:
 if os.environ.get("TAVLI_PURE_PYTHON"):  # a switch for measuring and testing the pure path
     _search = None
 COMPILED = _search is not None  # whether `Turn.search` runs compiled where the rules allow
+# `WholeCascade._walk` in C; None from an extension built before it had one (built once, copied)
+_compiled_walk = getattr(_search, "walk", None)
 _CAPTURE_CODES = {Capture.NONE: 0, Capture.HIT: 1, Capture.PIN: 2, Capture.CHOICE: 3}
 
 BAR, OFF = 0, 25
@@ -654,9 +656,9 @@ class WholeCascade:
             return 0, False
         start = self._played_before(stage)
         moves = _WALK_MOVES * goal
-        if _search is not None and frame.search_config is not None and not frame.owes_openings:
+        if _compiled_walk is not None and frame.search_config is not None and not frame.owes_openings:
             # In C (`_search.walk`): the same walk, what it went through remembered for the walk.
-            return _search.walk(node, self._dice[start:], goal, frame.search_config, moves)
+            return _compiled_walk(node, self._dice[start:], goal, frame.search_config, moves)
         return self._python_walk(node, start, goal, moves)
 
     def _python_walk(self, node: Node, start: int, goal: int, moves: int) -> tuple[int, bool]:

@@ -15,7 +15,7 @@ import pytest
 from hypothesis import HealthCheck, assume, given, settings, strategies as st
 
 from firmware_host.rules import Position, Turn
-from firmware_host.rules.plays import CHECKERS, HOME, OFF, WHITE, _search
+from firmware_host.rules.plays import CHECKERS, HOME, OFF, WHITE, _compiled_walk
 from test_rules_properties import exhaustive_most
 
 WHOLE = {"gulbara_cascade_maximize": "whole_cascade"}
@@ -136,7 +136,7 @@ def test_kept_stage_ends_and_the_chosen_play_are_the_exhaustive_definitions(turn
 
 
 
-@pytest.mark.skipif(_search is None, reason="the compiled search is not built")
+@pytest.mark.skipif(_compiled_walk is None, reason="the compiled walk is not built")
 @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(turn=positions, data=st.data(), moves_per_die=st.sampled_from([1, 3, 8]))
 def test_the_compiled_walk_is_the_python_walk(turn, data, moves_per_die):
@@ -155,5 +155,5 @@ def test_the_compiled_walk_is_the_python_walk(turn, data, moves_per_die):
         for goal in range(1, len(later) + 1):
             fresh = Turn(turn.position, turn.dice, turn.rules).whole_cascade
             moves = moves_per_die * goal
-            assert _search.walk(node, later, goal, turn.frame.search_config, moves) == \
+            assert _compiled_walk(node, later, goal, turn.frame.search_config, moves) == \
                 fresh._python_walk(node, before, goal, moves)
