@@ -791,6 +791,131 @@ static PyObject *forward_fit(PyObject *module, PyObject *args) {
     return Py_BuildValue("(Ol)", fits < 0 ? Py_None : fits ? Py_True : Py_False, f.count);
 }
 
+/* -- WholeCascade._walk: a depth-first walk of the dice in their order ------------------------------ */
+
+#define WALK_DICE 64
+
+typedef struct {
+    State state;
+    int32_t index;   /* dice played when the state was met; -1: an empty slot */
+    int32_t reached; /* the most dice any sequence of moves from it reaches */
+} WalkSlot;
+
+typedef struct {
+    const Config *config;
+    uint8_t dice[WALK_DICE];
+    int count, target;
+    long left;
+    Level levels[WALK_DICE];
+    Table table;
+    WalkSlot *known; /* the states gone through to the end, as `WholeCascade._walked` */
+    size_t mask;
+} Walk;
+
+static WalkSlot *walk_slot(Walk *w, const State *s, int index) {
+    size_t at = (state_hash(s) ^ (uint64_t)index * 0x9E3779B97F4A7C15ULL) & w->mask;
+    for (size_t tries = 0; tries <= w->mask; tries++, at = (at + 1) & w->mask) {
+        WalkSlot *slot = &w->known[at];
+        if (slot->index < 0 || (slot->index == index && !memcmp(&slot->state, s, sizeof(State))))
+            return slot;
+    }
+    return NULL; /* full: nothing more is remembered */
+}
+
+/* The Python walk's `walk(node, index)`, line by line: the most dice reached (`target` or more: a
+ * way found), and in *exact whether no sequence of moves reaches more; -1 on a memory error. */
+static int walk_from(Walk *w, const Entry *entry, int index, int *exact) {
+    if (index == w->target) {
+        *exact = 0; /* (a way found: the callers stop there) */
+        return index;
+    }
+    WalkSlot *slot = walk_slot(w, &entry->state, index);
+    if (slot && slot->index >= 0) {
+        *exact = 1;
+        return slot->reached;
+    }
+    if (w->left <= 0) {
+        *exact = 0;
+        return index;
+    }
+    w->left--;
+    Level *children = &w->levels[index];
+    children->count = 0;
+    uint8_t no_dice[MAX_DICE] = {0};
+    if (table_reset(&w->table, 16) < 0 ||
+        expand(w->config, entry, 0, w->dice[index], no_dice, 0, children, &w->table) < 0)
+        return -1;
+    int best = index, all_exact = 1;
+    for (Py_ssize_t i = 0; i < children->count; i++) {
+        int child_exact;
+        int reached = walk_from(w, &children->entries[i], index + 1, &child_exact);
+        if (reached < 0) return -1;
+        if (reached >= w->target) {
+            *exact = 0;
+            return reached;
+        }
+        if (reached > best) best = reached;
+        all_exact = all_exact && child_exact;
+    }
+    if (all_exact && (slot = walk_slot(w, &entry->state, index)) && slot->index < 0) {
+        slot->state = entry->state;
+        slot->index = index, slot->reached = best;
+    }
+    *exact = all_exact;
+    return best;
+}
+
+static PyObject *walk(PyObject *module, PyObject *args) {
+    (void)module;
+    PyObject *start, *dice_tuple, *config_tuple;
+    int target;
+    long moves;
+    if (!PyArg_ParseTuple(args, "OO!iO!l:walk", &start, &PyTuple_Type, &dice_tuple, &target,
+                          &PyTuple_Type, &config_tuple, &moves))
+        return NULL;
+    Config config;
+    if (read_config(config_tuple, &config) < 0) return NULL;
+    Walk *w = PyMem_Calloc(1, sizeof(Walk));
+    if (!w) return PyErr_NoMemory();
+    PyObject *result = NULL;
+    Entry root;
+    memset(&root, 0, sizeof root);
+    root.parent = -1;
+    if (read_node(start, &root.state) < 0) goto done;
+    w->config = &config;
+    w->count = (int)PyTuple_GET_SIZE(dice_tuple);
+    if (w->count > WALK_DICE || target < 0 || target > w->count) {
+        PyErr_Format(PyExc_ValueError, "walk: at most %d dice, and a target among them", WALK_DICE);
+        goto done;
+    }
+    for (int i = 0; i < w->count; i++) {
+        long d = PyLong_AsLong(PyTuple_GET_ITEM(dice_tuple, i));
+        if (d < 1 || d > 6) {
+            if (!PyErr_Occurred()) PyErr_SetString(PyExc_ValueError, "walk: each die 1 to 6");
+            goto done;
+        }
+        w->dice[i] = (uint8_t)d;
+    }
+    w->target = target, w->left = moves;
+    size_t capacity = 64;
+    while (capacity < 2 * (size_t)(moves > 0 ? moves : 0) + 2) capacity *= 2;
+    if (!(w->known = PyMem_Malloc(capacity * sizeof(WalkSlot)))) {
+        PyErr_NoMemory();
+        goto done;
+    }
+    w->mask = capacity - 1;
+    for (size_t i = 0; i < capacity; i++) w->known[i].index = -1;
+    int exact;
+    int reached = walk_from(w, &root, 0, &exact);
+    if (reached >= 0) result = Py_BuildValue("(iO)", reached, exact ? Py_True : Py_False);
+done:
+    for (int i = 0; i < WALK_DICE; i++) PyMem_Free(w->levels[i].entries);
+    PyMem_Free(w->table.slots);
+    PyMem_Free(w->known);
+    PyMem_Free(w);
+    return result;
+}
+
 static PyMethodDef methods[] = {
     {"search", search, METH_VARARGS,
      "search(visit_type, node_type, start, dice, config) -> (visits, borne_off)\n\n"
@@ -802,6 +927,11 @@ static PyMethodDef methods[] = {
      "forward_fit(start, board, dice, closed, states) -> (fits, states_visited)\n\n"
      "firmware_host/referee/reach.py's forward_fit search: True or False, or None where it gave up\n"
      "after `states` states (frame counts of 26, the dice, the closed points)."},
+    {"walk", walk, METH_VARARGS,
+     "walk(start, dice, target, config, moves) -> (reached, exact)\n\n"
+     "WholeCascade._walk's depth-first walk of `dice` in their order from `start`, stopping at\n"
+     "`target` dice, within `moves` nodes expanded: the most dice reached, and whether no sequence\n"
+     "of moves reaches more (at most 64 dice). config: Frame.search_config."},
     {NULL, NULL, 0, NULL},
 };
 

@@ -11,10 +11,11 @@ from __future__ import annotations
 
 import json
 import os
+from bisect import bisect_right
 from dataclasses import dataclass
 from functools import cached_property, lru_cache
 from itertools import accumulate, compress, groupby
-from operator import itemgetter
+from operator import itemgetter, mul
 from typing import Any, Callable, Iterable, Iterator, Mapping, NamedTuple
 
 from firmware_host.rules.position import BLACK, CHECKERS, WHITE, Color, Position, position_text
@@ -27,6 +28,8 @@ except ImportError:
 if os.environ.get("TAVLI_PURE_PYTHON"):  # a switch for measuring and testing the pure path
     _search = None
 COMPILED = _search is not None  # whether `Turn.search` runs compiled where the rules allow
+# `WholeCascade._walk` in C; None from an extension built before it had one (built once, copied)
+_compiled_walk = getattr(_search, "walk", None)
 _CAPTURE_CODES = {Capture.NONE: 0, Capture.HIT: 1, Capture.PIN: 2, Capture.CHOICE: 3}
 
 BAR, OFF = 0, 25
@@ -520,7 +523,10 @@ class Turn:
 # stage (39,008 of them, 11 s, for a 1-1 cascade of which 22 dice can be played). The search is a
 # branch and bound: each (node, stage) keeps the most dice a play was found to use (`_found`) and
 # the most proven possible (`_possible`, at first `_bound`'s relaxation); a stage end is searched
-# only while it can still reach the goal asked for, the most promising first.
+# only while it can still reach the goal asked for, the most promising first. Before a stage end's
+# stage is searched, a walk of the dice one legal move at a time (`_walk`) looks for a way of the goal
+# (a proof where the rules make every full stage a legal end) or goes everywhere (a bound): the
+# referee asks this of every end of every stage tree it builds (issue 33: 22 of 26 s searching).
 
 class WholeCascade:
     """Which stage ends lead to a legal play when the whole cascade is maximised at once."""
@@ -539,7 +545,14 @@ class WholeCascade:
         self._possible: dict[tuple[Node, int], int] = {}
         # The points the opponent holds, all through the turn.
         self._closed = [False] + [bool(n) for n in turn.start.opp[1:OFF]]
-        self._reach_from: dict[int, tuple[tuple[int, ...], tuple[bool, ...]]] = {}
+        self._tables: dict[int, _BoundTables | None] = {}
+        # `_walk`'s nodes gone through to the end: (node, dice played of the cascade) -> the most
+        # dice of the cascade any sequence of moves from there reaches.
+        self._walked: dict[tuple[Node, int], int] = {}
+        # And the nodes on a way it found: the most dice of the cascade the way reaches (the
+        # referee asks the same goal, the most, of every stage end, and their ways meet).
+        self._ways: dict[tuple[Node, int], int] = {}
+        self._stage_starts = frozenset(accumulate((len(s) for s in self.stages), initial=0))
         self.most = self.most_dice(turn.start, 0)
 
     def may_show(self, me: tuple[int, ...]) -> bool:
@@ -582,9 +595,19 @@ class WholeCascade:
         """Whether some play of the stages from `stage` on from `node` uses `goal` dice or more.
         Leaves `_found` at `goal` or more, or `_possible` below it."""
         key = (node, stage)
-        found, possible = self._found.get(key, 0), self._possible_from(key)
-        if found >= goal or possible < goal:
+        found = self._found.get(key, 0)
+        if found >= goal or self._possible.get(key, goal) < goal:
             return found >= goal
+        # The walk first: a way found is the common answer, and proves it without the bound.
+        walked, exact = self._walk(node, stage, goal)
+        if walked >= goal:
+            self._found[key] = walked
+            return True
+        if exact:   # no sequence of moves plays the goal
+            self._possible[key] = walked
+            return False
+        if self._possible_from(key) < goal:
+            return False
         size, last = len(self.stages[stage]), stage + 1 == len(self.stages)
         options = []  # (the most this end may lead to, dice it plays, the next stage's root)
         for end in self._stage_ends(node, stage):
@@ -603,16 +626,76 @@ class WholeCascade:
             if root is None:
                 best = max(best, played)
             else:
-                self._reaches(root, stage + 1, goal - played)
                 after = (root, stage + 1)
+                if not self._reaches(root, stage + 1, goal - played):
+                    proven = max(proven, played + self._possible[after])
                 best = max(best, played + self._found.get(after, 0))
-                proven = max(proven, played + self._possible[after])
             if best >= goal:
                 break
         self._found[key] = best
         if best < goal:
             self._possible[key] = max(best, proven)
         return best >= goal
+
+    def _walk(self, node: Node, stage: int, goal: int) -> tuple[int, bool]:
+        """A depth-first walk, one legal move at a time (`Frame.steps`), of the next `goal` dice of
+        the cascade from `node` (at the start of `stage`): the most dice a way it found plays
+        (`goal` or more: one was found), and whether no sequence of moves plays more (the walk
+        went everywhere within `_WALK_MOVES` nodes per die; the nodes gone through to the end, and
+        those on a way found, are remembered for the turn).
+
+        Every legal play is such a sequence, so the walk's most is a bound on the legal ones. And
+        a way of `goal` dice is a legal play's start where a stage played in full is always a legal
+        end of it (no limit judged at the end of a play, no obligation to open a prime at the
+        stage's start, no game ended otherwise than by bearing off): a stage's legal ends are then
+        those of the most dice, so the legal play goes on from it, or stops in a stage where it
+        plays as many dice or more. One walk instead of a stage search per stage: a cascade whose
+        every die can be played asks it of every stage end the referee meets."""
+        frame = self.turn.frame
+        if frame.end_limits or frame.mother_every_move:
+            return 0, False
+        start = self._played_before(stage)
+        moves = _WALK_MOVES * goal
+        if _compiled_walk is not None and frame.search_config is not None and not frame.owes_openings:
+            # In C (`_search.walk`): the same walk, what it went through remembered for the walk.
+            return _compiled_walk(node, self._dice[start:], goal, frame.search_config, moves)
+        return self._python_walk(node, start, goal, moves)
+
+    def _python_walk(self, node: Node, start: int, goal: int, moves: int) -> tuple[int, bool]:
+        """`_walk` in Python, from the cascade's `start`-th die within `moves` nodes expanded: the
+        specification of the compiled walk, with what it went through remembered for the turn."""
+        frame = self.turn.frame
+        target, dice, stage_starts = start + goal, self._dice, self._stage_starts
+        steps, known, ways = frame.steps, self._walked, self._ways
+        left = moves
+
+        def walk(node: Node, index: int) -> tuple[int, bool]:
+            """(the most dice the walk reaches from `node`, counted from the cascade's first; exact)"""
+            nonlocal left
+            if index == target:
+                return index, False     # (a way found: the callers stop there)
+            most = known.get((node, index))
+            if most is not None:
+                return most, True
+            reaches = ways.get((node, index), 0)
+            if reaches >= target:
+                return reaches, False
+            if left <= 0 or index in stage_starts and frame.opening_duty(node) is not None:
+                return index, False
+            left -= 1
+            best, exact = index, True
+            for child, _ in steps(node, dice[index]):
+                reached, child_exact = walk(child, index + 1)
+                if reached >= target:
+                    ways[node, index] = reached
+                    return reached, False
+                best, exact = max(best, reached), exact and child_exact
+            if exact:
+                known[(node, index)] = best
+            return best, exact
+
+        reached, exact = walk(node, start)
+        return reached - start, exact
 
     def _possible_from(self, key: tuple[Node, int]) -> int:
         possible = self._possible.get(key)
@@ -632,46 +715,58 @@ class WholeCascade:
         every checker can get into the home board (rules.md). So the dice played, a prefix of those
         to come, add up to at most the pips all can travel (plus a die for each one that may bear
         off), and of those of w pips or more no more are played than the checkers can take such
-        steps."""
-        dice = self._dice[played:]
-        if not dice:
+        steps. The sums are weighted counts over `_BoundTables` (asked of every stage end a
+        search meets: tens of thousands a turn)."""
+        tables = self._bound_tables(played)
+        if tables is None:
             return 0
-        farthest, may_bear_off = self._reach(played)
-        on_board = [(p, n) for p, n in enumerate(node.me[:OFF]) if n]
-        all_home = all(farthest[p] >= HOME.start for p, _ in on_board)
-        largest = max(dice)
-        pips = sum(n * (farthest[p] - p + (largest if all_home and may_bear_off[p] else 0))
-                   for p, n in on_board)
-        steps_of_at_least = {w: sum(n * ((farthest[p] - p) // w + (all_home and may_bear_off[p]))
-                                    for p, n in on_board)
-                             for w in set(dice)}
-        taken = dict.fromkeys(steps_of_at_least, 0)
-        for playable, die in enumerate(dice):
-            pips -= die
-            if pips < 0:
-                return playable
-            for w in taken:
-                if die >= w:
-                    taken[w] += 1
-                    if taken[w] > steps_of_at_least[w]:
-                        return playable
-        return len(dice)
+        me = node.me
+        all_home = not any([me[p] for p in tables.short_of_home])
+        pips = sum(map(mul, me, tables.pips_per_checker[all_home]))
+        most = bisect_right(tables.pips_of_first, pips) - 1
+        for steps_per_checker, limit_at in tables.steps[all_home]:
+            steps = sum(map(mul, me, steps_per_checker))
+            if steps < len(limit_at) and limit_at[steps] < most:
+                most = limit_at[steps]
+        return most
+
+    def _bound_tables(self, played: int) -> _BoundTables | None:
+        """`_bound`'s weights for the dice after the cascade's first `played` (None: no die left)."""
+        if played in self._tables:
+            return self._tables[played]
+        dice = self._dice[played:]
+        tables = None
+        if dice:
+            farthest, may_bear_off = self._reach(played)
+            travel = [farthest[p] - p for p in range(OFF)] + [0]
+            bears = [int(b) for b in may_bear_off] + [0]   # nothing moves from off
+            largest = max(dice)
+            steps = ([], [])
+            for w in sorted(set(dice)):
+                # The die index at which a (m + 1)-th die of w pips or more would be played.
+                limit_at = tuple(i for i, die in enumerate(dice) if die >= w)
+                for all_home in (False, True):
+                    steps[all_home].append((tuple(t // w + (all_home and b) for t, b in zip(travel, bears)),
+                                            limit_at))
+            tables = _BoundTables(
+                short_of_home=tuple(p for p in range(OFF) if farthest[p] < HOME.start),
+                pips_per_checker=(tuple(travel), tuple(t + largest * b for t, b in zip(travel, bears))),
+                pips_of_first=tuple(accumulate(dice, initial=0)),
+                steps=(tuple(steps[False]), tuple(steps[True])))
+        self._tables[played] = tables
+        return tables
 
     def _reach(self, played: int) -> tuple[tuple[int, ...], tuple[bool, ...]]:
         """Per frame position 0..24: the farthest point a checker there can reach with the dice
         after the cascade's first `played` (any of them, any number of times, never onto the
         opponent's points), and whether it can bear off from some point it reaches."""
-        known = self._reach_from.get(played)
-        if known is None:
-            values = set(self._dice[played:])
-            farthest = [0] * OFF
-            for p in range(OFF - 1, -1, -1):
-                farthest[p] = max([p] + [farthest[p + v] for v in values
-                                         if p + v < OFF and not self._closed[p + v]])
-            largest = max(values)
-            known = self._reach_from[played] = (
-                tuple(farthest), tuple(far + largest >= OFF for far in farthest))
-        return known
+        values = set(self._dice[played:])
+        farthest = [0] * OFF
+        for p in range(OFF - 1, -1, -1):
+            farthest[p] = max([p] + [farthest[p + v] for v in values
+                                     if p + v < OFF and not self._closed[p + v]])
+        largest = max(values)
+        return tuple(farthest), tuple(far + largest >= OFF for far in farthest)
 
     def _played_before(self, stage: int) -> int:
         return self._dice_from[0] - self._dice_from[stage]
@@ -681,6 +776,22 @@ class WholeCascade:
         if key not in self._ends:
             self._ends[key] = self.turn.stage_ends(node, self.stages[stage])
         return self._ends[key]
+
+
+# `WholeCascade._walk`: the nodes tried per die before the walk gives up (and the search decides).
+_WALK_MOVES = 3
+
+
+class _BoundTables(NamedTuple):
+    """`WholeCascade._bound`'s weights for the dice after some played: each a per-frame-position
+    weight (0..25) of the mover's checkers, by whether all can get into the home board."""
+
+    short_of_home: tuple[int, ...]      # the positions from which a checker cannot get home
+    pips_per_checker: tuple[tuple[int, ...], tuple[int, ...]]   # the pips a checker may travel
+    pips_of_first: tuple[int, ...]      # the pips of the first k dice, for each k
+    # Per die value w: the steps of w pips or more a checker may take, and the index of the die at
+    # which the (m + 1)-th such step would be needed, for each m.
+    steps: tuple[tuple[tuple[tuple[int, ...], tuple[int, ...]], ...], ...]
 
 
 @lru_cache(maxsize=None)
@@ -756,6 +867,8 @@ def _facts_of(rules: Rules, mover: Color) -> dict[str, Any]:
         # Whether `allowed_at_end` can ever say no: most rule sets judge nothing at the end.
         "end_limits": bool(tables and not table_every_move)
         or prime_rule in ("opp_start_table_max4", "no_prime_without_opponent_ahead"),
+        # Whether `opening_duty` can ever name a duty: the prime rules that oblige one.
+        "owes_openings": prime_rule in ("unblock_all_on_one_point", "opponent_must_be_able_to_move"),
         "mother_rule": mother_rule, "mother_every_move": mother_every_move,
         "mutual_no_move_draw": mutual_no_move_draw,
         # Whether a play can end the game otherwise than by bearing off, judged on the position it
@@ -994,6 +1107,8 @@ class Frame:
 
     def opening_duty(self, node: Node) -> _Duty | None:
         """The prime the mover must open this turn, if the prime rule demands one."""
+        if not self.owes_openings:
+            return None
         prime_rule = self.opts.get("prime_rule", "none")
         if prime_rule == "unblock_all_on_one_point":
             occupied = [p for p in range(1, 25) if node.opp[p]]

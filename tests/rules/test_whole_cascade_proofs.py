@@ -1,0 +1,159 @@
+"""gulbara_cascade_maximize = whole_cascade on random cascades (Gul Bara's, and Narde's and Fevga's
+with cascading doubles): `WholeCascade`'s fast proofs (its bound from weight tables, its walk of
+legal moves, in C too) give what the plain definitions give.
+
+rules.md: under this house rule a play of the cascade must use the most dice of the whole cascade
+(a stage not played in full ends the turn; a play that bears off the last checker counts the dice
+it used). The reference here is that definition searched exhaustively (`exhaustive_most`, every
+stage end tried), and `_bound`'s relaxation written as the plain loop it was first specified by.
+"""
+from __future__ import annotations
+
+import random
+
+import pytest
+from hypothesis import HealthCheck, assume, given, settings, strategies as st
+
+from firmware_host.rules import Position, Turn
+from firmware_host.rules.plays import CHECKERS, HOME, OFF, WHITE, _compiled_walk
+from test_rules_properties import exhaustive_most
+
+WHOLE = {"gulbara_cascade_maximize": "whole_cascade"}
+
+
+def reference_bound(whole, node, played: int) -> int:
+    """`WholeCascade._bound`'s relaxation as a loop: the dice after the first `played`, in order,
+    while the pips all checkers can travel (a die more for each that may bear off, all able to get
+    home) and their steps of w pips or more, for each w, last out."""
+    dice = whole._dice[played:]
+    if not dice:
+        return 0
+    farthest, may_bear_off = whole._reach(played)
+    on_board = [(p, n) for p, n in enumerate(node.me[:OFF]) if n]
+    all_home = all(farthest[p] >= HOME.start for p, _ in on_board)
+    largest = max(dice)
+    pips = sum(n * (farthest[p] - p + (largest if all_home and may_bear_off[p] else 0)) for p, n in on_board)
+    steps = {w: sum(n * ((farthest[p] - p) // w + (all_home and may_bear_off[p])) for p, n in on_board)
+             for w in set(dice)}
+    taken = dict.fromkeys(steps, 0)
+    for playable, die in enumerate(dice):
+        pips -= die
+        if pips < 0:
+            return playable
+        for w in taken:
+            if die >= w:
+                taken[w] += 1
+                if taken[w] > steps[w]:
+                    return playable
+    return len(dice)
+
+
+# Gul Bara's cascades; and rules.md's cascading doubles in games whose rules judge a play's end
+# (Narde's and Fevga's), where a walk's way proves nothing and the stage searches decide.
+GAMES = [("gulbara", WHOLE), ("narde", dict(WHOLE, cascading_doubles=True)),
+         ("fevga", dict(WHOLE, cascading_doubles=True))]
+
+
+def cascade_turn(game: tuple[str, dict], seed: int, turns: int, double: int) -> Turn | None:
+    """A cascade under whole_cascade: `double` rolled after `turns` random turns of a seeded game
+    (None where the game ended first or the turn's double is protected)."""
+    variant, options = game
+    rng = random.Random(seed)
+    position = Position.start(variant, rng.choice([WHITE, WHITE.opponent]))
+    for _ in range(turns):
+        play = Turn(position, (rng.randint(1, 6), rng.randint(1, 6)), options).pick_play(rng.choice)
+        if play.result is not None:
+            return None
+        position = play.position
+    turn = Turn(position, (double, double), options)
+    return turn if len(turn.stages) > 1 else None
+
+
+# Late in a game: bearing off, where the bound's bonus dice and the walk's game ends matter.
+positions = st.builds(cascade_turn, st.sampled_from(GAMES), st.integers(0, 2 ** 32), st.integers(3, 90), st.integers(1, 6))
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(turn=positions, data=st.data())
+def test_the_bound_is_the_relaxations_loop_on_every_stage_end_and_every_dice_played(turn, data):
+    assume(turn is not None)
+    whole = turn.whole_cascade
+    node = turn.start
+    for stage, dice in enumerate(turn.stages):
+        ends = turn.stage_ends(node, dice)
+        for end in ends:
+            for played in range(len(whole._dice) + 1):
+                assert whole._bound(end.node, played) == reference_bound(whole, end.node, played)
+        onward = [end for end in ends if end.result is None and not end.remaining]
+        if not onward:
+            break
+        node = data.draw(st.sampled_from(onward)).node
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(turn=positions, data=st.data(), pick_seed=st.integers(0, 2 ** 16))
+def test_kept_stage_ends_and_the_chosen_play_are_the_exhaustive_definitions(turn, data, pick_seed):
+    """Every end of each stage on a random way is kept exactly when the whole cascade's most dice
+    can still be played from it, and `pick_play` with a seeded random choice picks what a chooser
+    offered only the exhaustively kept ends picks."""
+    assume(turn is not None)
+    whole, memo = turn.whole_cascade, {}
+    most = exhaustive_most(turn, turn.start, 0, memo)
+    assert whole.most == most
+
+    def kept(end, stage: int, before: int) -> bool:
+        played = before + len(turn.stages[stage]) - len(end.remaining)
+        if end.result is not None and end.node.me[OFF] != CHECKERS:   # ended midway: nothing left to play
+            return True
+        if end.result is None and not end.remaining and stage + 1 < len(turn.stages):
+            played += exhaustive_most(turn, end.node, stage + 1, memo)
+        return played == most
+
+    node, before = turn.start, 0
+    for stage, dice in enumerate(turn.stages):
+        ends = turn.stage_ends(node, dice)
+        for end in ends:
+            assert whole.keeps(end, stage) == kept(end, stage, before)
+        onward = [end for end in ends if end.result is None and not end.remaining]
+        if not onward:
+            break
+        node, before = data.draw(st.sampled_from(onward)).node, before + len(dice)
+
+    # The chooser's draws, replayed on the exhaustively kept ends (`pick_play`'s own loop).
+    rng, expected, node, before = random.Random(pick_seed), [], turn.start, 0
+    for stage, dice in enumerate(turn.stages):
+        ends = list({end.node: end for end in turn.stage_ends(node, dice)}.values())
+        end = rng.choice(ends)
+        while not kept(end, stage, before):
+            ends.remove(end)
+            end = rng.choice(ends)
+        expected.extend(turn.frame.moves(end.moves))
+        if end.result is not None or end.remaining:
+            break
+        node, before = end.node, before + len(dice)
+    fresh = Turn(turn.position, turn.dice, turn.rules)
+    assert list(fresh.pick_play(random.Random(pick_seed).choice).moves) == expected
+
+
+
+@pytest.mark.skipif(_compiled_walk is None, reason="the compiled walk is not built")
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(turn=positions, data=st.data(), moves_per_die=st.sampled_from([1, 3, 8]))
+def test_the_compiled_walk_is_the_python_walk(turn, data, moves_per_die):
+    """`_search.walk` against `WholeCascade._python_walk` (on a fresh turn, so that it has met no
+    node before) from stage ends on a random way, for every goal, within budgets small enough to
+    run out: the same dice reached, the same word on whether no sequence of moves reaches more."""
+    # (where `_walk` takes the compiled walk: with no duty to open a prime, which only Python asks)
+    assume(turn is not None and turn.frame.search_config is not None and not turn.frame.owes_openings)
+    node, before = turn.start, 0
+    for stage, dice in enumerate(turn.stages[:-1]):
+        ends = [end for end in turn.stage_ends(node, dice) if end.result is None and not end.remaining]
+        if not ends:
+            break
+        node, before = data.draw(st.sampled_from(ends)).node, before + len(dice)
+        later = turn.whole_cascade._dice[before:]
+        for goal in range(1, len(later) + 1):
+            fresh = Turn(turn.position, turn.dice, turn.rules).whole_cascade
+            moves = moves_per_die * goal
+            assert _compiled_walk(node, later, goal, turn.frame.search_config, moves) == \
+                fresh._python_walk(node, before, goal, moves)
