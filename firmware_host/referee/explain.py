@@ -54,6 +54,9 @@ _WORDS: dict[Rule, Callable[..., str]] = {
     Rule.POINT_HELD: lambda r, where, mover, other, roll: (
         f"Point {where(r.points)} is held by {other} ({r.count} checker{_plural(r.count)}): {mover} may not land there"
         + (f" (in {r.variant} a single checker holds a point)." if r.limit == 1 else ".")),
+    Rule.PINNER_HOLDS: lambda r, where, mover, other, roll: (
+        f"On {where(r.points)} {other} pins a {mover} checker: a pinning checker cannot itself be pinned, so "
+        f"{mover} may not land there."),
     Rule.FIRST_CHECKER: lambda r, where, mover, other, roll: (
         f"The first checker has not passed the opponent's start ({where(r.points[:1])}) yet: until one "
         f"has, no second {mover} checker may leave the start point ({where(r.points[1:])})."),

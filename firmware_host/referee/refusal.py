@@ -26,6 +26,7 @@ class Rule(enum.StrEnum):
     BEARING_OFF = "bearing_off"              # borne off with checkers on `points` (none: the bar) outside `table`
     PINNED = "pinned"                        # the pinned checkers on `points` moved
     POINT_HELD = "point_held"                # landed on `points`, which `count` opposing checkers hold
+    PINNER_HOLDS = "pinner_holds"            # landed on `points`, where `count` opposing checkers pin the mover's
     FIRST_CHECKER = "first_checker"          # a second checker left the start `points[1]` before one passed `points[0]`
     HEAD_RULE = "head_rule"                  # `count` checkers left the head `points`; `limit` may
     STARTING_TABLE = "starting_table"        # ends holding all six points of `owner`'s starting `table`
@@ -183,7 +184,9 @@ def _held_points(board: _Board) -> list[Refusal]:
     for point in board.destinations:
         held = board.other_before[0][point - 1]
         pinner_on_top = variant.has_pins and board.start.pinned[point - 1] is board.mover
-        if held >= 2 or (held >= 1 and (pinner_on_top or single_holds)):
+        if held >= 1 and pinner_on_top:
+            found.append(board.refusal(Rule.PINNER_HOLDS, [point], count=held))
+        elif held >= 2 or (held >= 1 and single_holds):
             found.append(board.refusal(Rule.POINT_HELD, [point], count=held, limit=1 if single_holds else 2))
     return found
 

@@ -36,6 +36,16 @@ def test_tavla_a_checker_on_the_bar_enters_first():
     assert refusals[0].rule is Rule.BAR_FIRST and refusals[0].points == ("bar",)
 
 
+def test_plakoto_a_pinning_checker_cannot_itself_be_pinned():
+    # "a pinning checker cannot itself be pinned": black's checker on 20 pins white's, and white lands there.
+    position = Position.from_json({"variant": "plakoto", "turn": "white",
+                                   "white": {"points": {"24": 14, "20": 1}}, "black": {"points": {"1": 14, "20": 1}},
+                                   "pinned": {"20": "white"}, "rolls": {"white": 3, "black": 3}})
+    refusals = refused(position, (4, 3), moved(reading_of(position), WHITE, "24", "20"))
+    assert [(refusal.rule, refusal.points, refusal.count) for refusal in refusals] == [(Rule.PINNER_HOLDS, ("20",), 1)]
+    assert "cannot itself be pinned" in explain(refusals)[0]
+
+
 def test_plakoto_a_pinned_checker_cannot_move():
     # "a pinned checker cannot move": black's checker on 20 pins white's.
     position = Position.from_json({"variant": "plakoto", "turn": "white",
@@ -122,6 +132,9 @@ def test_the_words_never_contradict_the_verdict(data, variant):
         if refusal.rule is Rule.POINT_HELD:
             [point] = refusal.points
             assert position.count(position.turn.opponent, int(point)) >= refusal.count >= refusal.limit >= 1
+        if refusal.rule is Rule.PINNER_HOLDS:
+            [point] = refusal.points
+            assert position.pinned[int(point) - 1] is position.turn and refusal.count >= 1
         if refusal.rule is Rule.NO_PLAY_FROM:
             plays = plays or Turn(position, dice, Rules.for_variant(variant, options)).plays()
             origins = {move.origin for play in plays for move in play.moves}
