@@ -9,6 +9,7 @@ import time
 from pathlib import Path
 
 import pytest
+from club_kit import wait_until
 
 MOSQUITTO = shutil.which("mosquitto") or "/usr/sbin/mosquitto"
 
@@ -95,10 +96,5 @@ def secured_broker(tmp_path):
 
 @pytest.fixture
 def wait_for():
-    """Waits until `condition()` holds, failing with `what` after 20 s."""
-    def wait(condition, what: str) -> None:
-        deadline = time.monotonic() + 20
-        while not condition():
-            assert time.monotonic() < deadline, what
-            time.sleep(0.05)
-    return wait
+    """Waits until `condition()` holds, failing with `what` after 20 s (`club_kit.wait_until`)."""
+    return wait_until

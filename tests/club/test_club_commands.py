@@ -1,7 +1,6 @@
 """`tavli-board club`: a board's key, the hub as its own process on a real Mosquitto, and the hub's
 records read and completed from the command line; a bad hub configuration is one line per problem."""
 import json
-import os
 import signal
 import subprocess
 import sys

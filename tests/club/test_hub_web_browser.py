@@ -16,12 +16,12 @@ import os
 import subprocess
 import sys
 import tempfile
-import time
 import urllib.request
 import xml.etree.ElementTree as ET
 from pathlib import Path
 
 import pytest
+from club_kit import wait_until
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 pytest.importorskip("starlette", reason="the hub's pages need the `web` extra (starlette, uvicorn)")
@@ -87,11 +87,7 @@ class HubProcess:
 
 
 def wait_for(condition, what: str):
-    deadline = time.monotonic() + WAIT_S
-    while not (result := condition()):
-        assert time.monotonic() < deadline, what
-        time.sleep(0.1)
-    return result
+    return wait_until(condition, what, WAIT_S)
 
 
 def wait(browser, condition, what: str):

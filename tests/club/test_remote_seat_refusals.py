@@ -6,10 +6,10 @@ test, with table-2's key or without it."""
 import io
 import json
 import threading
-import time
 
 import paho.mqtt.client as mqtt
 import pytest
+from club_kit import wait_until
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 from firmware_host.club.dice import RollExchange, RollId
@@ -26,11 +26,7 @@ CLUB = "kefalonia"
 
 
 def wait_for(condition, what: str):
-    deadline = time.monotonic() + WAIT_S
-    while not (value := condition()):
-        assert time.monotonic() < deadline, what
-        time.sleep(0.05)
-    return value
+    return wait_until(condition, what, WAIT_S)
 
 
 class Opponent:

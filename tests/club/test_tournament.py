@@ -1,6 +1,5 @@
 """Knock-out and Swiss pairings, from what a club director expects of them (the module's text): the
 bracket's seeding and byes, no Swiss rematch, one bye each at most, corrections only of the last round."""
-import random
 
 import pytest
 from hypothesis import given, settings, strategies as st

@@ -13,7 +13,6 @@ lifted, and one moved to a random location.
 """
 import importlib
 
-import pytest
 from hypothesis import HealthCheck, Phase, given, settings, strategies as st
 
 from firmware_host.referee import Referee

@@ -12,7 +12,6 @@ import time
 import urllib.error
 import urllib.request
 
-import pytest
 from web_kit import free_port
 
 from firmware_host.controller.orientation import Orientation, laid_out

@@ -3,7 +3,6 @@ showing the old game with a footer that said "live"): the event stream tells eve
 service goes, and a page opened later gets the last board marked as not live."""
 import http.client
 import json
-import socket
 import subprocess
 import sys
 import time
