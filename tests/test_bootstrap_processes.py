@@ -61,8 +61,10 @@ def test_the_first_install_says_what_it_does_and_that_it_takes_a_minute(tmp_path
 
 def interrupted(command: list[str], after_s: float, cwd=None) -> subprocess.CompletedProcess:
     """`command` in a session of its own, sent SIGINT as a terminal's Ctrl-C is (to the whole group)."""
+    # Ctrl-C as at a terminal, even where these tests run with it ignored (a background job's lot).
     process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                               start_new_session=True, cwd=cwd)
+                               start_new_session=True, cwd=cwd,
+                               preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
     try:
         time.sleep(after_s)
         os.killpg(process.pid, signal.SIGINT)

@@ -268,8 +268,9 @@ def _interrupted_training(tmp_path, ready) -> tuple[int, str]:
     to the whole group) once `ready(pid)`: its exit status and stderr."""
     command = [sys.executable, "-m", "firmware_host", "train", "gulbara", "--games", "100000", "--hidden", "4",
                "--workers", "2", "--sync-every", "1", "--checkpoint-every", "2", "--out", str(tmp_path)]
+    # Ctrl-C as at a terminal, even where these tests run with it ignored (a background job's lot).
     child = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                             start_new_session=True)
+                             start_new_session=True, preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
     try:
         deadline = time.monotonic() + 60
         while not ready(child.pid) and time.monotonic() < deadline:
