@@ -12,10 +12,9 @@ from firmware_host.demo.club import last_match, open_board, play_on_threads, rem
 from firmware_host.rules.match import MatchRules
 
 
-# The families whose checkers are taken, each by its shortest game: hitting (tavla: a hit checker lit
-# back onto the other board from the bar) and pinning (plakoto). All nine games, each once, running
-# ones included, are bench/bench_remote_seat.py's (a minute each on a busy machine).
-FAMILIES = ["tavla", "plakoto"]
+# Plakoto, the shortest game (pins lit across boards too); all nine games, each once, are
+# bench/bench_remote_seat.py's (a minute each on a busy machine): here CI's time is kept under its budget.
+FAMILIES = ["plakoto"]
 
 
 def play_remote_match(tmp_path, port: int, variant: str, seed: int):
