@@ -75,3 +75,23 @@ def test_the_service_with_a_remote_match_plays_the_other_colour_from_the_broker(
         service.stop()
         runner.join(20)
     assert not runner.is_alive()
+
+
+def test_a_remote_match_whose_broker_cannot_be_logged_in_to_stops_run_in_one_line(tmp_path):
+    """A CA file that holds no certificate: the remote match cannot be played, and `tavli-board run`
+    says so in one line, exit 2, rather than a traceback at start."""
+    import subprocess
+    import sys
+
+    ca_file = tmp_path / "ca.pem"
+    ca_file.write_text("not a certificate\n")
+    config_file = tmp_path / "config.toml"
+    config_file.write_text(f'hardware = "simulated"\n[journal]\npath = "{tmp_path / "journal.sqlite3"}"\n'
+                           f'[logging]\nfile = "{tmp_path / "log"}"\nraw_frames_dir = "{tmp_path / "raw"}"\n'
+                           f'[club]\nbroker = "127.0.0.1"\nport = 9\nboard = "table-1"\nkey_file = "{tmp_path / "key"}"\n'
+                           f'tls = true\nca_file = "{ca_file}"\n'
+                           f'opponent = "table-2"\nopponent_key = "{KEY}"\nseat = "black"\n')
+    done = subprocess.run([sys.executable, "-m", "firmware_host", "run", "--config", str(config_file)],
+                          capture_output=True, text=True, timeout=60)
+    assert done.returncode == 2 and "Traceback" not in done.stderr, done.stderr[-2000:]
+    assert "the remote match cannot be played: club.ca_file:" in done.stderr
