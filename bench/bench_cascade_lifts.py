@@ -38,6 +38,7 @@ from bench_referee import LOCATIONS, _changed, _count, _play_readings, is_cascad
 from bench_rules import random_turns
 from firmware_host.referee import Reading, Referee
 from firmware_host.rules import Rules, Turn
+from machine import machine_text
 
 
 def lift_readings(board: Reading, mover) -> list[Reading]:
@@ -103,8 +104,7 @@ def main() -> None:
         gc.enable()
     figures = {
         "date": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
-        "machine": f"{os.uname().nodename} {os.uname().machine}, {os.cpu_count()} cores shared with other "
-                   "engineers' tests and benches (loaded)",
+        "machine": machine_text(),
         "load_average_1_5_15_min": {"before": [round(x, 2) for x in load_before],
                                     "after": [round(x, 2) for x in os.getloadavg()]},
         "command": "bench/bench_cascade_lifts.py " + " ".join(

@@ -30,6 +30,7 @@ from firmware_host.rules.match import MatchRules
 from firmware_host.rules.plays import legal_plays
 from firmware_host.rules.position import Position
 from firmware_host.service.club import ClubPublisher, board_key
+from machine import machine_text
 
 CLUB = "kefalonia"
 VARIANTS = ("portes", "plakoto", "fevga")
@@ -209,7 +210,7 @@ def machine() -> dict:
     return {"uname": " ".join(os.uname()), "cpus": os.cpu_count(), "load_average": os.getloadavg(),
             "python": sys.version.split()[0],
             "mosquitto": subprocess.run([MOSQUITTO, "-h"], capture_output=True, text=True).stdout.splitlines()[0],
-            "note": "a shared 2-core machine, loaded by six other engineers' work: figures are upper bounds"}
+            "described": machine_text()}
 
 
 def write_record(record: dict, path: str | None) -> None:

@@ -19,7 +19,6 @@ import argparse
 import json
 import logging
 import os
-import platform
 import random
 import shutil
 import socket
@@ -41,6 +40,7 @@ from firmware_host.controller.orientation import Orientation, laid_out
 from firmware_host.journal import Journal
 from firmware_host.rules import Position
 from firmware_host.service.club import ClubPublisher
+from machine import machine_text
 
 CLUB = "bench"
 VIEW_EVERY_S = (2.0, 3.0)
@@ -170,8 +170,7 @@ def main() -> int:
         record = {
             "what": "a board's view shown -> the café screen's event stream has it (each of the screens)",
             "date": datetime.now(timezone.utc).isoformat(timespec="seconds"),
-            "machine": f"{platform.machine()}, {os.cpu_count()} CPUs, Python {platform.python_version()}; "
-                       "shared with six other engineers' work and loaded",
+            "machine": machine_text(),
             "command": " ".join([Path(sys.executable).name, *sys.argv]),
             "boards": args.boards, "seconds": args.seconds, "warmup_s": args.warmup, "screens": args.screens,
             "views_timed": len(shown), "events_timed": len(ms), "views_never_seen_by_a_screen": missing,

@@ -30,7 +30,6 @@ import io
 import json
 import logging
 import os
-import platform
 import random
 import resource
 import shutil
@@ -50,6 +49,7 @@ from firmware_host.cli import main  # noqa: E402
 from firmware_host.journal import Journal, JournalError  # noqa: E402
 from firmware_host.rules.match import MatchRules  # noqa: E402
 from journal_kit import power_cut_copy, step  # noqa: E402
+from machine import machine_text  # noqa: E402
 
 WAL_HEADER, FRAME = 32, 24 + 4096
 READERS = (["history"], ["export", "1"], ["export", "last", "--format", "mat"], ["dice-stats"])
@@ -305,8 +305,7 @@ def main_bench() -> None:
         run_on_a_full_disk(folder, tally, problems)
     result = {
         "date": datetime.now(timezone.utc).isoformat(timespec="seconds"),
-        "machine": f"{platform.node()} {platform.machine()} {os.cpu_count()} CPUs, Python {platform.python_version()}; "
-                   "shared with seven other engineers' tests and benches, loaded",
+        "machine": machine_text(),
         "command": f"PYTHONPATH={os.environ.get('PYTHONPATH', '')} python bench/bench_journal_edges.py "
                    + " ".join(sys.argv[1:]),
         "seconds": round(time.monotonic() - started, 1),

@@ -12,7 +12,6 @@ from __future__ import annotations
 import argparse
 import datetime
 import json
-import platform
 import random
 import statistics
 import sys
@@ -24,6 +23,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from firmware_host.referee import Reading, Referee, VerdictKind  # noqa: E402
 from firmware_host.referee.refusal import refusals  # noqa: E402
 from firmware_host.rules import BLACK, WHITE, Position, Turn  # noqa: E402
+from machine import machine_text
 
 VARIANTS = ("portes", "tavla", "plakoto", "tapa", "neverfinishing", "fevga", "moultezim", "narde")
 
@@ -82,8 +82,7 @@ def main() -> int:
     rng = random.Random(args.seed)
     results = {variant: measure(variant, args.games, rng) for variant in VARIANTS}
     record = {"date": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
-              "machine": f"{platform.node()} ({platform.machine()}, Python {platform.python_version()}); 2 cores "
-                         "shared by seven engineers and loaded",
+              "machine": machine_text(),
               "command": " ".join(["python", "bench/bench_refusals.py", *sys.argv[1:]]),
               "variants": results}
     for variant, figures in results.items():

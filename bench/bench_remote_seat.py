@@ -15,8 +15,6 @@ from __future__ import annotations
 import argparse
 import io
 import json
-import os
-import platform
 import sys
 import tempfile
 import time
@@ -27,6 +25,7 @@ from firmware_host.demo.club import last_match, open_board, play_on_threads, rem
 from firmware_host.journal import JournalReader, Kind
 from firmware_host.rules import VARIANTS
 from firmware_host.rules.match import MatchRules
+from machine import machine_text
 
 
 def faults(journal: Path) -> list[str]:
@@ -75,8 +74,7 @@ def main() -> int:
             broker.close()
     record = {
         "date": datetime.now(timezone.utc).isoformat(timespec="seconds"),
-        "machine": f"{platform.machine()} {platform.processor() or ''} {os.cpu_count()} CPUs, shared with six other "
-                   "engineers' work and loaded (figures are wall times on a busy machine)".replace("  ", " "),
+        "machine": machine_text(),
         "python": sys.version.split()[0],
         "command": " ".join([Path(sys.executable).name, *sys.argv]),
         "broker": broker.name, "seed": args.seed, "speed": args.speed,

@@ -20,7 +20,6 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import platform
 import random
 import signal
 import subprocess
@@ -39,6 +38,7 @@ from firmware_host.sensing.reading import BoardReading
 from firmware_host.sim.junk import LINE_RATE, junk
 from firmware_host.sim.mcu import SimulatedMcu
 from firmware_host.sim.transport import PtyTransport, TcpTransport
+from machine import machine_text
 
 JUNK_PERIOD_S = 0.01
 
@@ -138,8 +138,7 @@ def main() -> None:
             results[kind] = run(kind, args.code.resolve(), args.minutes, args.tail, args.every, Path(folder))
     record = {"bench": "serial junk at line rate (issue 29, item 4)",
               "date": datetime.now(timezone.utc).isoformat(timespec="seconds"),
-              "machine": f"{platform.node()} {platform.machine()}, {os.cpu_count()} CPUs, shared with seven "
-                         "other engineers and loaded",
+              "machine": machine_text(),
               "command": " ".join([Path(sys.executable).name, *sys.argv]), "code": str(args.code),
               "junk_bytes_per_s": LINE_RATE, "results": results}
     if args.json:

@@ -17,11 +17,11 @@ import argparse
 import ast
 import datetime
 import json
-import platform
 import re
 import subprocess
 import sys
 from pathlib import Path
+from machine import machine_text
 
 HOT_LOOP = "firmware_host/rules/plays.py"
 
@@ -120,8 +120,7 @@ def main() -> int:
     worst = worst_complexity(args.tree)
     record = {
         "date": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
-        "machine": f"{platform.node()} ({platform.machine()}, Python {platform.python_version()}); shared by "
-                   "eight engineers and loaded",
+        "machine": machine_text(),
         "command": " ".join(["python", "bench/bench_structure.py", *sys.argv[1:]]),
         "tree": str(args.tree),
         "controller_attributes_read_outside": len(attributes),
