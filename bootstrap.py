@@ -27,8 +27,9 @@ VENV = ROOT / ".venv"
 BIN = VENV / ("Scripts" if os.name == "nt" else "bin")
 PYTHON = BIN / ("python.exe" if os.name == "nt" else "python")
 STAMP = VENV / ".installed-from"
-# A change to any of these installs again (the compiled search is rebuilt from its source).
-BUILD_INPUTS = ("pyproject.toml", "setup.py", "firmware_host/rules/_search.c")
+# A change to any of these installs again (the compiled parts, every C source setup.py builds, are
+# rebuilt from their source).
+BUILD_INPUTS = ("pyproject.toml", "setup.py", *sorted(str(path.relative_to(ROOT)) for path in ROOT.glob("firmware_host/**/*.c")))
 HEARTBEAT_S = 10.0        # a line saying it still works, when pip has said nothing this long
 
 def pip_step(line: str) -> str | None:
@@ -120,8 +121,10 @@ def run(argv: list[str]) -> int:
     command, rest = argv[0], argv[1:]
     if command == "test":
         # pytest exits 5 when it collected nothing: a non-zero code, so an empty run never passes.
-        # The tests run from the project folder (their paths and pyproject's settings are relative to it).
-        return run_to_the_end([str(PYTHON), "-m", "pytest", *rest], cwd=ROOT)
+        # The tests run from the project folder (their paths and pyproject's settings are relative to it),
+        # on every core (pytest-xdist), a test file to a worker: a file's tests share its fixtures (a
+        # broker, a browser). Options given after `test` come later and win (`-n 0`: one process).
+        return run_to_the_end([str(PYTHON), "-m", "pytest", "-n", "auto", "--dist", "loadfile", *rest], cwd=ROOT)
     if command != "tavli-board":
         rest = [command, *rest]
     # Commands run where the caller is: the paths they type, and the files they write, are theirs.

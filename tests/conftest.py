@@ -26,9 +26,13 @@ XDG_FOLDERS = {"XDG_CONFIG_HOME": ".config", "XDG_STATE_HOME": ".local/state", "
 
 @pytest.fixture(autouse=True)
 def _private_home(tmp_path_factory, monkeypatch) -> Path:
-    """HOME and the XDG folders of this test: empty, temporary, its own."""
+    """HOME, the XDG folders and the temporary folder (TMPDIR, for this process and the processes it
+    starts) of this test: empty, temporary, its own; so what a killed child leaves goes with the test's."""
     home = tmp_path_factory.mktemp("home")
     monkeypatch.setenv("HOME", str(home))
+    (home / "tmp").mkdir(mode=0o700)
+    monkeypatch.setenv("TMPDIR", str(home / "tmp"))
+    monkeypatch.setattr(tempfile, "tempdir", str(home / "tmp"))
     for variable, folder in XDG_FOLDERS.items():
         (home / folder).mkdir(parents=True, mode=0o700)
         monkeypatch.setenv(variable, str(home / folder))

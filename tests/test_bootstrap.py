@@ -1,5 +1,8 @@
-"""bootstrap.py runs a command in the caller's folder, and the tests from the project's."""
+"""bootstrap.py runs a command in the caller's folder, and the tests from the project's; it installs
+again when what the install is built from changes."""
+import ast
 import json
+import runpy
 import subprocess
 import sys
 from pathlib import Path
@@ -22,3 +25,13 @@ def test_the_tests_run_from_the_project_folder(tmp_path):
                           cwd=tmp_path, capture_output=True, text=True, timeout=300)
     assert done.returncode == 0, done.stdout + done.stderr
     assert "test_the_tests_run_from_the_project_folder" in done.stdout
+
+
+def test_a_change_to_any_compiled_source_installs_again():
+    """Every C source setup.py compiles is one of the inputs whose change rebuilds the environment (the
+    bot's inputs in C were once left out: an edited _encode.c ran its old build)."""
+    setup = ast.parse((BOOTSTRAP.parent / "setup.py").read_text())
+    compiled = {node.value for node in ast.walk(setup) if isinstance(node, ast.Constant)
+                and isinstance(node.value, str) and node.value.endswith(".c")}
+    assert len(compiled) >= 2
+    assert compiled <= set(runpy.run_path(str(BOOTSTRAP))["BUILD_INPUTS"])

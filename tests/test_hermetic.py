@@ -1,5 +1,8 @@
 """The suite never sees the developer's own state (issue 18, item 6)."""
 import os
+import subprocess
+import sys
+import tempfile
 from pathlib import Path
 
 from firmware_host.cli import main
@@ -13,6 +16,15 @@ def test_home_and_every_xdg_folder_are_the_tests_own_temporary_folders(_private_
     assert Path.home() == _private_home and base in _private_home.parents
     for variable in ("XDG_CONFIG_HOME", "XDG_STATE_HOME", "XDG_DATA_HOME", "XDG_CACHE_HOME", "XDG_RUNTIME_DIR"):
         assert Path(os.environ[variable]).is_relative_to(_private_home)
+
+
+def test_temporary_files_of_the_test_and_of_its_children_lie_in_its_home(_private_home):
+    """The simulated board's folder (tavli-board-sim-*) of a service a test kills with -9 is never
+    removed by the service: it must go with the test's own folder, not pile up in /tmp."""
+    assert Path(tempfile.mkdtemp(prefix="tavli-board-sim-")).is_relative_to(_private_home)
+    child = subprocess.run([sys.executable, "-c", "import tempfile; print(tempfile.mkdtemp())"],
+                           capture_output=True, text=True, check=True)
+    assert Path(child.stdout.strip()).is_relative_to(_private_home)
 
 
 def test_the_default_journal_lies_in_the_tests_home(_private_home):

@@ -19,12 +19,12 @@ import dataclasses
 import queue
 import random
 import shutil
-import socket
 import subprocess
 import sys
 import tempfile
 import threading
 import time
+import urllib.request
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable, TextIO
@@ -274,16 +274,18 @@ COMPANION_START_S = 60.0     # importing the web stack on a busy Pi takes second
 
 def start_companion_process(config_file: Path, port: int) -> subprocess.Popen:
     """The companion's own process, as on the Pi (`tavli-board web`), on the demo's config file, once it
-    answers on `port`. It ends with the demo: terminated on the way out, and on Linux sent SIGTERM by
-    the kernel if the demo dies without a word (kill -9)."""
+    shows the board: it answers on `port` and has the service's snapshot (before that a page opened
+    from the printed address, even after a fast match, would say the service is not there). It ends
+    with the demo: terminated on the way out, and on Linux sent SIGTERM by the kernel if the demo dies
+    without a word (kill -9)."""
     process = subprocess.Popen([sys.executable, "-m", "firmware_host", "web", "--config", str(config_file)],
                                stdout=subprocess.DEVNULL, preexec_fn=end_with_parent())
     deadline = time.monotonic() + COMPANION_START_S
     while process.poll() is None and time.monotonic() < deadline:
         try:
-            socket.create_connection(("127.0.0.1", port), timeout=1).close()
-            return process
-        except OSError:
+            with urllib.request.urlopen(f"http://127.0.0.1:{port}/api/snapshot", timeout=1):
+                return process
+        except OSError:   # not listening yet, or an HTTPError 503: not linked to the service yet
             time.sleep(0.1)
     process.kill()
     process.wait()

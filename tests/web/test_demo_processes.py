@@ -110,3 +110,18 @@ def test_a_busy_web_port_is_one_line_and_a_non_zero_exit_before_play(tmp_path):
     assert done.stderr.strip().splitlines() == [
         f"tavli-board demo: --web-port {port}: cannot listen on 127.0.0.1:{port}: another program listens there (an "
         "earlier demo or `tavli-board web` still running?); choose another port, or 0 for no companion"]
+
+
+def test_the_companion_counts_as_started_only_once_it_has_the_services_board(tmp_path, monkeypatch):
+    """The demo prints the companion's address once it shows the board: a companion that answers on its
+    port but has no referee service to link to is not started (once, after a fast match, a page opened
+    from the printed address said "no snapshot from the referee service yet")."""
+    from firmware_host.demo import rig
+    from firmware_host.rules.match import MatchRules
+
+    monkeypatch.setattr(rig, "COMPANION_START_S", 5.0)
+    port = free_port()
+    config = rig.write_companion_config(tmp_path, rig.Settings(MatchRules(sequence=("portes",), target=1), web_port=port))
+    with pytest.raises(rig.CompanionDidNotStart):    # nothing serves tmp_path/companion.sock
+        rig.start_companion_process(config, port)
+    assert not answers(port)                          # and what it started is gone
