@@ -40,6 +40,11 @@ load came (a foreign load read as more checkers is then a fault), and with one c
 mover's hand (one more checker then looks like it put down, until it is). The rows "N % of checkers the other pole up" turn a share of the checkers over (or
 glue their magnets in backwards); the seat rows put every first checker at the edge of its recess, or
 cut the recess wider than `[mechanics]` says.
+
+Before the rows it prints what no row shows: whether any steadiness test could refuse a finger that adds
+one checker's weight (the case a checker in the mover's hand leaves to the location), at the datasheet's
+ADC noise and four times it, with the test tight as a settled checker's noise allows (`steadiness_limits`),
+and how many such fingers a test of the step against one checker's weight would still take.
 """
 from __future__ import annotations
 
@@ -62,6 +67,7 @@ from firmware_host.sim.physics import (AXIS, COINS_G, DICE_G, POLARITY, SCAN_S, 
                                        HallFigures, LoadCellFigures, WeighedLocations, hall_field, hand_force_g,
                                        sensor_noise)
 from firmware_host.wiring import BoardFacts
+from machine import machine_text
 
 _FACTS = BoardFacts.load(DEFAULT_BOARD_FILE)
 MECHANICS = load_mechanics(DEFAULT_BOARD_FILE, _FACTS.sensing, _FACTS.leds.layout)
@@ -162,7 +168,8 @@ GRID = (
     Conditions("a coin on the stack", foreign="coin"),
     Conditions("dice on the stack (one or two: acrylic of 16 or 19 mm, precision of 19 mm)", foreign="dice"),
     Conditions("a finger resting on the stack", foreign="hand"),
-    Conditions("a steady finger resting on the stack (a tenth of the tremor and drift)", foreign="hand",
+    Conditions("a steady finger resting on the stack (a tenth of the tremor and drift: steadier than fingers "
+               "measured, physics.py)", foreign="hand",
                unsteadiness=0.1),
     Conditions("a checker across two strips", foreign="across"),
 )
@@ -493,6 +500,57 @@ def magnet_field_changes(seed: int, draws: int = 20_000) -> list[dict]:
     return found
 
 
+STEP_TOLERANCES_G = (0.25, 0.7)   # one checker's step: ±1 % checkers and a little; ±3 % checkers and a little
+
+
+def steadiness_limits(seed: int, fingers: int = 20_000) -> list[dict]:
+    """Could any steadiness test tell a finger from a checker, where the finger adds one checker's weight (the
+    case a checker already in the mover's hand leaves to the location)? For fingers of each `unsteadiness` whose
+    force lies within the count window of one checker, with the ADC's noise at the datasheet and four times
+    it: the share a test takes as a count (its window steady for DEBOUNCE_SCANS scans running, anywhere in a
+    placement's SCANS_PER_TRIAL scans). The tests: the firmware's, and for windows of 8, 16 and 24 scans the
+    tightest spread that a settled checker's noise exceeds in one window in 10,000 (so it refuses no more
+    checkers), set for four times the datasheet's noise (what the firmware must let settle) and, as if each
+    board knew its own noise, for the noise it has. And the share a step test would still take: the finger's
+    force within STEP_TOLERANCES_G of one checker's weight (the tolerance a step must allow its checkers)."""
+    rng = np.random.default_rng(seed)
+    datasheet_noise_g = WeighedLocations(1, rng).noise_g
+    found = []
+
+    def taken(readings: np.ndarray, window: int, spread_g: float) -> float:
+        frames = np.lib.stride_tricks.sliding_window_view(readings, window, axis=1)
+        steady = (frames.max(axis=2) - frames.min(axis=2)) <= spread_g
+        running = np.logical_and.reduce([steady[:, k:steady.shape[1] - DEBOUNCE_SCANS + 1 + k]
+                                         for k in range(DEBOUNCE_SCANS)])
+        return float(running.any(axis=1).mean())
+
+    def spread_limit(window: int, noise_g: float) -> float:
+        frames = rng.normal(0, noise_g, (200_000, window))
+        return float(np.quantile(frames.max(axis=1) - frames.min(axis=1), 1 - 1e-4))
+
+    for unsteadiness in (1.0, 0.1):
+        kept, count = [], 0
+        while count < fingers:    # a finger's force is drawn over 5-300 g: about one in 74 adds a checker's weight
+            drawn = hand_force_g(rng, 100_000, SCANS_PER_TRIAL, unsteadiness=unsteadiness)
+            kept.append(drawn[np.abs(drawn.mean(axis=1) - checker_g) <= NEW_WINDOW_G])
+            count += len(kept[-1])
+        forces = np.concatenate(kept)[:fingers]
+        row = {"unsteadiness": unsteadiness, "fingers": len(forces),
+               "step_within_g": {f"{tolerance:g}": float((np.abs(forces.mean(axis=1) - checker_g) <= tolerance).mean())
+                                 for tolerance in STEP_TOLERANCES_G}, "tests": []}
+        for adc_noise in (1.0, 4.0):
+            readings = forces + rng.normal(0, datasheet_noise_g * adc_noise, forces.shape)
+            tests = [("firmware", NEW_STEADY_SCANS, NEW_STEADY_G)]
+            for window in (8, 16, 24):
+                tests.append(("set for 4x noise", window, spread_limit(window, datasheet_noise_g * 4)))
+                tests.append(("set for its own noise", window, spread_limit(window, datasheet_noise_g * adc_noise)))
+            for name, window, spread_g in tests:
+                row["tests"].append({"adc_noise": adc_noise, "test": name, "window_scans": window,
+                                     "spread_g": round(spread_g, 3), "taken": taken(readings, window, spread_g)})
+        found.append(row)
+    return found
+
+
 def run_row(stacks: np.ndarray, conditions: Conditions, scans: int, seed: int) -> dict:
     rng = np.random.default_rng(seed)
     tallies = {scheme: Tally() for scheme in SCHEMES}
@@ -529,6 +587,14 @@ def main(argv: list[str] | None = None) -> int:
     for change in changes:
         print(f"  checker {change['checker']}{' pinning the first' if change['pinning'] else ''}: "
               f"{change['min_mt']:.3f}-{change['max_mt']:.3f} mT (median {change['median_mt']:.3f})")
+    limits = steadiness_limits(args.seed)
+    print("\nFingers adding one checker's weight (within the count window): the share each test takes as a count")
+    for limit in limits:
+        steps = ", ".join(f"±{tolerance} g {share:.0%}" for tolerance, share in limit["step_within_g"].items())
+        print(f"  unsteadiness {limit['unsteadiness']:g} ({limit['fingers']:,} fingers); a step test within {steps}")
+        for test in limit["tests"]:
+            print(f"    ADC noise x{test['adc_noise']:g}: {test['test']:22s} {test['window_scans']:2d} scans within "
+                  f"{test['spread_g']:.3f} g: {test['taken']:.1%}")
     stacks = game_stacks(args.games, args.seed)
     print(f"{len(stacks)} location states from {args.games} random games of each of {len(VARIANTS)} variants")
     results = []
@@ -553,7 +619,10 @@ def main(argv: list[str] | None = None) -> int:
         sys.stdout.flush()
     if args.json:
         args.json.parent.mkdir(parents=True, exist_ok=True)
-        args.json.write_text(json.dumps({"magnet_field_changes": changes, "rows": results}, indent=1) + "\n")
+        args.json.write_text(json.dumps({"date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
+                                         "command": " ".join(sys.argv), "machine": machine_text(),
+                                         "cpu_s": round(time.process_time(), 1), "magnet_field_changes": changes,
+                                         "steadiness_limits": limits, "rows": results}, indent=1) + "\n")
     return 0
 
 
