@@ -42,8 +42,9 @@ Figures, with their sources:
   force varies by 3.6-7.6 % (coefficient of variation; 5.6 % the median finger). That is as steady as
   the steadiest average measured, and steadier than a finger with touch alone: fingers holding a
   constant force of 2-6 N for up to 120 s varied by 10.5 % on average with only touch to go by, and by
-  6 % with visual feedback as well (L. A. Jones, "Perception and control of finger forces", Proc. ASME
-  Dynamic Systems and Control Division, 1998); a finger resting on a stack has touch only. The error
+  6 % with visual feedback as well ("Perception and control of finger forces", its abstract at
+  https://discovery.researcher.life/article/perception-and-control-of-finger-forces/b58bea914bc232a59b5b433584b85f0a;
+  by L. A. Jones, 1998, as far as we know); a finger resting on a stack has touch only. The error
   of a held force grows linearly with the force from a considerable intercept at zero, so relative to
   the force it is larger at a finger's light press on a stack, and the tremor peak stays near 8-10 Hz
   whatever the force (G. G. Sutton and K. Sykes, "The variation of hand tremor with force in healthy
