@@ -39,7 +39,8 @@ Figures, with their sources:
   before, anywhere across the tray; one on another within 3 mm of it; each either face up, turned any way.
 - A hand: a finger resting on a point presses 5-300 g, wavering with a physiological tremor of
   8-12 Hz at 1-4 % of the force and drifting slowly by 5-10 % (periods of 1-4 s): over two minutes its
-  force varies by 3.6-7.6 % (coefficient of variation; 5.6 % the median finger). That is as steady as
+  force varies by 3.6-7.6 % (coefficient of variation; 5.6 % the median finger; the sources below give
+  that total, the split between tremor and drift is the model's). That is as steady as
   the steadiest average measured, and steadier than a finger with touch alone: fingers holding a
   constant force of 2-6 N for up to 120 s varied by 10.5 % on average with only touch to go by, and by
   6 % with visual feedback as well ("Perception and control of finger forces", its abstract at
