@@ -40,6 +40,15 @@ load came (a foreign load read as more checkers is then a fault), and with one c
 mover's hand (one more checker then looks like it put down, until it is). The rows "N % of checkers the other pole up" turn a share of the checkers over (or
 glue their magnets in backwards); the seat rows put every first checker at the edge of its recess, or
 cut the recess wider than `[mechanics]` says.
+
+Before the rows it prints what no row shows: whether any steadiness test could refuse a finger that adds
+one checker's weight (the case a checker in the mover's hand leaves to the location), at the datasheet's
+ADC noise and four times it, with the test tight as a settled checker's noise allows (`steadiness_limits`),
+and how many such fingers a test of the step against one checker's weight would still take. And what the
+referee makes of the board such a finger leaves (`finger_in_hand_verdicts`): the host knows each stack's
+colour, so a checker more on the opponent's stack makes 16 of a colour, a fault, and many boards are illegal;
+the finger rows then multiply their count for "one already in a hand" by the share it takes as the play so
+far (as if a finger rested on any occupied location alike).
 """
 from __future__ import annotations
 
@@ -55,6 +64,7 @@ from pathlib import Path
 import numpy as np
 
 from firmware_host.maker.mechanics import load_mechanics
+from firmware_host.referee import Reading, Referee
 from firmware_host.rules import BLACK, WHITE, Position, Rules, Turn, VARIANTS, blocked_for_good
 from firmware_host.sensing.config import DEFAULT_BOARD_FILE
 from firmware_host.sim.firmware import firmware_module
@@ -62,6 +72,7 @@ from firmware_host.sim.physics import (AXIS, COINS_G, DICE_G, POLARITY, SCAN_S, 
                                        HallFigures, LoadCellFigures, WeighedLocations, hall_field, hand_force_g,
                                        sensor_noise)
 from firmware_host.wiring import BoardFacts
+from machine import machine_text
 
 _FACTS = BoardFacts.load(DEFAULT_BOARD_FILE)
 MECHANICS = load_mechanics(DEFAULT_BOARD_FILE, _FACTS.sensing, _FACTS.leds.layout)
@@ -162,7 +173,8 @@ GRID = (
     Conditions("a coin on the stack", foreign="coin"),
     Conditions("dice on the stack (one or two: acrylic of 16 or 19 mm, precision of 19 mm)", foreign="dice"),
     Conditions("a finger resting on the stack", foreign="hand"),
-    Conditions("a steady finger resting on the stack (a tenth of the tremor and drift)", foreign="hand",
+    Conditions("a steady finger resting on the stack (a tenth of the tremor and drift: steadier than fingers "
+               "measured, physics.py)", foreign="hand",
                unsteadiness=0.1),
     Conditions("a checker across two strips", foreign="across"),
 )
@@ -493,6 +505,122 @@ def magnet_field_changes(seed: int, draws: int = 20_000) -> list[dict]:
     return found
 
 
+STEP_TOLERANCES_G = (0.25, 0.7)   # one checker's step: ±1 % checkers and a little; ±3 % checkers and a little
+
+
+def steadiness_limits(seed: int, fingers: int = 20_000) -> list[dict]:
+    """Could any steadiness test tell a finger from a checker, where the finger adds one checker's weight (the
+    case a checker already in the mover's hand leaves to the location)? For fingers of each `unsteadiness` whose
+    force lies within the count window of one checker, with the ADC's noise at the datasheet and four times
+    it: the share a test takes as a count (its window steady for DEBOUNCE_SCANS scans running, anywhere in a
+    placement's SCANS_PER_TRIAL scans). The tests: the firmware's, and for windows of 8, 16 and 24 scans the
+    tightest spread that a settled checker's noise exceeds in one window in 10,000 (so it refuses no more
+    checkers), set for four times the datasheet's noise (what the firmware must let settle) and, as if each
+    board knew its own noise, for the noise it has. And the share a step test would still take: the finger's
+    force within STEP_TOLERANCES_G of one checker's weight (the tolerance a step must allow its checkers)."""
+    rng = np.random.default_rng(seed)
+    datasheet_noise_g = WeighedLocations(1, rng).noise_g
+    found = []
+
+    def taken(readings: np.ndarray, window: int, spread_g: float) -> float:
+        frames = np.lib.stride_tricks.sliding_window_view(readings, window, axis=1)
+        steady = (frames.max(axis=2) - frames.min(axis=2)) <= spread_g
+        running = np.logical_and.reduce([steady[:, k:steady.shape[1] - DEBOUNCE_SCANS + 1 + k]
+                                         for k in range(DEBOUNCE_SCANS)])
+        return float(running.any(axis=1).mean())
+
+    def spread_limit(window: int, noise_g: float) -> float:
+        frames = rng.normal(0, noise_g, (200_000, window))
+        return float(np.quantile(frames.max(axis=1) - frames.min(axis=1), 1 - 1e-4))
+
+    for unsteadiness in (1.0, 0.1):
+        kept, count = [], 0
+        while count < fingers:    # a finger's force is drawn over 5-300 g: about one in 74 adds a checker's weight
+            drawn = hand_force_g(rng, 100_000, SCANS_PER_TRIAL, unsteadiness=unsteadiness)
+            kept.append(drawn[np.abs(drawn.mean(axis=1) - checker_g) <= NEW_WINDOW_G])
+            count += len(kept[-1])
+        forces = np.concatenate(kept)[:fingers]
+        row = {"unsteadiness": unsteadiness, "fingers": len(forces),
+               "step_within_g": {f"{tolerance:g}": float((np.abs(forces.mean(axis=1) - checker_g) <= tolerance).mean())
+                                 for tolerance in STEP_TOLERANCES_G}, "tests": []}
+        for adc_noise in (1.0, 4.0):
+            readings = forces + rng.normal(0, datasheet_noise_g * adc_noise, forces.shape)
+            tests = [("firmware", NEW_STEADY_SCANS, NEW_STEADY_G)]
+            for window in (8, 16, 24):
+                tests.append(("set for 4x noise", window, spread_limit(window, datasheet_noise_g * 4)))
+                tests.append(("set for its own noise", window, spread_limit(window, datasheet_noise_g * adc_noise)))
+            for name, window, spread_g in tests:
+                row["tests"].append({"adc_noise": adc_noise, "test": name, "window_scans": window,
+                                     "spread_g": round(spread_g, 3), "taken": taken(readings, window, spread_g)})
+        found.append(row)
+    return found
+
+
+def finger_in_hand_verdicts(games_per_variant: int, seed: int) -> dict[str, int]:
+    """What the referee makes of a board where the mover has lifted a checker (the first that a random legal play
+    of the roll moves) and a finger resting on a stack is read as one checker more there: every occupied
+    location of every such board (its point, bar or tray; on a point where both colours lie, a checker more of
+    the top one), over random games of every variant. Counted by verdict: "illegal" the lights show, "partial"
+    and "complete" boards it takes as the play so far ("complete": a dice press would commit it), "unchanged"
+    where the finger rests on the stack the checker came from."""
+    rng = random.Random(seed)
+    verdicts: dict[str, int] = {}
+    for variant in VARIANTS:
+        rules = Rules.for_variant(variant)
+        for _ in range(games_per_variant):
+            position = Position.start(variant, rng.choice((WHITE, BLACK)))
+            for _turn in range(400):
+                dice = (rng.randint(1, 6), rng.randint(1, 6))
+                play = Turn(position, dice, rules).pick_play(rng.choice)
+                if play.moves:
+                    lifted = _lifted(position, play.position, rng)
+                    referee = Referee(position, dice, rules)
+                    for reading in _finger_readings(lifted, position.pinned):
+                        kind = referee.judge(reading).kind.value
+                        verdicts[kind] = verdicts.get(kind, 0) + 1
+                position = play.position
+                if play.result is not None or (not play.moves and blocked_for_good(position, rules)):
+                    break
+    return verdicts
+
+
+def _lifted(start: Position, end: Position, rng: random.Random) -> Reading:
+    """The board of `start` with one of the mover's checkers lifted from a location that the play `end` took
+    checkers from."""
+    mover = start.turn.index
+    points = [list(start.white), list(start.black)]
+    bar = list(start.bar)
+    sources = [index for index in range(24) if points[mover][index] > (end.white, end.black)[mover][index]]
+    if bar[mover] > end.bar[mover]:
+        sources.append(-1)
+    source = rng.choice(sources)
+    if source < 0:
+        bar[mover] -= 1
+    else:
+        points[mover][source] -= 1
+    return Reading(start.variant, tuple(points[0]), tuple(points[1]), tuple(bar), start.off)
+
+
+def _finger_readings(lifted: Reading, pinned: tuple) -> list[Reading]:
+    """`lifted` with one checker more on each occupied location in turn."""
+    found = []
+    for index in range(24):
+        white, black = lifted.white[index], lifted.black[index]
+        if white + black == 0:
+            continue
+        top = 1 if (black and not white) or (white and black and pinned[index] is WHITE) else 0
+        points = [list(lifted.white), list(lifted.black)]
+        points[top][index] += 1
+        found.append(replace(lifted, white=tuple(points[0]), black=tuple(points[1])))
+    for colour in (0, 1):
+        for name in ("bar", "off"):
+            counts = list(getattr(lifted, name))
+            if counts[colour]:
+                counts[colour] += 1
+                found.append(replace(lifted, **{name: tuple(counts)}))
+    return found
+
+
 def run_row(stacks: np.ndarray, conditions: Conditions, scans: int, seed: int) -> dict:
     rng = np.random.default_rng(seed)
     tallies = {scheme: Tally() for scheme in SCHEMES}
@@ -511,6 +639,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--scans", type=int, default=10_000_000, help="scans for the datasheet row")
     parser.add_argument("--grid-scans", type=int, default=1_000_000, help="scans for every other row")
     parser.add_argument("--games", type=int, default=20, help="random games per variant for the stacks")
+    parser.add_argument("--verdict-games", type=int, default=5, help="random games per variant for what the "
+                                                                        "referee makes of a finger's board")
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--rows", help="only the rows whose name contains this")
     parser.add_argument("--checker-g", type=float, help="the weighed-count checkers' mass, g (default: the board "
@@ -529,6 +659,21 @@ def main(argv: list[str] | None = None) -> int:
     for change in changes:
         print(f"  checker {change['checker']}{' pinning the first' if change['pinning'] else ''}: "
               f"{change['min_mt']:.3f}-{change['max_mt']:.3f} mT (median {change['median_mt']:.3f})")
+    limits = steadiness_limits(args.seed)
+    print("\nFingers adding one checker's weight (within the count window): the share each test takes as a count")
+    for limit in limits:
+        steps = ", ".join(f"±{tolerance} g {share:.0%}" for tolerance, share in limit["step_within_g"].items())
+        print(f"  unsteadiness {limit['unsteadiness']:g} ({limit['fingers']:,} fingers); a step test within {steps}")
+        for test in limit["tests"]:
+            print(f"    ADC noise x{test['adc_noise']:g}: {test['test']:22s} {test['window_scans']:2d} scans within "
+                  f"{test['spread_g']:.3f} g: {test['taken']:.1%}")
+    verdicts = finger_in_hand_verdicts(args.verdict_games, args.seed)
+    boards = sum(verdicts.values())
+    taken = verdicts.get("partial", 0) + verdicts.get("complete", 0)
+    print(f"\nA checker lifted, a finger read as one checker more on an occupied location ({boards:,} boards from "
+          f"{args.verdict_games} random games of each variant): "
+          + ", ".join(f"{kind} {count / boards:.1%}" for kind, count in sorted(verdicts.items()))
+          + f"; taken as the play so far {taken / boards:.1%} (95 % <= {upper_95(taken, boards):.1%})")
     stacks = game_stacks(args.games, args.seed)
     print(f"{len(stacks)} location states from {args.games} random games of each of {len(VARIANTS)} variants")
     results = []
@@ -550,10 +695,19 @@ def main(argv: list[str] | None = None) -> int:
                       f"{r['plausible_all_down_per_million']:9.0f} (95 % <= {r['plausible_all_down_95_upper']:9.0f}), "
                       f"one already in a hand {r['plausible_in_hand_per_million']:9.0f} "
                       f"(95 % <= {r['plausible_in_hand_95_upper']:9.0f})")
+                if conditions.foreign == "hand" and scheme != "mass":
+                    print(f"            ... of which the referee takes as the play so far about "
+                          f"{r['plausible_in_hand_per_million'] * taken / boards:.0f} (95 % <= "
+                          f"{r['plausible_in_hand_95_upper'] * upper_95(taken, boards):.0f}), a dice press "
+                          f"commits about {r['plausible_in_hand_per_million'] * verdicts.get('complete', 0) / boards:.0f}")
         sys.stdout.flush()
     if args.json:
         args.json.parent.mkdir(parents=True, exist_ok=True)
-        args.json.write_text(json.dumps({"magnet_field_changes": changes, "rows": results}, indent=1) + "\n")
+        args.json.write_text(json.dumps({"date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
+                                         "command": " ".join(sys.argv), "machine": machine_text(),
+                                         "cpu_s": round(time.process_time(), 1), "magnet_field_changes": changes,
+                                         "steadiness_limits": limits, "finger_in_hand_verdicts": verdicts,
+                                         "rows": results}, indent=1) + "\n")
     return 0
 
 

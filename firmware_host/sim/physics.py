@@ -38,7 +38,22 @@ Figures, with their sources:
   and more away, add a few hundredths of a mT. A checker in the row lies up to 2 mm beyond touching the one
   before, anywhere across the tray; one on another within 3 mm of it; each either face up, turned any way.
 - A hand: a finger resting on a point presses 5-300 g, wavering with a physiological tremor of
-  8-12 Hz at a few % of the force and drifting slowly by 5-10 %.
+  8-12 Hz at 1-4 % of the force and drifting slowly by 5-10 % (periods of 1-4 s): over two minutes its
+  force varies by 3.6-7.6 % (coefficient of variation; 5.6 % the median finger; the sources below give
+  that total, the split between tremor and drift is the model's). That is as steady as
+  the steadiest average measured, and steadier than a finger with touch alone: fingers holding a
+  constant force of 2-6 N for up to 120 s varied by 10.5 % on average with only touch to go by, and by
+  6 % with visual feedback as well ("Perception and control of finger forces", its abstract at
+  https://discovery.researcher.life/article/perception-and-control-of-finger-forces/b58bea914bc232a59b5b433584b85f0a;
+  by L. A. Jones, 1998, as far as we know); a finger resting on a stack has touch only. The error
+  of a held force grows linearly with the force from a considerable intercept at zero, so relative to
+  the force it is larger at a finger's light press on a stack, and the tremor peak stays near 8-10 Hz
+  whatever the force (G. G. Sutton and K. Sykes, "The variation of hand tremor with force in healthy
+  subjects", J. Physiol., 1967, doi:10.1113/jphysiol.1967.sp008276); the 8-12 Hz component grows with
+  the neural drive (T. Novak and K. M. Newell, "Physiological tremor (8-12 Hz component) in isometric
+  force control", Neurosci. Lett., 2017, doi:10.1016/j.neulet.2017.01.034). `hand_force_g`'s
+  `unsteadiness` 0.1 (0.36-0.76 %) is therefore no human finger but a stress case: something nearly
+  rigid resting part of its weight on a stack (bench/bench_sensors.py).
 - A coin: 2.3 g (1 euro cent) to 13.2 g (5 Swiss francs), modelled without a field of its own: the 1, 2
   and 5 cent coins are copper-plated steel and bend a magnet's field, but at 2.3-3.9 g they are far from
   a checker's weight, and the heavier ones (copper-nickel, brass, Nordic gold) are not magnetic. Dice:
@@ -342,7 +357,7 @@ class WeighedLocations:
 def hand_force_g(rng: np.random.Generator, count: int, scans: int, scan_s: float = SCAN_S,
                  unsteadiness: float = 1.0) -> np.ndarray:
     """(count, scans) forces of fingers resting on locations (see the module docstring); `unsteadiness`
-    scales the tremor and the drift (0.1: a hand ten times steadier than the physiological figures)."""
+    scales the tremor and the drift (0.1: ten times steadier than the steadiest fingers measured)."""
     force = rng.uniform(5, 300, (count, 1))
     tremor_hz = rng.uniform(8, 12, (count, 1))
     phase = rng.uniform(0, 2 * math.pi, (count, 1))
