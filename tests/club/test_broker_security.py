@@ -153,9 +153,10 @@ def test_a_board_writes_only_under_its_own_topic_and_the_hub_only_its_acknowledg
                  "the messages each account may publish")
         assert not [topic for topic in witness.topics() if "table-2" in topic]
         assert f"tavli/{CLUB}/table-1/view" not in witness.topics()
-        # The hub, on its account (one connection per account: the one by hand goes first).
-        hub_account.loop_stop()
-        hub_account.disconnect()
+        # The hub and the board, on their accounts (one connection per account: those by hand go first).
+        for client in (table_1, hub_account):
+            client.loop_stop()
+            client.disconnect()
         hub.start("127.0.0.1", port, username="hub", password=config.password())
         wait_for(lambda: hub.refused["table-1"] == 1, "the leaked account's message refused by the hub")
         assert hub.refused == {"table-1": 1} and store.last_accepted() == {}
@@ -176,7 +177,7 @@ def test_a_board_writes_only_under_its_own_topic_and_the_hub_only_its_acknowledg
             board.close()
             journal.close()
     finally:
-        for client in (table_1, hub_account):
+        for client in (table_1, hub_account):   # again, if it failed before
             client.loop_stop()
             client.disconnect()
         witness.close()
