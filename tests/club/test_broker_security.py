@@ -229,21 +229,25 @@ def test_an_unknown_client_or_a_wrong_password_is_refused(tmp_path, club):
         assert connection(port, username, password) != "Success", (username, password)
 
 
-def test_written_again_for_a_new_board_the_passwords_made_are_kept(tmp_path, secured_broker):
+def test_written_again_for_a_new_board_the_passwords_made_are_kept(tmp_path, secured_broker, capsys):
     port = secured_broker.port
     keys = {"table-1": Ed25519PrivateKey.generate()}
     hub_toml = write_hub_config(tmp_path, port, keys)
     broker_config(hub_toml, tmp_path / "broker")
+    hub_key_line = f'hub_key = "{hub_key_text(tmp_path)}"'   # the hub's key (hub.key beside hub.toml), for the boards
+    assert hub_key_line in capsys.readouterr().out
     first = (tmp_path / "broker" / "boards" / "table-1.password").read_text()
     assert (tmp_path / "broker" / "boards" / "table-1.password").stat().st_mode & 0o777 == 0o600
     keys["table-9"] = Ed25519PrivateKey.generate()
     write_hub_config(tmp_path, port, keys)
     broker_config(hub_toml, tmp_path / "broker")
+    assert hub_key_line in capsys.readouterr().out   # the same key: made once, kept
     secured_broker.start(tmp_path / "broker")
     assert (tmp_path / "broker" / "boards" / "table-1.password").read_text() == first
     for name in keys:
         password = (tmp_path / "broker" / "boards" / f"{name}.password").read_text().strip()
         assert connection(port, name, password) == "Success"
+        assert connection(port, name + REMOTE_SEAT_ROLE, password) == "Success"   # its remote seat's account
 
 
 def make_certificates(folder):
@@ -316,9 +320,13 @@ def test_tls_with_the_clubs_own_ca_and_no_plain_connection_on_its_port(tmp_path,
     ("", ["--certfile", "cert.pem"], "--certfile and --keyfile go together"),
     ("no_account", [], "broker.username and broker.password_file: the hub's account"),
     ("board_named_hub", [], "boards.hub: no board may be named 'hub'"),
+    ("board_named_as_a_remote_seat", [], "boards.table-1-remote: no board may be named 'table-1-remote': "
+                                         "it is the account of table-1's remote seat"),
 ])
 def test_broker_config_says_what_keeps_it_from_writing(tmp_path, capsys, hub_extra, arguments, said):
     keys = {"hub" if hub_extra == "board_named_hub" else "table-1": Ed25519PrivateKey.generate()}
+    if hub_extra == "board_named_as_a_remote_seat":
+        keys["table-1-remote"] = Ed25519PrivateKey.generate()
     hub_toml = write_hub_config(tmp_path, 8883, keys, tls_ca="ca.pem" if hub_extra == "tls_without_certificate" else None)
     if hub_extra == "no_account":
         text = (tmp_path / "hub.toml").read_text().replace('username = "hub"\npassword_file = "hub-password"\n', "")
