@@ -179,13 +179,12 @@ def run_demo(args: argparse.Namespace) -> int:
 
 
 def run_broker_config(args: argparse.Namespace) -> int:
+    from firmware_host.club.envelope import public_key_text
     from firmware_host.hub.broker import BrokerConfigError, Tls, write_broker_files
 
     if (args.certfile is None) != (args.keyfile is None):
         raise UsageError("--certfile and --keyfile go together: the broker's certificate and its key")
     tls = None if args.certfile is None else Tls(args.certfile, args.keyfile)
-    from firmware_host.club.envelope import public_key_text
-
     config = _hub_config(args.config)
     try:
         files = write_broker_files(config, args.out, tls=tls, bind=args.bind)
