@@ -64,9 +64,9 @@ def connection(port: int, username=None, password=None, *, ca_file=None, tls=Fal
         client.connect("127.0.0.1", port, keepalive=10)
     except OSError as error:      # a TLS handshake refused (ssl.SSLError is an OSError)
         return f"no connection: {error}"
-    client.loop_start()
-    answered.wait(10)
-    client.loop_stop()
+    deadline = time.monotonic() + 10
+    while not answered.is_set() and time.monotonic() < deadline:   # the client's loop here: nothing to wait for after
+        client.loop(timeout=0.05)
     client.disconnect()
     return reasons[0] if reasons else "no answer"
 
@@ -90,8 +90,8 @@ class Witness:
         return [topic for topic, _ in self.messages]
 
     def close(self) -> None:
+        self.client.disconnect()   # first: it ends the client's loop at once
         self.client.loop_stop()
-        self.client.disconnect()
 
 
 def logged_in(port: int, username: str, password: str, client: mqtt.Client | None = None,
@@ -155,8 +155,8 @@ def test_a_board_writes_only_under_its_own_topic_and_the_hub_only_its_acknowledg
         assert f"tavli/{CLUB}/table-1/view" not in witness.topics()
         # The hub and the board, on their accounts (one connection per account: those by hand go first).
         for client in (table_1, hub_account):
+            client.disconnect()   # first: it ends the client's loop at once
             client.loop_stop()
-            client.disconnect()
         hub.start("127.0.0.1", port, username="hub", password=config.password())
         wait_for(lambda: hub.refused["table-1"] == 1, "the leaked account's message refused by the hub")
         assert hub.refused == {"table-1": 1} and store.last_accepted() == {}
@@ -178,8 +178,8 @@ def test_a_board_writes_only_under_its_own_topic_and_the_hub_only_its_acknowledg
             journal.close()
     finally:
         for client in (table_1, hub_account):   # again, if it failed before
+            client.disconnect()   # first: it ends the client's loop at once
             client.loop_stop()
-            client.disconnect()
         witness.close()
         hub.close()
         store.close()
@@ -217,8 +217,8 @@ def test_no_account_takes_over_another_ones_connection_by_its_client_id(tmp_path
         assert dropped == [] and all(client.is_connected() for client in connections.values())
     finally:
         for client in (*connections.values(), other_seat, *intruders):
+            client.disconnect()   # first: it ends the client's loop at once
             client.loop_stop()
-            client.disconnect()
 
 
 def test_an_unknown_client_or_a_wrong_password_is_refused(tmp_path, club):

@@ -53,8 +53,8 @@ class Screen:
                 self.faults.append(body["fault"])
 
     def close(self) -> None:
+        self.client.disconnect()   # first: it ends the client's loop at once
         self.client.loop_stop()
-        self.client.disconnect()
 
 
 def wait_for(condition, what: str) -> None:
