@@ -17,6 +17,7 @@ import random
 import shutil
 import signal
 import socket
+import secrets
 import subprocess
 import sys
 import time
@@ -24,6 +25,7 @@ from pathlib import Path
 
 from firmware_host.club.envelope import public_key_text
 from firmware_host.config import ClubSettings
+from firmware_host.hub.broker import password_line
 from firmware_host.journal import Journal
 from firmware_host.rules import Color, Rules
 from firmware_host.rules.match import MatchRules
@@ -33,6 +35,7 @@ from firmware_host.service.club import ClubPublisher, board_key
 from machine import machine_text
 
 CLUB = "kefalonia"
+READER = "bench-reader"   # an account of the bench's that reads the whole club
 VARIANTS = ("portes", "plakoto", "fevga")
 MOSQUITTO = shutil.which("mosquitto") or "/usr/sbin/mosquitto"
 ROOT = Path(__file__).resolve().parent.parent
@@ -71,6 +74,14 @@ class Club:
         subprocess.run([sys.executable, "-m", "firmware_host", "club", "broker-config", "--config", str(self.hub_config),
                         "--out", str(folder / "broker"), "--bind", "127.0.0.1"], check=True, stdout=subprocess.DEVNULL,
                        env=environment())
+        # The bench's own reader (its witness): the broker names each connection by its account, so
+        # one on the hub's account would drop the hub's.
+        reader_password = secrets.token_urlsafe(16)
+        (folder / "reader-password").write_text(reader_password)
+        with open(folder / "broker" / "passwords", "a") as passwords:
+            passwords.write(password_line(READER, reader_password) + "\n")
+        with open(folder / "broker" / "acl", "a") as acl:
+            acl.write(f"\nuser {READER}\ntopic read tavli/{CLUB}/#\n")
         # Run as this user (Mosquitto started as root would become "mosquitto"), the files included as
         # Debian's mosquitto.conf includes conf.d.
         (folder / "broker-main.conf").write_text(f"user {getpass.getuser()}\ninclude_dir {folder / 'broker'}\n")
@@ -82,10 +93,11 @@ class Club:
     def settings(self, board: str) -> ClubSettings:
         return ClubSettings(broker="127.0.0.1", port=self.port, club=CLUB, board=board, username=board,
                             password_file=self.folder / "broker" / "boards" / f"{board}.password",
-                            key_file=self.key_path(board))
+                            key_file=self.key_path(board),
+                            hub_key=public_key_text(board_key(self.folder / "hub.key")))   # broker-config made it
 
-    def hub_password(self) -> str:
-        return (self.folder / "hub-password").read_text().strip()
+    def reader_password(self) -> str:
+        return (self.folder / "reader-password").read_text()
 
     def start_broker(self) -> None:
         with open(self.folder / "broker.log", "ab") as log:

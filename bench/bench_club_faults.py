@@ -35,7 +35,7 @@ from pathlib import Path
 
 import paho.mqtt.client as mqtt
 
-from bench_club_common import CLUB, Club, LightBoard, ProcessFigures, machine, write_record
+from bench_club_common import CLUB, READER, Club, LightBoard, ProcessFigures, machine, write_record
 from firmware_host.club.ratings import GameResult, Ladder
 from firmware_host.club.tournament import Swiss
 from firmware_host.hub.store import HubStore, MatchKey
@@ -62,7 +62,7 @@ class Witness:
     def __init__(self, club: Club):
         self.seen: Counter[tuple[str, int]] = Counter()
         self.client = mqtt.Client(mqtt.CallbackAPIVersion.VERSION2, client_id="bench-witness")
-        self.client.username_pw_set("hub", club.hub_password())
+        self.client.username_pw_set(READER, club.reader_password())
         self.client.reconnect_delay_set(0.2, 2)
         self.client.on_connect = lambda client, *rest: client.subscribe(f"tavli/{CLUB}/+/journal", qos=1)
         self.client.on_message = self.received

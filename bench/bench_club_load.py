@@ -33,7 +33,7 @@ from pathlib import Path
 
 import paho.mqtt.client as mqtt
 
-from bench_club_common import CLUB, Club, LightBoard, ProcessFigures, environment, machine, write_record
+from bench_club_common import CLUB, READER, Club, LightBoard, ProcessFigures, environment, machine, write_record
 
 TURN_S = (6.0, 10.0)
 
@@ -78,7 +78,7 @@ class Acknowledgements:
     def __init__(self, club: Club):
         self.first: dict[tuple[str, int], float] = {}
         self.client = mqtt.Client(mqtt.CallbackAPIVersion.VERSION2, client_id="bench-acknowledgements")
-        self.client.username_pw_set("hub", club.hub_password())
+        self.client.username_pw_set(READER, club.reader_password())
         self.client.on_connect = lambda client, *rest: client.subscribe(f"tavli/{CLUB}/hub/ack/+", qos=1)
         self.client.on_message = self.received
         self.client.connect("127.0.0.1", club.port)
@@ -86,7 +86,7 @@ class Acknowledgements:
 
     def received(self, client, userdata, message) -> None:
         now = time.time()
-        ack = json.loads(message.payload)
+        ack = json.loads(message.payload)["body"]   # the hub's signed envelope: the record it holds last
         self.first.setdefault((message.topic.rsplit("/", 1)[1], ack["seq"]), now)
 
     def close(self) -> None:

@@ -39,7 +39,7 @@ from firmware_host.config import ClubSettings
 from firmware_host.controller.orientation import Orientation, laid_out
 from firmware_host.journal import Journal
 from firmware_host.rules import Position
-from firmware_host.service.club import ClubPublisher
+from firmware_host.service.club import ClubPublisher, board_key
 from machine import machine_text
 
 CLUB = "bench"
@@ -115,6 +115,7 @@ def main() -> int:
     registered = "".join(f'{name} = "{public_key_text(key.public_key())}"\n' for name, key in keys.items())
     (folder / "hub.toml").write_text(f'club = "{CLUB}"\ndatabase = "hub.sqlite3"\n[broker]\nhost = "127.0.0.1"\n'
                                      f'port = {broker_port}\n[boards]\n{registered}[web]\nport = {web_port}\n')
+    hub_key = public_key_text(board_key(folder / "hub.key"))   # the hub's (hub.key beside hub.toml), made before it starts
     time.sleep(0.5)
     hub = subprocess.Popen([sys.executable, "-m", "firmware_host", "club", "hub", "--config", str(folder / "hub.toml")],
                            stdout=subprocess.DEVNULL)
@@ -136,7 +137,8 @@ def main() -> int:
             screen.start()
         for name, key in keys.items():
             Journal.open(folder / f"{name}.sqlite3").close()
-            publisher = ClubPublisher(ClubSettings(broker="127.0.0.1", port=broker_port, club=CLUB, board=name),
+            publisher = ClubPublisher(ClubSettings(broker="127.0.0.1", port=broker_port, club=CLUB, board=name,
+                                                   hub_key=hub_key),
                                       folder / f"{name}.sqlite3", key=key)
             publisher.start()
             publishers.append(publisher)

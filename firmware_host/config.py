@@ -196,8 +196,11 @@ class WebSettings:
 
 # [club]: boards that talk to a club's MQTT broker (firmware_host/service/club.py); off without a broker.
 _CLUB_KEYS = ("broker", "port", "club", "board", "username", "password_file", "tls", "ca_file", "key_file",
-              "opponent", "opponent_key", "seat")
+              "hub_key", "opponent", "opponent_key", "seat")
 NAME_PATTERN = re.compile(r"[A-Za-z0-9][A-Za-z0-9_-]{0,39}")   # a club's or a board's name: one MQTT topic level
+# A board's second connection, a remote match's seat: its client id and its broker account are the
+# board's with this after (the club's broker names every connection by its account, so each needs its own).
+REMOTE_SEAT_ROLE = "-remote"
 
 
 @dataclass(frozen=True)
@@ -213,6 +216,7 @@ class ClubSettings:
     tls: bool = False
     ca_file: Path | None = None      # the broker's certificate authority (TLS); None: the system's
     key_file: Path | None = None     # the board's signing key; None: club-board.key in the state folder
+    hub_key: str | None = None       # the key the club's hub signs its acknowledgements with (broker-config prints it)
     # A remote match (firmware_host/service/remote_seat.py): the board across the broker whose player
     # has the other colour, the key it signs with (`tavli-board club key` there), and this board's colour.
     opponent: str | None = None
@@ -344,6 +348,7 @@ class Config:
             ("club.tls", self.club.tls, origin("club.tls")),
             ("club.ca_file", str(self.club.ca_file or "the system's"), origin("club.ca_file")),
             ("club.key_file", str(self.club.key_file or "club-board.key in the state folder"), origin("club.key_file")),
+            ("club.hub_key", "set" if self.club.hub_key else "none", origin("club.hub_key")),
             ("club.opponent", self.club.opponent or "none (no remote match)", origin("club.opponent")),
             ("club.opponent_key", "set" if self.club.opponent_key else "none", origin("club.opponent_key")),
             ("club.seat", self.club.seat.value if self.club.seat else "none", origin("club.seat")),
@@ -573,6 +578,11 @@ def _club_settings(problems: _Collector, table: Table | None, relative_to: Path 
                      for key in ("password_file", "ca_file", "key_file")}
     tls = bool(problems.read(table.boolean, "tls", default=False))
     opponent, opponent_key, seat = _remote_match(problems, table, names["board"])
+    hub_key = problems.read(table.string, "hub_key", default=None)
+    if hub_key is not None and not _is_ed25519_public_key(hub_key):
+        problems.add("club.hub_key", f"{hub_key[:60]!r} is not valid",
+                     "the hub's key, as `tavli-board club broker-config` prints it (base64, 32 bytes)")
+        hub_key = None
     for problem in credential_problems(table.data.get("username"), table.data.get("password_file"), tls,
                                        table.data.get("ca_file")):
         problems.add(*problem)
@@ -582,7 +592,7 @@ def _club_settings(problems: _Collector, table: Table | None, relative_to: Path 
         club=names["club"], board=names["board"],
         username=problems.read(table.string, "username", default=None),
         password_file=optional_path["password_file"], tls=tls, ca_file=optional_path["ca_file"],
-        key_file=optional_path["key_file"], opponent=opponent, opponent_key=opponent_key, seat=seat)
+        key_file=optional_path["key_file"], hub_key=hub_key, opponent=opponent, opponent_key=opponent_key, seat=seat)
 
 
 _REMOTE_KEYS = ("opponent", "opponent_key", "seat")

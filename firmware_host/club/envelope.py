@@ -13,6 +13,9 @@ of its streams upward (its journal's records by their own numbers; its view by a
 across restarts); a receiver accepts from each board's stream only numbers above the last it
 accepted, so a message recorded and sent again is refused, and a message delivered twice after a
 reconnection is recognised (idempotent by sequence).
+
+The club's hub signs its acknowledgements the same way, with a key of its own, as `HUB` on the stream
+`ack/BOARD`: a board takes only what the hub's key signed, for that board, newer than the last it took.
 """
 from __future__ import annotations
 
@@ -24,6 +27,18 @@ from typing import Any, Mapping
 from cryptography.exceptions import InvalidSignature
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey, Ed25519PublicKey
 from cryptography.hazmat.primitives.serialization import Encoding, PublicFormat
+
+
+HUB = "hub"   # the hub's name: its topics (tavli/CLUB/hub/...) and its acknowledgements' signer; no board's
+
+
+def acknowledgement_topic(club: str, board: str) -> str:
+    """Where the hub says which of `board`'s records it holds last (retained)."""
+    return f"tavli/{club}/{HUB}/ack/{board}"
+
+
+def acknowledgement_stream(board: str) -> str:
+    return f"ack/{board}"
 
 
 class EnvelopeRefused(ValueError):

@@ -63,6 +63,15 @@ def _hub_config(path: Path):
         raise UsageError(f"the hub's configuration is not usable:\n{error}") from None
 
 
+def _hub_key(config):
+    """The hub's signing key (made on first use): it signs the hub's acknowledgements."""
+    from firmware_host.service.club import board_key
+    try:
+        return board_key(config.key_file)
+    except (OSError, ValueError) as error:
+        raise UsageError(f"the hub's key at {config.key_file} cannot be read or made: {error}") from None
+
+
 def run_key(args: argparse.Namespace) -> int:
     from firmware_host.club.envelope import public_key_text
     from firmware_host.service.club import board_key
@@ -88,6 +97,7 @@ def run_hub(args: argparse.Namespace) -> int:
         raise UsageError(f"the hub's pages need the `web` extra (pip install 'tavli-board[web]'): {error}") from None
 
     config = _hub_config(args.config)
+    key = _hub_key(config)
     try:
         sock = listen(config.web_host, config.web_port)
     except PortBusy as error:
@@ -96,7 +106,7 @@ def run_hub(args: argparse.Namespace) -> int:
     # back to this handler once it has stopped: either way an orderly exit, status 0.
     signal.signal(signal.SIGTERM, _stop_hub)
     store = HubStore(config.database)
-    listener = HubListener(store, config.club, config.boards)
+    listener = HubListener(store, config.club, config.boards, key)
     app = create_hub_app(config, store, listener)   # before the listener starts: it misses no change
     try:
         listener.start(config.host, config.port, username=config.username, password=config.password(), tls=config.tls,
@@ -169,6 +179,7 @@ def run_demo(args: argparse.Namespace) -> int:
 
 
 def run_broker_config(args: argparse.Namespace) -> int:
+    from firmware_host.club.envelope import public_key_text
     from firmware_host.hub.broker import BrokerConfigError, Tls, write_broker_files
 
     if (args.certfile is None) != (args.keyfile is None):
@@ -179,8 +190,10 @@ def run_broker_config(args: argparse.Namespace) -> int:
         files = write_broker_files(config, args.out, tls=tls, bind=args.bind)
     except BrokerConfigError as error:
         raise UsageError(f"the broker's files cannot be written:\n{error}") from None
-    print(f"wrote {files.config}, {files.passwords} ({len(files.board_passwords) + 1} accounts) and {files.acl}")
+    hub_key = public_key_text(_hub_key(config))
+    print(f"wrote {files.config}, {files.passwords} ({2 * len(files.board_passwords) + 1} accounts) and {files.acl}")
     print(f"the hub's password: {files.hub_password}")
+    print(f"the hub's key: {config.key_file}; every board's [club] takes its public key: hub_key = \"{hub_key}\"")
     for board, path in files.board_passwords.items():
         print(f"{board}'s password: {path} (copy it to the board: [club] username = \"{board}\", password_file)")
     print(f"start the broker: mosquitto -c {files.config}")

@@ -65,8 +65,11 @@ class Board:
 
 
 def club_settings(name: str, folder: Path, broker: str, port: int, club: str) -> ClubSettings:
-    folder.mkdir(parents=True, exist_ok=True)
-    return ClubSettings(broker=broker, port=port, club=club, board=name, key_file=folder / "club-board.key")
+    """Board `name`'s [club], its key in `folder`/`name`, the hub's in `folder` (as the hub's
+    configuration `write_hub_config` writes there names it: hub.key beside it)."""
+    (folder / name).mkdir(parents=True, exist_ok=True)
+    return ClubSettings(broker=broker, port=port, club=club, board=name, key_file=folder / name / "club-board.key",
+                        hub_key=public_key_text(board_key(folder / "hub.key")))
 
 
 def public_key(settings: ClubSettings) -> str:
@@ -77,7 +80,7 @@ def remote_pair(names: tuple[str, str], folder: Path, broker: str, port: int, cl
                 match: MatchRules, *, seed: int, speed: float, outs: tuple[TextIO, TextIO],
                 reveal_timeout_s: float = 60.0) -> tuple[Board, Board]:
     """Two boards seated for one remote match: the first board's player has white, the second's black."""
-    clubs = [club_settings(name, folder / name, broker, port, club) for name in names]
+    clubs = [club_settings(name, folder, broker, port, club) for name in names]
     keys = [public_key(settings) for settings in clubs]
     boards = []
     for index, (name, seat) in enumerate(zip(names, (Color.WHITE, Color.BLACK))):
@@ -335,7 +338,7 @@ def run_club_demo(settings: ClubDemoSettings) -> int:
                              outs=(Prefixed(out, f"{names[0]}: "), Prefixed(out, f"{names[1]}: ")))
         boards = list(remote)
         for index, name in enumerate(names[2:], 2):
-            club = club_settings(name, folder / name, "127.0.0.1", broker.port, settings.club)
+            club = club_settings(name, folder, "127.0.0.1", broker.port, settings.club)
             boards.append(Board(name, folder / name, Settings(
                 settings.match, seed=settings.seed + index, speed=settings.speed, out=Prefixed(out, f"{name}: "),
                 boards="none", journal=folder / name / "journal.sqlite3", club=club)))

@@ -128,7 +128,7 @@ class Demo:
         dice = SeededDice(settings.seed)
         if settings.club.broker is not None:
             from firmware_host.service.club import ClubPublisher   # the club extra: for a board in a club only
-            self.club_parts.append(ClubPublisher(settings.club, self.config.journal_path))
+            self.club_parts.append(ClubPublisher(settings.club, self.config.journal_path, post=events.put))
         if settings.club.opponent is not None:
             from firmware_host.service.remote_seat import RemoteSeat
             remote_seat = RemoteSeat(settings.club, self.config.journal_path, events.put,

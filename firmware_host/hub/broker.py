@@ -14,10 +14,16 @@ after registering a board: the passwords already made are kept, a new board gets
 
 What each account may do (tavli/CLUB/... is every topic of the club):
 
-    the hub     reads tavli/CLUB/#, writes tavli/CLUB/hub/ack/# (its acknowledgements) and nothing else
-    a board     writes tavli/CLUB/BOARD/# (its view, journal and presence), reads tavli/CLUB/# (the hub's
-                acknowledgements, and the other board of a remote match); its messages are signed too
-                (firmware_host/club/envelope.py), so a leaked account still cannot speak for another board
+    the hub        reads tavli/CLUB/#, writes tavli/CLUB/hub/ack/# (its acknowledgements) and nothing else
+    a board        writes tavli/CLUB/BOARD/# (its view, journal and presence), reads tavli/CLUB/# (the hub's
+                   acknowledgements, and the other board of a remote match); its messages are signed too
+                   (firmware_host/club/envelope.py), so a leaked account still cannot speak for another board
+    BOARD-remote   the board's second connection, its remote match's seat (the same password): writes
+                   tavli/CLUB/BOARD/remote/#, reads tavli/CLUB/+/remote/BOARD
+
+The broker names every connection by its account (`use_username_as_clientid`): no account can take
+over another's connection by connecting with its client id (MQTT drops the older of two connections
+with one id), so a board has an account per connection.
 """
 from __future__ import annotations
 
@@ -28,13 +34,13 @@ import secrets
 from dataclasses import dataclass
 from pathlib import Path
 
-from firmware_host.config import NAME_PATTERN
+from firmware_host.club.envelope import HUB
+from firmware_host.config import NAME_PATTERN, REMOTE_SEAT_ROLE
 from firmware_host.hub.config import HubConfig
 
 # mosquitto_passwd's own choice for its "$7$" lines (checked against Mosquitto 2.0.11's tool).
 PBKDF2_ITERATIONS = 101
 SALT_BYTES = 12
-HUB_TOPIC = "hub"   # tavli/CLUB/hub/...: the hub's; no board may have this name
 MAX_QUEUED_MESSAGES = 20_000   # about 20 MB of records at most, held for a hub that lags
 
 
@@ -67,10 +73,13 @@ def password_line(username: str, password: str, salt: bytes | None = None) -> st
 def acl_text(club: str, hub_user: str, boards: list[str]) -> str:
     lines = ["# Written by `tavli-board club broker-config`; made again from the hub's configuration.",
              "# The hub: reads the whole club, writes only its acknowledgements.",
-             f"user {hub_user}", f"topic read tavli/{club}/#", f"topic write tavli/{club}/{HUB_TOPIC}/ack/#"]
+             f"user {hub_user}", f"topic read tavli/{club}/#", f"topic write tavli/{club}/{HUB}/ack/#"]
     for board in boards:
         lines += ["", f"# {board}: writes under its own topic only; reads the club's (its acknowledgements, a remote match).",
-                  f"user {board}", f"topic write tavli/{club}/{board}/#", f"topic read tavli/{club}/#"]
+                  f"user {board}", f"topic write tavli/{club}/{board}/#", f"topic read tavli/{club}/#",
+                  f"# {board}'s remote match's seat: its messages to the other board, and the other board's to it.",
+                  f"user {board}{REMOTE_SEAT_ROLE}", f"topic write tavli/{club}/{board}/remote/#",
+                  f"topic read tavli/{club}/+/remote/{board}"]
     return "\n".join(lines) + "\n"
 
 
@@ -81,12 +90,19 @@ def config_text(hub: HubConfig, folder: Path, tls: Tls | None, bind: str | None)
              listener]
     if tls is not None:
         lines += [f"certfile {tls.certfile.resolve()}", f"keyfile {tls.keyfile.resolve()}"]
-    lines += ["allow_anonymous false", f"password_file {(folder / 'passwords').resolve()}",
+    lines += ["# A client's id is its account: no account can connect with another's id and drop its connection.",
+              "use_username_as_clientid true",
+              "allow_anonymous false", f"password_file {(folder / 'passwords').resolve()}",
               f"acl_file {(folder / 'acl').resolve()}",
               "# The hub is sent every board's records; while it lags (just started, or busy), the broker keeps",
               "# this many for it, not Mosquitto's 1,000 (a board sends again what was dropped, at a cost).",
               f"max_queued_messages {MAX_QUEUED_MESSAGES}"]
     return "\n".join(lines) + "\n"
+
+
+def _board_accounts(boards) -> set[str]:
+    """Every board's accounts on the broker: its own name, and its remote seat's."""
+    return {account for board in boards for account in (board, board + REMOTE_SEAT_ROLE)}
 
 
 def _problems(hub: HubConfig, tls: Tls | None) -> list[str]:
@@ -96,10 +112,13 @@ def _problems(hub: HubConfig, tls: Tls | None) -> list[str]:
                         "(such as username = \"hub\", password_file = \"hub-password\")")
     elif not NAME_PATTERN.fullmatch(hub.username):
         problems.append(f"broker.username: {hub.username[:60]!r} is not valid; allowed: 1 to 40 letters, digits, - and _")
-    elif hub.username in hub.boards:
-        problems.append(f"broker.username: {hub.username!r} is a board's name; the hub needs an account of its own")
-    if HUB_TOPIC in hub.boards:
-        problems.append(f"boards.{HUB_TOPIC}: no board may be named {HUB_TOPIC!r} (the hub's own topics)")
+    elif hub.username in _board_accounts(hub.boards):
+        problems.append(f"broker.username: {hub.username!r} is a board's account; the hub needs an account of its own")
+    if HUB in hub.boards:
+        problems.append(f"boards.{HUB}: no board may be named {HUB!r} (the hub's own topics)")
+    problems += [f"boards.{board}: no board may be named {board!r}: it is the account of "
+                 f"{board.removesuffix(REMOTE_SEAT_ROLE)}'s remote seat" for board in sorted(hub.boards)
+                 if board.endswith(REMOTE_SEAT_ROLE) and board.removesuffix(REMOTE_SEAT_ROLE) in hub.boards]
     if hub.tls and tls is None:
         problems.append("broker.tls is true: give the broker's certificate and key (--certfile, --keyfile)")
     if tls is not None and not hub.tls:
@@ -152,7 +171,8 @@ def write_broker_files(hub: HubConfig, folder: Path, *, tls: Tls | None = None, 
         (folder / "boards").mkdir(parents=True, exist_ok=True)
         board_passwords = {board: folder / "boards" / f"{board}.password" for board in boards}
         accounts = {hub.username: _secret(hub.password_file)}
-        accounts.update({board: _secret(path) for board, path in board_passwords.items()})
+        for board, path in board_passwords.items():   # a board's two connections log in with its one password
+            accounts[board] = accounts[board + REMOTE_SEAT_ROLE] = _secret(path)
         _write_private(folder / "passwords", "".join(password_line(user, password) + "\n"
                                                      for user, password in accounts.items()))
         _write_private(folder / "acl", acl_text(hub.club, hub.username, boards))

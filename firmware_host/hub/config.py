@@ -2,6 +2,9 @@
 
     club = "kefalonia"                              # the club's name: the first level of every topic
     database = "/var/lib/tavli-board/hub.sqlite3"   # the hub's records (a relative path: beside this file)
+    key_file = "/var/lib/tavli-board/hub.key"       # the key the hub signs its acknowledgements with, made on
+                                                    # first use (default: hub.key beside this file); every
+                                                    # board's [club] hub_key is its public key
     [broker]
     host = "localhost"                              # the club's MQTT broker
     port = 1883                                     # 8883 with tls = true
@@ -48,6 +51,7 @@ class HubConfig:
     web_host: str = "127.0.0.1"
     web_port: int = 8090
     pin: str | None = None      # the director's, hashed
+    key_file: Path = Path("hub.key")   # the hub's signing key (made on first use)
 
     def password(self) -> str | None:
         if self.password_file is None:
@@ -58,7 +62,7 @@ class HubConfig:
             raise HubConfigError(f"broker.password_file: {self.password_file} cannot be read: {error.strerror}") from None
 
 
-ALLOWED = {"": ("club", "database", "broker", "boards", "web"), "web.": ("host", "port", "pin"),
+ALLOWED = {"": ("club", "database", "key_file", "broker", "boards", "web"), "web.": ("host", "port", "pin"),
            "broker.": ("host", "port", "username", "password_file", "tls", "ca_file")}
 
 
@@ -108,7 +112,8 @@ def load_hub_config(path: Path) -> HubConfig:
                        username=take(broker, "username", str, None, "broker."),
                        password_file=optional_paths["password_file"], tls=tls, ca_file=optional_paths["ca_file"],
                        boards=keys, web_host=take(web, "host", str, "127.0.0.1", "web."),
-                       web_port=port_in(web, 8090, "web."), pin=pin)
+                       web_port=port_in(web, 8090, "web."), pin=pin,
+                       key_file=beside(take(document, "key_file", str, "hub.key")))
     if problems:
         raise HubConfigError("\n".join(problems))
     return config

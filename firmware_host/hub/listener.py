@@ -4,29 +4,35 @@ A message is kept only when its envelope opens with the board's registered key a
 for that board's stream (firmware_host/club/envelope.py); anything else is counted and logged in one
 line, and nothing of it is kept. A board's journal must arrive whole: its stream is named after its
 first record's number, and only the record after the last one kept is taken. After each record kept,
-the hub says so on `tavli/CLUB/hub/ack/BOARD` (retained): a board sends again from there what the hub
-lacks (lost with a broker that died, or sent while the hub was down). The verifier goes on from the
-numbers already kept, so the hub killed and restarted takes every record once.
+the hub says so on `tavli/CLUB/hub/ack/BOARD` (retained), signed with the hub's own key: a board sends
+again from there what the hub lacks (lost with a broker that died, or sent while the hub was down), and
+takes no acknowledgement the hub's key did not sign. The verifier goes on from the numbers already kept,
+so the hub killed and restarted takes every record once.
 """
 from __future__ import annotations
 
 import json
 import logging
+import time
 from collections import Counter
 from typing import Callable, Mapping
 
-from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey, Ed25519PublicKey
 
-from firmware_host.club.envelope import AlreadyAccepted, EnvelopeRefused, OutOfOrder, Verifier
+from firmware_host.club.envelope import (HUB, AlreadyAccepted, EnvelopeRefused, OutOfOrder, Signer, Verifier,
+                                         acknowledgement_stream, acknowledgement_topic)
 from firmware_host.hub.store import HubStore
 
 log = logging.getLogger(__name__)
 
 
 class HubListener:
-    def __init__(self, store: HubStore, club: str, keys: Mapping[str, Ed25519PublicKey]):
+    def __init__(self, store: HubStore, club: str, keys: Mapping[str, Ed25519PublicKey], key: Ed25519PrivateKey):
+        """`keys`: every board's public key; `key`: the hub's own, which signs its acknowledgements."""
         self.store, self.club = store, club
         self.verifier = Verifier(keys, dict(store.last_accepted()))
+        self.signer = Signer(HUB, key)
+        self._acknowledgement = 0   # the number of the last acknowledgement signed
         self.refused: Counter[str] = Counter()
         self.client = None
         self.on_change: Callable[[str], None] | None = None   # told the board whose view, presence or records changed
@@ -73,7 +79,11 @@ class HubListener:
     def _acknowledge(self, board: str, stream: str, seq: int) -> None:
         """The last record of `stream` the hub holds (retained: a board that connects later reads it)."""
         if self.client is not None:
-            self.client.publish(f"tavli/{self.club}/hub/ack/{board}", json.dumps({"stream": stream, "seq": seq}),
+            # Numbered upward across restarts too (the clock's microseconds): a board refuses a number
+            # not above the last it took, so an old acknowledgement sent again is not taken.
+            self._acknowledgement = max(self._acknowledgement + 1, time.time_ns() // 1000)
+            envelope = self.signer.seal(acknowledgement_stream(board), self._acknowledgement, {"stream": stream, "seq": seq})
+            self.client.publish(acknowledgement_topic(self.club, board), json.dumps(envelope, separators=(",", ":")),
                                 qos=1, retain=True)
 
     def _expected(self, board: str, leaf: str, envelope: object) -> int | None:

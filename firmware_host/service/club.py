@@ -20,7 +20,10 @@ Topics, under the club's and the board's names (`[club]` in the config):
 
 Each view and journal message is an envelope signed with the board's Ed25519 key
 (firmware_host/club/envelope.py): `tavli-board club key` prints the public key for the club's
-director to register. The broker's password is read from `password_file` (never from the config
+director to register. The hub's acknowledgements are signed by the hub's key (`hub_key` in [club]);
+one that key did not sign, for another board, or older than the last taken (a replay) is refused:
+a `hub_refused` fault is journaled and shown, and the board goes on as before it came (what the hub
+may lack stays to be sent again; nothing is dropped on its word). The broker's password is read from `password_file` (never from the config
 itself); with `tls = true` the connection is TLS, checked against `ca_file` or the system's CAs.
 """
 from __future__ import annotations
@@ -38,14 +41,17 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 from cryptography.hazmat.primitives.serialization import (Encoding, NoEncryption, PrivateFormat,
                                                           load_pem_private_key)
 
-from firmware_host.club.envelope import Signer
+from firmware_host.club.envelope import (HUB, AlreadyAccepted, EnvelopeRefused, Signer, Verifier,
+                                         acknowledgement_stream, acknowledgement_topic, public_key_from_text)
 from firmware_host.config import ClubSettings
+from firmware_host.controller.remote import RemoteFault
 from firmware_host.journal import JournalReader
 
 log = logging.getLogger(__name__)
 
 ACK_TIMEOUT_S = 10      # a message not acknowledged by then is sent again after a reconnection
 BATCH = 200             # records read from the journal at a time
+FAULT_INTERVAL_S = 5.0  # refused acknowledgements journaled at most this often (each is logged)
 HUB_LAG_S = 5           # the hub still short of what was sent this long after the last send: send again
 HUB_WAIT_S = 2          # after a (re)connection, the hub's word (retained) is awaited this long before sending
 VIEW_INTERVAL_S = 0.5   # at most two views a second: a screen needs no more, a broker of 100 boards less
@@ -57,14 +63,16 @@ def topic(club: ClubSettings, leaf: str) -> str:
 
 def club_client(club: ClubSettings, role: str, client_factory: Callable[..., Any] | None = None) -> Any:
     """A paho client for this board on the club's broker (its credentials, TLS), not yet connected;
-    `role` names it among the board's clients (the broker drops a second client of one id)."""
+    `role` ("" or `REMOTE_SEAT_ROLE`) names it among the board's clients and follows the board's
+    account name: the club's broker names each connection by its account (`use_username_as_clientid`),
+    and drops a connection when another comes with its name."""
     import paho.mqtt.client as mqtt   # the club extra; only a board in a club needs it
 
     client = (client_factory or mqtt.Client)(mqtt.CallbackAPIVersion.VERSION2,
                                              client_id=f"tavli-{club.club}-{club.board}{role}")
     if club.username is not None:   # the configuration gives a password_file with a username
         try:
-            client.username_pw_set(club.username, club.password_file.read_text().strip())
+            client.username_pw_set(club.username + role, club.password_file.read_text().strip())
         except OSError as error:
             raise ClubUnavailable(f"club.password_file: {club.password_file} cannot be read: {error.strerror}") from None
     if club.tls:
@@ -77,7 +85,8 @@ def club_client(club: ClubSettings, role: str, client_factory: Callable[..., Any
 
 
 def board_key(path: Path) -> Ed25519PrivateKey:
-    """The board's signing key, made on first use (readable by the service's user only)."""
+    """The board's signing key (or the hub's: `tavli-board club hub`), made on first use (readable by
+    the service's user only)."""
     try:
         return load_pem_private_key(path.read_bytes(), password=None)
     except FileNotFoundError:
@@ -95,7 +104,9 @@ class ClubUnavailable(ValueError):
 
 class Progress:
     """What the broker has acknowledged, kept beside the journal: the last journal record of each
-    journal file (named by its first record) and the view's counter. Written whole and renamed."""
+    journal file (named by its first record), the view's counter and the number of the hub's last
+    acknowledgement taken (an older one sent again is refused after a restart too). Written whole
+    and renamed."""
 
     def __init__(self, journal_path: Path):
         self.path = journal_path.with_name(journal_path.name + "-club.json")
@@ -103,12 +114,15 @@ class Progress:
             data = json.loads(self.path.read_text())
             self.journal: dict[str, int] = {str(key): int(value) for key, value in data["journal"].items()}
             self.view = int(data["view"])
+            self.hub_acknowledgement = int(data.get("hub_acknowledgement", 0))
         except (OSError, ValueError, KeyError, TypeError, AttributeError):
-            self.journal, self.view = {}, 0   # none yet, or unreadable: everything is sent (again)
+            # none yet, or unreadable: everything is sent (again), and the hub's next word taken
+            self.journal, self.view, self.hub_acknowledgement = {}, 0, 0
 
     def save(self) -> None:
         temporary = self.path.with_name(self.path.name + ".tmp")
-        temporary.write_text(json.dumps({"journal": self.journal, "view": self.view}))
+        temporary.write_text(json.dumps({"journal": self.journal, "view": self.view,
+                                         "hub_acknowledgement": self.hub_acknowledgement}))
         os.replace(temporary, self.path)
 
 
@@ -141,10 +155,17 @@ class ClubPublisher(ClubWorker):
     """Publishes the board's view and journal to the club's broker from a thread of its own."""
 
     def __init__(self, club: ClubSettings, journal_path: Path, *, key: Ed25519PrivateKey | None = None,
-                 client_factory: Callable[..., Any] | None = None):
-        self.journal_path = journal_path
+                 post: Callable[[object], None] | None = None, client_factory: Callable[..., Any] | None = None):
+        """`post`: the loop's queue, told of an acknowledgement refused (a `RemoteFault`)."""
+        if club.hub_key is None:
+            raise ClubUnavailable("club.hub_key is not set: the hub's acknowledgements could not be checked; "
+                                  "allowed: the hub's key, as `tavli-board club broker-config` prints it")
+        self.journal_path, self.post = journal_path, post
         self.signer = Signer(club.board, key or board_key(club.signing_key_path))
         self.progress = Progress(journal_path)
+        self.hub = Verifier({HUB: public_key_from_text(club.hub_key)},
+                            {(HUB, acknowledgement_stream(club.board)): self.progress.hub_acknowledgement})
+        self._fault_at = float("-inf")   # when a refused acknowledgement was last journaled
         self._view: Any = None
         self._hub_holds: dict[str, int] | None = None   # stream -> last record the hub holds (None: no hub heard)
         self._resend = False
@@ -177,19 +198,18 @@ class ClubPublisher(ClubWorker):
             return
         log.info("club broker %s:%s: connected as %s", self.club.broker, self.club.port, self.club.board)
         client.publish(topic(self.club, "online"), "1", qos=1, retain=True)
-        client.subscribe(f"tavli/{self.club.club}/hub/ack/{self.club.board}", qos=1)
+        client.subscribe(acknowledgement_topic(self.club.club, self.club.board), qos=1)
         self._heard_since_connected, self._connected_at = False, time.monotonic()
         self._resend = True
         self._wake.set()
 
     def _hub_ack(self, client, userdata, message) -> None:
-        if message.topic != f"tavli/{self.club.club}/hub/ack/{self.club.board}":
+        if message.topic != acknowledgement_topic(self.club.club, self.club.board):
             return   # a broker's mistake (amqtt hands a new subscriber retained messages of other topics)
         try:
-            ack = json.loads(message.payload)
-            stream, seq = str(ack["stream"]), int(ack["seq"])
-        except (ValueError, KeyError, TypeError):
-            log.warning("club: the hub's acknowledgement is not {stream, seq}: %r", message.payload[:100])
+            stream, seq = self._open_acknowledgement(message.payload)
+        except EnvelopeRefused as error:
+            self._refused(str(error))
             return
         self._heard_since_connected = True
         holds = self._hub_holds or {}
@@ -200,15 +220,49 @@ class ClubPublisher(ClubWorker):
         self._hub_holds = {**holds, stream: seq}
         self._wake.set()
 
+    def _open_acknowledgement(self, payload: bytes) -> tuple[str, int]:
+        """(stream, last record the hub holds) of an acknowledgement the hub's key signed for this board,
+        newer than the last taken or that one again (the broker's retained copy at a reconnection)."""
+        try:
+            envelope = json.loads(payload)
+        except ValueError:
+            raise EnvelopeRefused("not an envelope (not JSON)") from None
+        mine = acknowledgement_stream(self.club.board)
+        if isinstance(envelope, dict) and envelope.get("stream") != mine:
+            raise EnvelopeRefused(f"an acknowledgement for {str(envelope.get('stream'))[:60]!r}, not {mine}")
+        try:
+            *_, number, body = self.hub.open(envelope)
+        except AlreadyAccepted:   # genuine (its signature was checked first); taken only if it is the last taken
+            number, body = envelope["seq"], envelope["body"]
+            if number != self.progress.hub_acknowledgement:
+                raise EnvelopeRefused(f"an old acknowledgement of the hub ({number}, after "
+                                      f"{self.progress.hub_acknowledgement}): sent again by someone") from None
+        if not (isinstance(body, dict) and isinstance(body.get("stream"), str) and isinstance(body.get("seq"), int)
+                and not isinstance(body["seq"], bool)):
+            raise EnvelopeRefused("the hub's acknowledgement is not {stream, seq}")
+        self.progress.hub_acknowledgement = number   # saved by the publisher's thread
+        return body["stream"], body["seq"]
+
+    def _refused(self, why: str) -> None:
+        message = f"refused an acknowledgement on the hub's topic: {why[:200]}"
+        log.warning("club: %s", message)
+        if self.post is not None and time.monotonic() - self._fault_at >= FAULT_INTERVAL_S:
+            self._fault_at = time.monotonic()
+            self.post(RemoteFault("hub_refused", message))
+
     def _run(self) -> None:
         published_view, published_json, last_view_at, last_journal_at = None, None, 0.0, 0.0
         journal_read = None   # the journal's version at the last read
+        acknowledgement_saved = self.progress.hub_acknowledgement
         while not self._stop.is_set():
             self._wake.wait(timeout=1.0)
             self._wake.clear()
             if not self.client.is_connected():
                 continue
             try:
+                if self.progress.hub_acknowledgement != acknowledgement_saved:   # taken on paho's thread
+                    acknowledgement_saved = self.progress.hub_acknowledgement
+                    self.progress.save()
                 view = self._view
                 if view is not None and view is not published_view:
                     if time.monotonic() - last_view_at < VIEW_INTERVAL_S:

@@ -44,7 +44,7 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 from firmware_host.club.dice import DiceExchangeError, RollExchange, RollId, commitment
 from firmware_host.club.envelope import AlreadyAccepted, EnvelopeRefused, Signer, Verifier, public_key_from_text
-from firmware_host.config import ClubSettings
+from firmware_host.config import REMOTE_SEAT_ROLE, ClubSettings
 from firmware_host.controller.remote import RemoteFault, RemoteForfeit, RemotePlay
 from firmware_host.hw.dice import DiceSource
 from firmware_host.journal import JournalReader, Kind
@@ -101,7 +101,7 @@ class RemoteSeat(ClubWorker):
         self.signer = Signer(self.me, key or board_key(club.signing_key_path))
         self.verifier = Verifier({self.other: public_key_from_text(club.opponent_key)})
         self.reveal_timeout_s, self.clock = reveal_timeout_s, clock
-        client = self._open(club, "-remote", client_factory, join_s=SEND_TIMEOUT_S + 5)
+        client = self._open(club, REMOTE_SEAT_ROLE, client_factory, join_s=SEND_TIMEOUT_S + 5)
         client.on_connect = self._connected
         client.on_message = self._message
         self.dice = AgreedDice(self._wake.set)

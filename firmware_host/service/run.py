@@ -110,7 +110,7 @@ class Service:
         if config.club.broker is not None:
             from firmware_host.service.club import ClubPublisher, ClubUnavailable   # loaded for a board in a club only
             try:
-                service.club = ClubPublisher(config.club, config.journal_path)
+                service.club = ClubPublisher(config.club, config.journal_path, post=events.put)
                 loop.observers.append(service.club.observe)
             except ClubUnavailable as error:   # the board referees all the same
                 log.error("club: not publishing: %s", error)

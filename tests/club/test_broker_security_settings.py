@@ -36,11 +36,12 @@ def test_account_and_tls_settings_that_cannot_work_together_are_named(tmp_path, 
 
 def test_a_board_that_cannot_use_its_password_or_ca_file_says_which(tmp_path):
     journal = tmp_path / "journal.sqlite3"
-    missing = ClubSettings(broker="127.0.0.1", board="table-3", username="table-3", password_file=tmp_path / "nothing")
+    missing = ClubSettings(broker="127.0.0.1", board="table-3", username="table-3", password_file=tmp_path / "nothing",
+                           hub_key=KEY)
     with pytest.raises(ClubUnavailable, match=f"club.password_file: {tmp_path / 'nothing'} cannot be read: No such file"):
         ClubPublisher(missing, journal, key=Ed25519PrivateKey.generate())
     (tmp_path / "ca.pem").write_text("not a certificate")
-    not_pem = ClubSettings(broker="127.0.0.1", board="table-3", tls=True, ca_file=tmp_path / "ca.pem")
+    not_pem = ClubSettings(broker="127.0.0.1", board="table-3", tls=True, ca_file=tmp_path / "ca.pem", hub_key=KEY)
     with pytest.raises(ClubUnavailable, match=f"club.ca_file: {tmp_path / 'ca.pem'} cannot be used: .*NO_CERTIFICATE"):
         ClubPublisher(not_pem, journal, key=Ed25519PrivateKey.generate())
 
@@ -52,7 +53,7 @@ def test_the_service_referees_when_its_club_password_cannot_be_read(tmp_path, ca
     config_file.write_text(f'hardware = "simulated"\n[journal]\npath = "{tmp_path / "journal.sqlite3"}"\n'
                            f'[logging]\nfile = "{tmp_path / "log"}"\nraw_frames_dir = "{tmp_path / "raw"}"\n'
                            f'[club]\nbroker = "127.0.0.1"\nboard = "table-3"\nkey_file = "{tmp_path / "key"}"\n'
-                           f'username = "table-3"\npassword_file = "{tmp_path / "not-copied-yet"}"\n')
+                           f'username = "table-3"\npassword_file = "{tmp_path / "not-copied-yet"}"\nhub_key = "{KEY}"\n')
     with caplog.at_level(logging.ERROR):
         service = Service.open(load_config(config_file))
     service.stop()
@@ -72,3 +73,17 @@ def test_the_hub_that_cannot_use_its_password_or_ca_file_does_not_start(tmp_path
     assert main(["club", "hub", "--config", str(path)]) == 2
     error = capsys.readouterr().err
     assert said.format(tmp_path) in error and "Traceback" not in error
+
+
+def test_a_board_without_the_hubs_key_or_with_a_bad_one_says_so(tmp_path):
+    """The hub's acknowledgements are taken only with the hub's key: a [club] without one does not
+    publish (the board referees), and a key that is not one is named when the file is read."""
+    with pytest.raises(ClubUnavailable, match="club.hub_key is not set"):
+        ClubPublisher(ClubSettings(broker="127.0.0.1", board="table-3"), tmp_path / "journal.sqlite3",
+                      key=Ed25519PrivateKey.generate())
+    path = tmp_path / "config.toml"
+    path.write_text(READERS["club"][0] + 'hub_key = "not a key"\n')
+    with pytest.raises(ConfigError) as refused:
+        load_config(path)
+    assert "club.hub_key: 'not a key' is not valid; allowed: the hub's key, as `tavli-board club broker-config` prints it" \
+        in str(refused.value)

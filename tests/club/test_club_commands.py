@@ -7,6 +7,7 @@ import sys
 import time
 
 import pytest
+from club_kit import hub_key_text
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 from firmware_host.cli import main
@@ -41,10 +42,12 @@ def test_a_boards_key_is_printed_as_the_hubs_line(tmp_path, capsys):
 def test_the_hub_process_records_a_boards_match_and_the_ladder_rates_it_once_seated(tmp_path, broker, web_port, capsys):
     key = Ed25519PrivateKey.generate()
     config = hub_config(tmp_path, broker.port, {"table-1": key}, web_port)
+    hub_key = hub_key_text(tmp_path)   # made before the hub starts, which reads it
     hub = subprocess.Popen([sys.executable, "-m", "firmware_host", "club", "hub", "--config", config],
                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
     journal = Journal.open(tmp_path / "board.sqlite3")
-    publisher = ClubPublisher(ClubSettings(broker="127.0.0.1", port=broker.port, club="kefalonia", board="table-1"),
+    publisher = ClubPublisher(ClubSettings(broker="127.0.0.1", port=broker.port, club="kefalonia", board="table-1",
+                                           hub_key=hub_key),
                               journal.path, key=key)
     publisher.start()
     try:

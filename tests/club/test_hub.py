@@ -6,6 +6,7 @@ import json
 import time
 
 import pytest
+from club_kit import hub_key_text
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 from firmware_host.club.envelope import Signer
@@ -17,7 +18,7 @@ from firmware_host.journal import Journal
 from firmware_host.rules import Color, Rules
 from firmware_host.rules.match import MatchRules
 from firmware_host.rules.plays import GameResult as Result
-from firmware_host.service.club import ClubPublisher
+from firmware_host.service.club import ClubPublisher, board_key
 
 WAIT_S = 30
 CLUB = "kefalonia"
@@ -42,7 +43,7 @@ def wait_for(condition, what: str) -> None:
 class Hub:
     def __init__(self, path, port, keys):
         self.store = HubStore(path)
-        self.listener = HubListener(self.store, CLUB, keys)
+        self.listener = HubListener(self.store, CLUB, keys, board_key(path.parent / "hub.key"))
         self.listener.start("127.0.0.1", port)
 
     def close(self):
@@ -53,7 +54,8 @@ class Hub:
 def test_two_boards_a_hub_and_a_ladder_that_survive_kills(tmp_path, broker):
     keys = {name: Ed25519PrivateKey.generate() for name in ("table-1", "table-2")}
     journals = {name: Journal.open(tmp_path / f"{name}.sqlite3") for name in keys}
-    publishers = {name: ClubPublisher(ClubSettings(broker="127.0.0.1", port=broker.port, club=CLUB, board=name),
+    publishers = {name: ClubPublisher(ClubSettings(broker="127.0.0.1", port=broker.port, club=CLUB, board=name,
+                                                   hub_key=hub_key_text(tmp_path)),
                                       journals[name].path, key=key) for name, key in keys.items()}
     public = {name: key.public_key() for name, key in keys.items()}
     hub = Hub(tmp_path / "hub.sqlite3", broker.port, public)
@@ -108,7 +110,8 @@ def test_two_boards_a_hub_and_a_ladder_that_survive_kills(tmp_path, broker):
 def test_a_forged_or_misplaced_message_is_refused_and_nothing_kept(tmp_path):
     genuine = Ed25519PrivateKey.generate()
     store = HubStore(tmp_path / "hub.sqlite3")
-    listener = HubListener(store, CLUB, {"table-1": genuine.public_key(), "table-2": Ed25519PrivateKey.generate().public_key()})
+    listener = HubListener(store, CLUB, {"table-1": genuine.public_key(), "table-2": Ed25519PrivateKey.generate().public_key()},
+                           Ed25519PrivateKey.generate())
     record = {"seq": 1, "match": 1, "game": None, "kind": "match_started", "at": "2026-11-27T20:00:00.000Z"}
     forged = Signer("table-1", Ed25519PrivateKey.generate()).seal("journal/x/1", 1, record)
     listener.handle(f"tavli/{CLUB}/table-1/journal", json.dumps(forged).encode())

@@ -289,7 +289,7 @@ def test_the_cafe_screens_stream_follows_what_the_listener_keeps(tmp_path, monke
     path.write_text(f'club = "kefalonia"\n[boards]\ntable-1 = "{public_key_text(key.public_key())}"\n')
     config = load_hub_config(path)
     store = HubStore(config.database)
-    listener = HubListener(store, "kefalonia", config.boards)
+    listener = HubListener(store, "kefalonia", config.boards, Ed25519PrivateKey.generate())
     signer = Signer("table-1", key)
     with TestClient(create_hub_app(config, store, listener), base_url=BASE_URL) as client:
         with client.stream("GET", "/events") as stream:

@@ -21,7 +21,7 @@ import xml.etree.ElementTree as ET
 from pathlib import Path
 
 import pytest
-from club_kit import wait_until
+from club_kit import hub_key_text, wait_until
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 pytest.importorskip("starlette", reason="the hub's pages need the `web` extra (starlette, uvicorn)")
@@ -64,6 +64,7 @@ class HubProcess:
                                f'port = {broker_port}\n[boards]\n{keys}[web]\nport = {web_port}\n'
                                f'pin = "{hash_pin(PIN)}"\n')
         self.database = folder / "hub.sqlite3"
+        self.key = hub_key_text(folder)   # made before the hub starts: the boards take it
         self.url = f"http://127.0.0.1:{web_port}/"
         self.process = subprocess.Popen([sys.executable, "-m", "firmware_host", "club", "hub", "--config", str(self.config)],
                                         stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
@@ -95,8 +96,9 @@ def wait(browser, condition, what: str):
                          ).until(lambda _: condition(), message=what)
 
 
-def publisher(broker, name: str, key, journal_path: Path) -> ClubPublisher:
-    return ClubPublisher(ClubSettings(broker="127.0.0.1", port=broker.port, club=CLUB, board=name), journal_path, key=key)
+def publisher(broker, name: str, key, journal_path: Path, hub: HubProcess) -> ClubPublisher:
+    return ClubPublisher(ClubSettings(broker="127.0.0.1", port=broker.port, club=CLUB, board=name, hub_key=hub.key),
+                         journal_path, key=key)
 
 
 def fits_the_width(browser) -> bool:
@@ -135,7 +137,7 @@ def test_the_cafe_screen_follows_a_board_in_play(tmp_path, broker, web_port, chr
     publishers = []
     try:
         with Demo(settings, demo_folder, laid_out(Position.start("portes"), Orientation.AS_WIRED)) as demo:
-            table_1 = publisher(broker, "table-1", keys["table-1"], demo.config.journal_path)
+            table_1 = publisher(broker, "table-1", keys["table-1"], demo.config.journal_path, hub)
             publishers.append(table_1)
             demo.loop.observers.append(table_1.observe)
             table_1.start()
@@ -143,7 +145,7 @@ def test_the_cafe_screen_follows_a_board_in_play(tmp_path, broker, web_port, chr
             players.stunts.clear()
             seen = players.play_until(lambda seen: players.turns >= 1 and seen.state == "moving")
             # A second table shows the first's opening, as a board of its own would (its view only).
-            table_2 = publisher(broker, "table-2", keys["table-2"], tmp_path / "table-2.sqlite3")
+            table_2 = publisher(broker, "table-2", keys["table-2"], tmp_path / "table-2.sqlite3", hub)
             Journal.open(tmp_path / "table-2.sqlite3").close()
             publishers.append(table_2)
             table_2.show(seen.to_json())
@@ -223,7 +225,7 @@ def test_a_director_runs_a_knockout_and_corrects_a_result_with_the_pin(tmp_path,
     key = Ed25519PrivateKey.generate()
     hub = HubProcess(tmp_path, broker.port, web_port, {"table-2": key})
     journal = Journal.open(tmp_path / "table-2.sqlite3")
-    table_2 = publisher(broker, "table-2", key, journal.path)
+    table_2 = publisher(broker, "table-2", key, journal.path, hub)
     table_2.start()
     try:
         chromium.set_window_size(1100, 1400)

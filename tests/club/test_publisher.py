@@ -1,6 +1,7 @@
 """A board publishes its view and every journal record to a real Mosquitto broker, signed; with the
 broker killed (kill -9) and restarted, and records made while it was down, every record arrives
 exactly once and in order, and the view is retained for a screen that subscribes later."""
+import itertools
 import json
 import logging
 import threading
@@ -11,12 +12,14 @@ import paho.mqtt.client as mqtt
 import pytest
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
-from firmware_host.club.envelope import EnvelopeRefused, Verifier
+from firmware_host.club.envelope import EnvelopeRefused, Signer, Verifier, public_key_text
 from firmware_host.config import ClubSettings
 from firmware_host.journal import Journal
 from firmware_host.service.club import ClubPublisher, board_key
 
 WAIT_S = 20
+HUB_KEY = Ed25519PrivateKey.generate()   # the club's hub's: it signs the acknowledgements these boards take
+ACKNOWLEDGEMENTS = itertools.count(1)    # the hub numbers its acknowledgements upward
 
 
 class Screen:
@@ -25,6 +28,7 @@ class Screen:
     def __init__(self, port: int, key):
         self.verifier = Verifier({"table-3": key.public_key()})
         self.records: list[int] = []
+        self.faults: list[str] = []   # the faults among the records
         self.views: list[dict] = []
         self.refused: list[str] = []
         self.lock = threading.Lock()
@@ -45,10 +49,12 @@ class Screen:
                 self.refused.append(str(refused))
                 return
             (self.views if stream == "view" else self.records).append(body if stream == "view" else seq)
+            if stream != "view" and body.get("kind") == "fault":
+                self.faults.append(body["fault"])
 
     def close(self) -> None:
+        self.client.disconnect()   # first: it ends the client's loop at once
         self.client.loop_stop()
-        self.client.disconnect()
 
 
 def wait_for(condition, what: str) -> None:
@@ -64,7 +70,7 @@ def key():
 
 
 def club(port: int) -> ClubSettings:
-    return ClubSettings(broker="127.0.0.1", port=port, club="kefalonia", board="table-3")
+    return ClubSettings(broker="127.0.0.1", port=port, club="kefalonia", board="table-3", hub_key=public_key_text(HUB_KEY))
 
 
 def test_every_record_arrives_once_in_order_across_a_broker_killed_and_restarted(tmp_path, broker, key):
@@ -147,7 +153,7 @@ def test_the_service_in_a_club_publishes_its_view_and_journal_as_it_referees(tmp
     config_file.write_text(f'hardware = "simulated"\n[journal]\npath = "{tmp_path / "journal.sqlite3"}"\n'
                            f'[logging]\nfile = "{tmp_path / "log"}"\nraw_frames_dir = "{tmp_path / "raw"}"\n'
                            f'[club]\nbroker = "127.0.0.1"\nport = {broker.port}\nclub = "kefalonia"\n'
-                           f'board = "table-3"\nkey_file = "{key_file}"\n')
+                           f'board = "table-3"\nkey_file = "{key_file}"\nhub_key = "{public_key_text(HUB_KEY)}"\n')
     screen = Screen(broker.port, signing)
     service = Service.open(load_config(config_file))
     runner = threading.Thread(target=service.run)
@@ -157,6 +163,12 @@ def test_the_service_in_a_club_publishes_its_view_and_journal_as_it_referees(tmp
         assert screen.views[-1]["match"]["sequence"] == ["portes", "plakoto", "fevga"]
         wait_for(lambda: len(screen.records) >= 3, "the service's journal records")
         assert screen.records == list(range(screen.records[0], screen.records[0] + len(screen.records)))
+        # Someone on the broker says, as the hub, that the hub holds everything: not signed by the hub's
+        # key, so refused; the fault is journaled (and published) and shown, as a remote seat's refusals.
+        forged = Signer("hub", Ed25519PrivateKey.generate()).seal("ack/table-3", 1, {"stream": "journal/x/1", "seq": 10**6})
+        screen.client.publish("tavli/kefalonia/hub/ack/table-3", json.dumps(forged), qos=1).wait_for_publish(WAIT_S)
+        wait_for(lambda: "hub_refused" in screen.faults, "the refused acknowledgement journaled and published")
+        assert "the signature does not match" in service.loop.controller.view().remote_fault
     finally:
         service.stop()
         runner.join(20)
@@ -238,10 +250,14 @@ def test_a_connection_lost_while_sending_is_no_error_and_the_record_goes_again(t
     assert not [record for record in caplog.records if record.levelno >= logging.ERROR or record.exc_info]
 
 
-def hub_says(publisher: ClubPublisher, stream: str, seq: int) -> SimpleNamespace:
-    """The hub's acknowledgement to `publisher`'s board, as the broker delivers it."""
+def hub_says(publisher: ClubPublisher, stream: str, seq: int, *, number: int | None = None,
+             signer: Signer = Signer("hub", HUB_KEY), payload: bytes | None = None) -> SimpleNamespace:
+    """The hub's acknowledgement to `publisher`'s board, signed and numbered, as the broker delivers
+    it (or what `signer` signs, or `payload` as it is)."""
+    number = next(ACKNOWLEDGEMENTS) if number is None else number
+    envelope = signer.seal(f"ack/{publisher.club.board}", number, {"stream": stream, "seq": seq})
     return SimpleNamespace(topic=f"tavli/{publisher.club.club}/hub/ack/{publisher.club.board}",
-                           payload=json.dumps({"stream": stream, "seq": seq}).encode())
+                           payload=payload if payload is not None else json.dumps(envelope).encode())
 
 
 def test_a_hub_that_says_again_what_it_holds_gets_what_followed_at_once(tmp_path, monkeypatch, key):
@@ -306,3 +322,69 @@ def test_a_board_back_online_awaits_the_hubs_word_and_sends_its_offline_records_
     finally:
         back.close()
         journal.close()
+
+
+@pytest.mark.parametrize("attack", ["unsigned", "replayed"])
+def test_an_acknowledgement_the_hub_did_not_sign_now_trims_nothing(tmp_path, monkeypatch, key, attack):
+    """Records the hub lacks, and an acknowledgement that says it holds them all: not signed (as every
+    acknowledgement was, before), or the hub's own but older than the last taken (from before the hub
+    lost records). Refused, a `hub_refused` fault: the board still sends them again once the hub has
+    lagged (nothing lost)."""
+    import firmware_host.service.club as club_module
+
+    monkeypatch.setattr(club_module, "HUB_LAG_S", 1.0)
+    journal = Journal.open(tmp_path / "journal.sqlite3")
+    first = journal.record_fault("sensor", "one")
+    faults = []
+    publisher = ClubPublisher(club(1883), journal.path, key=key, post=faults.append, client_factory=InstantClient)
+    publisher.start()
+    try:
+        wait_for(lambda: first in publisher.client.journal_seqs(), "the first record")
+        stream = next(envelope["stream"] for topic, envelope in publisher.client.sent if topic.endswith("/journal"))
+        publisher._hub_ack(None, None, hub_says(publisher, stream, first, number=20))
+        missed = [journal.record_fault("sensor", "the hub lacks it") for _ in range(3)]
+        publisher.journal_changed()
+        wait_for(lambda: publisher.client.journal_seqs()[-1] == missed[-1], "the records the hub lacks")
+        claim = {"payload": json.dumps({"stream": stream, "seq": missed[-1]}).encode()} if attack == "unsigned" \
+            else {"number": 19}
+        publisher._hub_ack(None, None, hub_says(publisher, stream, missed[-1], **claim))
+        wait_for(lambda: publisher.client.journal_seqs().count(missed[-1]) == 2, "the records sent again")
+        assert publisher.client.journal_seqs()[-3:] == missed
+        assert [fault.fault for fault in faults] == ["hub_refused"]
+        assert publisher._hub_holds == {stream: first}
+    finally:
+        publisher.close()
+        journal.close()
+
+
+def test_the_hubs_own_acknowledgement_is_taken_again_after_a_restart_and_no_other(tmp_path, key):
+    """The hub's acknowledgement, signed and newer than the last, is taken; the broker's retained copy
+    of it, handed over at every connection, is taken again, by the board restarted too; an older one
+    (after the restart as well), one signed by another key and the hub's to another board are not."""
+    journal = Journal.open(tmp_path / "journal.sqlite3")
+    records = [journal.record_fault("sensor", "one") for _ in range(2)]
+    faults = []
+    first = ClubPublisher(club(1883), journal.path, key=key, post=faults.append, client_factory=InstantClient)
+    first.start()
+    wait_for(lambda: records[-1] in first.client.journal_seqs(), "the records")
+    stream = next(envelope["stream"] for topic, envelope in first.client.sent if topic.endswith("/journal"))
+    first._hub_ack(None, None, hub_says(first, stream, records[0], number=5))
+    first._hub_ack(None, None, hub_says(first, stream, records[-1], number=7))
+    retained = hub_says(first, stream, records[-1], number=7)
+    first._hub_ack(None, None, retained)
+    wait_for(lambda: json.loads(first.progress.path.read_text())["hub_acknowledgement"] == 7, "the number kept")
+    first.close()
+    back = ClubPublisher(club(1883), journal.path, key=key, post=faults.append, client_factory=InstantClient)
+    back._hub_ack(None, None, retained)
+    assert back._hub_holds == {stream: records[-1]} and faults == []
+    for refused in (hub_says(back, stream, records[0], number=5),
+                    hub_says(back, stream, records[0], signer=Signer("hub", Ed25519PrivateKey.generate())),
+                    hub_says(back, stream, records[0], payload=json.dumps(Signer("hub", HUB_KEY).seal(
+                        "ack/table-4", 100, {"stream": stream, "seq": records[0]})).encode())):
+        back._fault_at = float("-inf")   # each journaled (at most one every few seconds otherwise)
+        back._hub_ack(None, None, refused)
+    assert back._hub_holds == {stream: records[-1]}
+    assert [fault.fault for fault in faults] == ["hub_refused"] * 3
+    assert ["an old acknowledgement" in faults[0].message, "the signature does not match" in faults[1].message,
+            "an acknowledgement for 'ack/table-4', not ack/table-3" in faults[2].message] == [True] * 3
+    journal.close()
