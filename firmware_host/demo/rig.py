@@ -18,6 +18,7 @@ from __future__ import annotations
 import dataclasses
 import queue
 import random
+import secrets
 import shutil
 import socket
 import subprocess
@@ -84,6 +85,7 @@ class Settings:
     # opponent, plays one seat of a remote match (service/remote_seat.py) with the dice both agree.
     club: ClubSettings = field(default_factory=ClubSettings)
     reveal_timeout_s: float = 60.0   # a remote match: a board late this long with its dice secret is warned
+    draw_secret: Callable[[int], bytes] = secrets.token_bytes   # a remote match: each roll's secret (tests seed it)
 
 
 def demo_config(speed: float, folder: Path, path: Path | None = None, journal: Path | None = None) -> Config:
@@ -132,7 +134,7 @@ class Demo:
         if settings.club.opponent is not None:
             from firmware_host.service.remote_seat import RemoteSeat
             remote_seat = RemoteSeat(settings.club, self.config.journal_path, events.put,
-                                     reveal_timeout_s=settings.reveal_timeout_s)
+                                     reveal_timeout_s=settings.reveal_timeout_s, draw_secret=settings.draw_secret)
             self.club_parts.append(remote_seat)
             dice = remote_seat.dice
         self.loop = assemble(

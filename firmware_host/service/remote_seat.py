@@ -42,7 +42,7 @@ from typing import Any, Callable
 
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
-from firmware_host.club.dice import DiceExchangeError, RollExchange, RollId, commitment
+from firmware_host.club.dice import SECRET_BYTES, DiceExchangeError, RollExchange, RollId, commitment
 from firmware_host.club.envelope import AlreadyAccepted, EnvelopeRefused, Signer, Verifier, public_key_from_text
 from firmware_host.config import ClubSettings
 from firmware_host.controller.remote import RemoteFault, RemoteForfeit, RemotePlay
@@ -93,14 +93,17 @@ class RemoteSeat(ClubWorker):
 
     def __init__(self, club: ClubSettings, journal_path: Path, post: Callable[[object], None], *,
                  key: Ed25519PrivateKey | None = None, reveal_timeout_s: float = REVEAL_TIMEOUT_S,
-                 clock: Callable[[], float] = time.monotonic, client_factory: Callable[..., Any] | None = None):
+                 clock: Callable[[], float] = time.monotonic, client_factory: Callable[..., Any] | None = None,
+                 draw_secret: Callable[[int], bytes] = secrets.token_bytes):
+        """`draw_secret(n)`: n fresh random bytes for each roll's secret (the operating system's CSPRNG;
+        tests pass a seeded one, so that a test's match is the same every run)."""
         if club.broker is None or club.opponent is None or club.opponent_key is None or club.seat is None:
             raise ValueError("a remote seat needs [club] broker, opponent, opponent_key and seat")
         self.journal_path, self.post = journal_path, post
         self.me, self.other = club.board, club.opponent
         self.signer = Signer(self.me, key or board_key(club.signing_key_path))
         self.verifier = Verifier({self.other: public_key_from_text(club.opponent_key)})
-        self.reveal_timeout_s, self.clock = reveal_timeout_s, clock
+        self.reveal_timeout_s, self.clock, self.draw_secret = reveal_timeout_s, clock, draw_secret
         client = self._open(club, "-remote", client_factory, join_s=SEND_TIMEOUT_S + 5)
         client.on_connect = self._connected
         client.on_message = self._message
@@ -225,7 +228,7 @@ class RemoteSeat(ClubWorker):
         while True:
             if self.exchange is None and (self.dice.left() < 2 or self.next_roll in self.commitments):
                 self.exchange = RollExchange(RollId(self.match, self.next_roll), self.me, self.other,
-                                             secrets.token_bytes(32))
+                                             self.draw_secret(SECRET_BYTES))
                 self.revealed_at, self.warned = None, False
                 if not self._send({"type": "commit", "roll": self.next_roll, "commitment": self.exchange.my_commitment}):
                     self.exchange = None
