@@ -692,6 +692,8 @@ class Controller:
     def board_continues_game(self) -> bool:
         """Resuming: the board shows the journaled position, or (a roll pending) any legal stage of
         playing it, a checker in hand included."""
+        if self.resume_target == m.MOVING and self.referee is None:   # a remote seat's turn, its play not in yet
+            return self.board_shows_position()
         if self.resume_target == m.MOVING:
             return self.verdict is not None and self.verdict.kind != VerdictKind.ILLEGAL
         return self.board_shows_position()

@@ -86,6 +86,7 @@ class Settings:
     club: ClubSettings = field(default_factory=ClubSettings)
     reveal_timeout_s: float = 60.0   # a remote match: a board late this long with its dice secret is warned
     draw_secret: Callable[[int], bytes] = secrets.token_bytes   # a remote match: each roll's secret (tests seed it)
+    resume: bool = False   # take up the journal's unfinished match, as the service does after a restart
 
 
 def demo_config(speed: float, folder: Path, path: Path | None = None, journal: Path | None = None) -> Config:
@@ -140,7 +141,8 @@ class Demo:
         self.loop = assemble(
             self.config, self.hardware, self.journal, events, dice=dice,
             timings=Timings(refusal_s=Timings.refusal_s / speed, game_over_s=Timings.game_over_s / speed),
-            observers=[self.table.observe, *(part.observe for part in self.club_parts)]).loop
+            observers=[self.table.observe, *(part.observe for part in self.club_parts)],
+            resumed=self.journal.resume() if settings.resume else None).loop
         self.renderer = Renderer.from_config(self.config.leds)
         self.board: SimBoard = self.hardware.simulation.board
         self.mcu = self.hardware.simulation.mcu

@@ -1,0 +1,153 @@
+"""A board restarted in the middle of a remote match takes it up again, message by message, without a
+broker: everything of the seat's memory is dropped (a new `RemoteSeat` on the same journal and kept
+file, as after a kill) and what it had done before is taken up: the secret it committed to (never a new
+one), the other board's messages taken (a replay still refused), the dice agreed and not rolled, the
+other's plays taken and not yet made here, and what the other missed sent again, once, in order."""
+import json
+import random
+from pathlib import Path
+
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+
+from firmware_host.club.dice import RollExchange, RollId, commitment
+from firmware_host.club.envelope import Signer, Verifier, public_key_text
+from firmware_host.config import ClubSettings
+from firmware_host.controller.remote import RemoteFault, RemotePlay
+from firmware_host.rules import WHITE
+
+MATCH = "kefalonia/table-1+table-2"
+
+
+class Sent:
+    def wait_for_publish(self, timeout=None):
+        pass
+
+    def is_published(self):
+        return True
+
+
+class FakeClient:
+    """The part of paho's client the seat uses; what it publishes is kept (the envelopes, as sent)."""
+
+    def __init__(self, *args, **kwargs):
+        self.sent = []
+
+    def publish(self, topic, payload, qos=0, retain=False):
+        self.sent.append(json.loads(payload))
+        return Sent()
+
+    def is_connected(self):
+        return True
+
+    def reconnect_delay_set(self, *args):
+        pass
+
+
+class Pair:
+    """table-1's seat (its key, its folder) and table-2 played by the test."""
+
+    def __init__(self, tmp_path: Path):
+        self.folder = tmp_path
+        self.table_1_key, self.table_2_key = Ed25519PrivateKey.generate(), Ed25519PrivateKey.generate()
+        self.table_2 = Signer("table-2", self.table_2_key)
+        self.from_table_1 = Verifier({"table-1": self.table_1_key.public_key()})
+        self.seq = 0
+        self.posted: list = []
+
+    def seat(self, secret_seed: int):
+        """table-1's seat as the service makes it at start: nothing in memory but its files."""
+        from firmware_host.service.remote_seat import RemoteSeat
+
+        club = ClubSettings(broker="127.0.0.1", club="kefalonia", board="table-1", opponent="table-2",
+                            opponent_key=public_key_text(self.table_2_key), seat=WHITE)
+        return RemoteSeat(club, self.folder / "journal.sqlite3", self.posted.append, key=self.table_1_key,
+                          client_factory=FakeClient, draw_secret=random.Random(secret_seed).randbytes)
+
+    def envelope(self, body: dict) -> bytes:
+        self.seq += 1
+        return json.dumps(self.table_2.seal("remote/table-1", self.seq, body)).encode()
+
+    def control(self, body: dict, seq: int) -> bytes:
+        return json.dumps(self.table_2.seal("resume/table-1", seq, body)).encode()
+
+
+def bodies(seat, stream="remote/table-2") -> list[dict]:
+    return [envelope["body"] for envelope in seat.client.sent if envelope["stream"] == stream]
+
+
+def faults(posted) -> list[str]:
+    return [event.message for event in posted if isinstance(event, RemoteFault)]
+
+
+def test_a_board_restarted_between_its_commitment_and_its_reveal_reveals_the_secret_it_committed_to(tmp_path):
+    pair = Pair(tmp_path)
+    before = pair.seat(secret_seed=1)
+    before._agree_dice()
+    [committed] = bodies(before)
+    assert committed["type"] == "commit" and committed["roll"] == 1
+    after = pair.seat(secret_seed=2)   # restarted: a generator that would draw another secret
+    table_2 = RollExchange(RollId(MATCH, 1), "table-2", "table-1", bytes(range(32)))
+    after._receive(pair.envelope({"type": "commit", "roll": 1, "commitment": table_2.my_commitment}))
+    after._agree_dice()
+    [revealed] = bodies(after)
+    assert revealed["type"] == "reveal" and revealed["roll"] == 1   # no second commitment to roll 1
+    assert commitment(RollId(MATCH, 1), "table-1", bytes.fromhex(revealed["secret"])) == committed["commitment"]
+    assert not faults(pair.posted)
+
+
+def test_a_message_taken_before_a_restart_and_sent_again_after_it_is_refused_as_a_replay(tmp_path):
+    pair = Pair(tmp_path)
+    before = pair.seat(secret_seed=1)
+    warning = pair.envelope({"type": "warning", "roll": 1, "message": "genuine, once"})
+    before._receive(warning)
+    after = pair.seat(secret_seed=1)
+    after._receive(warning)
+    said = faults(pair.posted)
+    assert sum("genuine, once" in message for message in said) == 1 and "replayed" in said[-1]
+
+
+def test_the_dice_agreed_and_the_play_taken_before_a_restart_are_there_after_it(tmp_path):
+    pair = Pair(tmp_path)
+    before = pair.seat(secret_seed=1)
+    before._agree_dice()
+    table_2 = RollExchange(RollId(MATCH, 1), "table-2", "table-1", bytes(range(32)))
+    before._receive(pair.envelope({"type": "commit", "roll": 1, "commitment": table_2.my_commitment}))
+    before._agree_dice()   # reveals; the dice come with table-2's secret
+    before._receive(pair.envelope({"type": "reveal", "roll": 1, "secret": table_2.secret.hex()}))
+    before._agree_dice()
+    table_2.receive_commitment("table-1", bodies(before)[0]["commitment"])
+    table_2.my_reveal()
+    table_2.receive_reveal("table-1", bytes.fromhex(bodies(before)[1]["secret"]))
+    play = {"type": "play", "side": "black", "dice": [6, 5], "moves": [], "position": {"variant": "portes"}}
+    before._receive(pair.envelope(play))
+    pair.posted.clear()
+    after = pair.seat(secret_seed=2)
+    # Nothing was rolled (the journal holds no roll): roll 1's dice are still to be rolled, the same.
+    assert (after.dice.roll_die(), after.dice.roll_die()) == table_2.dice()
+    assert pair.posted == [RemotePlay("table-2", "black", (6, 5), (), {"variant": "portes"})]
+
+
+def test_what_the_other_board_missed_is_sent_again_once_in_order_when_it_asks(tmp_path):
+    pair = Pair(tmp_path)
+    before = pair.seat(secret_seed=1)
+    before._agree_dice()                                                  # commit, roll 1 (message 1)
+    table_2 = RollExchange(RollId(MATCH, 1), "table-2", "table-1", bytes(range(32)))
+    before._receive(pair.envelope({"type": "commit", "roll": 1, "commitment": table_2.my_commitment}))
+    before._agree_dice()                                                  # reveal, roll 1 (message 2)
+    sent = [envelope for envelope in before.client.sent if envelope["stream"] == "remote/table-2"]
+    after = pair.seat(secret_seed=2)
+    # table-2 (restarted too) took message 1 only, and asks for the rest.
+    after._receive(pair.control({"type": "resume", "taken": 1, "answer": False}, seq=10))
+    words = [envelope["body"] for envelope in after.client.sent if envelope["stream"] == "resume/table-2"]
+    again = [envelope for envelope in after.client.sent if envelope["stream"] == "remote/table-2"]
+    assert words[0] == {"type": "resume", "taken": 1, "answer": True}     # what table-1 took of table-2's
+    assert words[1] == {"type": "resending", "first": 2, "last": 2}
+    assert again == sent[1:]                                              # the same message, the same number
+    for envelope in again:
+        pair.from_table_1.open(envelope)                                  # genuine, taken once by table-2
+    # Sent again after an announcement, a message table-1 took already is dropped without a fault.
+    repeated = pair.envelope({"type": "warning", "roll": 1, "message": "once"})
+    after._receive(repeated)
+    after._receive(pair.control({"type": "resending", "first": 2, "last": 2}, seq=11))
+    after._receive(repeated)
+    assert faults(pair.posted) == ["table-2 warns: once"]
