@@ -25,8 +25,16 @@ knows the next roll one turn early; its player sees it only when it is rolled.)
 Every message is an envelope signed by its board (club/envelope.py) on its own topic
 `tavli/CLUB/BOARD/remote/OPPONENT`; a message that is not the opponent's, not for this board, or
 not newer than the last taken (a replay) is refused: a fault is journaled and shown, and nothing of
-it applied. Limits: both boards begin the remote match together (their roll numbers start at 1),
-and a board restarted mid-match does not take the match up again.
+it applied.
+
+A restart at any moment takes the match up again (`SeatKeeping`: what the seat needs, kept beside the
+journal and written whole before each message leaves; the journal says which dice were rolled and
+which of the other's plays were made). Each message of the match is numbered on from the last; the
+other board takes them whole and in order. At every (re)connection a board tells the other the last
+number it took (a `resume` word on the stream `resume/BOARD`), and the other sends everything after it
+again, announced (`resending`), so that a message taken twice that way is dropped without a fault;
+any other message taken before, a replay, is refused. Both boards begin the remote match together
+(their roll numbers start at 1).
 """
 from __future__ import annotations
 
