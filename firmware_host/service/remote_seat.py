@@ -136,7 +136,7 @@ class RemoteSeat(ClubWorker):
 
     @property
     def next_roll(self) -> int:
-        return len(self.kept.agreed) + 1
+        return self.kept.rolls_agreed + 1
 
     @property
     def exchange(self) -> RollExchange | None:
@@ -157,15 +157,11 @@ class RemoteSeat(ClubWorker):
             kept.save()
             return
         self.verifier.accepted.update({(self.other, stream): seq for stream, seq in kept.accepted.items()})
-        records = []
-        if self.journal_path.exists():
-            with JournalReader.open(self.journal_path) as journal:
-                records = journal.records_after(kept.began_after, 1_000_000)
-        rolled, made_here, forfeit_journaled = dice_rolled(records), 0, False
-        for record in records:
-            made_here += record.kind == Kind.PLAY and record.data["side"] == self.club.seat.opponent.value
-            forfeit_journaled |= record.kind == Kind.FAULT and record.data["fault"] == "remote_forfeit"
-        self.dice.add(tuple(die for dice in kept.agreed for die in dice)[rolled:])
+        records = self._journal_after(kept.began_after)
+        rolled, made_here = dice_rolled(records), self._made_here(records)
+        forfeit_journaled = any(record.kind == Kind.FAULT and record.data["fault"] == "remote_forfeit"
+                                for record in records)
+        self.dice.add(tuple(kept.dice[rolled:]))
         if kept.exchange is not None and kept.exchange.secrets.get(self.me) is not None:
             self.revealed_at = self.clock()   # its secret is due afresh from now
         for body in kept.plays_taken[made_here:]:
@@ -174,6 +170,26 @@ class RemoteSeat(ClubWorker):
             self.post(RemoteForfeit(Color(kept.forfeit["loser"]), kept.forfeit["reason"]))
         log.info("remote seat: taken up with %s at roll %d (%d dice agreed and not rolled, %d plays to make here)",
                  self.other, self.next_roll, self.dice.left(), len(kept.plays_taken) - made_here)
+
+    def _journal_after(self, seq: int) -> list:
+        if not self.journal_path.exists():
+            return []
+        with JournalReader.open(self.journal_path) as journal:
+            return journal.records_after(seq, 1_000_000)
+
+    def _made_here(self, records: list) -> int:
+        """How many of the other board's plays these journal records hold (made on this board)."""
+        return sum(record.kind == Kind.PLAY and record.data["side"] == self.club.seat.opponent.value for record in records)
+
+    def _match_began(self, seq: int) -> None:
+        """A new match began at journal record `seq`: what the last one rolled and made is forgotten,
+        so that what is kept stays the size of one match."""
+        kept = self.kept
+        records = [record for record in self._journal_after(kept.began_after) if record.seq < seq]
+        del kept.dice[:dice_rolled(records)]
+        del kept.plays_taken[:self._made_here(records)]
+        kept.began_after = seq - 1
+        kept.save()
 
     # -- any thread ---------------------------------------------------------------------------------
 
@@ -386,7 +402,8 @@ class RemoteSeat(ClubWorker):
                 self.revealed_at = self.clock()
             if exchange.waiting_for is None:
                 dice = exchange.dice()
-                kept.agreed.append(dice)
+                kept.dice.extend(dice)
+                kept.rolls_agreed += 1
                 kept.exchange = None
                 kept.save()   # agreed before the loop can roll them
                 self.dice.add(dice)
@@ -424,6 +441,8 @@ class RemoteSeat(ClubWorker):
         with JournalReader.open(self.journal_path) as journal:
             records = journal.records_after(self.kept.sent_through, 100)
         for record in records:
+            if record.kind == Kind.MATCH_STARTED and record.seq > self.kept.began_after + 1:
+                self._match_began(record.seq)
             self.kept.sent_through = record.seq
             if record.kind == Kind.PLAY and record.data["side"] == self.club.seat.value:
                 self._send({"type": "play", **{key: record.data[key] for key in ("side", "dice", "moves", "position")}})
@@ -454,21 +473,22 @@ class SeatKeeping:
     """What a remote seat needs after a restart, kept beside the journal as one JSON file, written
     whole, flushed to the disk and renamed over the last (so a power cut leaves the last whole one):
     the messages it numbered and sent (until the other says it took them), the last number taken from
-    the other's streams, the plays of the other taken, the dice agreed, the roll under way with this
-    board's secret, and where in the journal its own plays have been sent to. The journal says the
-    rest (which dice were rolled, which of the other's plays were made here)."""
+    the other's streams, the plays of the other taken and the dice agreed since the match began, the
+    roll under way with this board's secret, and where in the journal its own plays have been sent to.
+    The journal says the rest (which dice were rolled, which of the other's plays were made here)."""
 
     def __init__(self, path: Path):
         self.path = path
         self.match = ""
-        self.began_after = 0                     # the journal's last record when the remote match began
+        self.began_after = 0                     # the journal's last record before this match (or the seat) began
         self.sent_through = 0                    # the journal's records looked through for this board's plays
         self.seq = 0                             # the last number this board gave a message of the match
         self.outbox: list[tuple[int, str]] = []  # (seq, envelope) sent and not yet taken by the other
         self.taken_by_peer = 0
         self.accepted: dict[str, int] = {}       # stream -> the last number taken from the other
-        self.plays_taken: list[dict] = []
-        self.agreed: list[tuple[int, int]] = []  # the dice of every roll agreed, roll 1 first
+        self.plays_taken: list[dict] = []        # the other's plays taken since `began_after`
+        self.rolls_agreed = 0
+        self.dice: list[int] = []                # the dice agreed since `began_after`, in order
         self.commitments: dict[int, str] = {}    # the other's commitments to rolls this board has not begun
         self.exchange: RollExchange | None = None
         self.forfeit: dict | None = None
@@ -490,7 +510,7 @@ class SeatKeeping:
             self.outbox = [(int(seq), str(payload)) for seq, payload in data["outbox"]]
             self.accepted = {str(stream): int(seq) for stream, seq in data["accepted"].items()}
             self.plays_taken = list(data["plays_taken"])
-            self.agreed = [(int(first), int(second)) for first, second in data["agreed"]]
+            self.rolls_agreed, self.dice = int(data["rolls_agreed"]), [int(die) for die in data["dice"]]
             self.commitments = {int(roll): str(value) for roll, value in data["commitments"].items()}
             exchange = data["exchange"]
             if exchange is not None:
@@ -517,7 +537,8 @@ class SeatKeeping:
         return json.dumps({
             "match": self.match, "began_after": self.began_after, "sent_through": self.sent_through, "seq": self.seq,
             "taken_by_peer": self.taken_by_peer, "outbox": self.outbox, "accepted": self.accepted,
-            "plays_taken": self.plays_taken, "agreed": self.agreed, "commitments": self.commitments,
+            "plays_taken": self.plays_taken, "rolls_agreed": self.rolls_agreed, "dice": self.dice,
+            "commitments": self.commitments,
             "exchange": None if exchange is None else {
                 "roll": exchange.roll.roll, "me": exchange.me, "other": exchange.other, "secret": exchange.secret.hex(),
                 "commitments": exchange.commitments,

@@ -13,7 +13,10 @@ from firmware_host.club.dice import RollExchange, RollId, commitment
 from firmware_host.club.envelope import Signer, Verifier, public_key_text
 from firmware_host.config import ClubSettings
 from firmware_host.controller.remote import RemoteFault, RemotePlay
-from firmware_host.rules import WHITE
+from firmware_host.journal import Journal
+from firmware_host.rules import WHITE, Rules
+from firmware_host.rules.match import MatchRules, OpeningRoll
+from firmware_host.service.remote_seat import RemoteSeat
 
 MATCH = "kefalonia/table-1+table-2"
 
@@ -54,10 +57,8 @@ class Pair:
         self.seq = 0
         self.posted: list = []
 
-    def seat(self, secret_seed: int):
+    def seat(self, secret_seed: int) -> RemoteSeat:
         """table-1's seat as the service makes it at start: nothing in memory but its files."""
-        from firmware_host.service.remote_seat import RemoteSeat
-
         club = ClubSettings(broker="127.0.0.1", club="kefalonia", board="table-1", opponent="table-2",
                             opponent_key=public_key_text(self.table_2_key), seat=WHITE)
         return RemoteSeat(club, self.folder / "journal.sqlite3", self.posted.append, key=self.table_1_key,
@@ -151,3 +152,36 @@ def test_what_the_other_board_missed_is_sent_again_once_in_order_when_it_asks(tm
     after._receive(pair.control({"type": "resending", "first": 2, "last": 2}, seq=11))
     after._receive(repeated)
     assert faults(pair.posted) == ["table-2 warns: once"]
+
+
+def agree_roll(pair: Pair, seat, roll: int) -> tuple[int, int]:
+    """One roll agreed between table-1's seat and the test's table-2; its dice."""
+    table_2 = RollExchange(RollId(MATCH, roll), "table-2", "table-1", bytes([roll] * 32))
+    seat._receive(pair.envelope({"type": "commit", "roll": roll, "commitment": table_2.my_commitment}))
+    seat._agree_dice()
+    seat._receive(pair.envelope({"type": "reveal", "roll": roll, "secret": table_2.secret.hex()}))
+    seat._agree_dice()
+    mine = {body["type"]: body for body in bodies(seat) if body.get("roll") == roll}
+    table_2.receive_commitment("table-1", mine["commit"]["commitment"])
+    table_2.my_reveal()
+    table_2.receive_reveal("table-1", bytes.fromhex(mine["reveal"]["secret"]))
+    return table_2.dice()
+
+
+def test_across_matches_what_is_kept_is_one_matchs_and_a_restart_rolls_on_where_the_journal_stopped(tmp_path):
+    pair = Pair(tmp_path)
+    journal = Journal.open(tmp_path / "journal.sqlite3")
+    seat = pair.seat(secret_seed=1)
+    dice = [agree_roll(pair, seat, roll) for roll in (1, 2, 3)]
+    # The first match rolls two of them (its opening roll and one roll), then a new match begins.
+    journal.start_match(MatchRules(sequence=("portes",), target=1))
+    journal.start_game("portes", Rules.for_variant("portes"))
+    journal.record_opening_roll(*dice[0], OpeningRoll(WHITE))
+    journal.record_roll(WHITE, dice[1])
+    journal.end_match("abandoned")
+    journal.start_match(MatchRules(sequence=("portes",), target=1))
+    seat._send_plays()
+    assert json.loads((tmp_path / "journal.sqlite3-remote.json").read_text())["dice"] == list(dice[2])
+    after = pair.seat(secret_seed=2)
+    assert (after.dice.roll_die(), after.dice.roll_die()) == dice[2] and after.dice.left() == 0
+    assert after.next_roll == 4
