@@ -1,4 +1,5 @@
-"""The other board of a remote match, played by a test on the broker (test_remote_seat_*.py)."""
+"""The other board of a remote match, played by a test on the broker, and a client in place of the
+broker's for tests of the seat message by message (test_remote_seat_*.py)."""
 import json
 import threading
 
@@ -44,3 +45,27 @@ class Opponent:
     def close(self) -> None:
         self.client.loop_stop()
         self.client.disconnect()
+
+
+class Sent:
+    """A message the fake broker took at once."""
+
+    def wait_for_publish(self, timeout=None):
+        pass
+
+
+class FakeClient:
+    """The part of paho's client the seat uses; what it publishes is kept (the envelopes, as sent)."""
+
+    def __init__(self, *args, **kwargs):
+        self.sent = []
+
+    def publish(self, topic, payload, qos=0, retain=False):
+        self.sent.append(json.loads(payload))
+        return Sent()
+
+    def is_connected(self):
+        return True
+
+    def reconnect_delay_set(self, *args):
+        pass

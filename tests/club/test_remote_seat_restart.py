@@ -8,6 +8,7 @@ import random
 from pathlib import Path
 
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+from remote_kit import FakeClient
 
 from firmware_host.club.dice import RollExchange, RollId, commitment
 from firmware_host.club.envelope import Signer, Verifier, public_key_text
@@ -19,31 +20,6 @@ from firmware_host.rules.match import MatchRules, OpeningRoll
 from firmware_host.service.remote_seat import RemoteSeat
 
 MATCH = "kefalonia/table-1+table-2"
-
-
-class Sent:
-    def wait_for_publish(self, timeout=None):
-        pass
-
-    def is_published(self):
-        return True
-
-
-class FakeClient:
-    """The part of paho's client the seat uses; what it publishes is kept (the envelopes, as sent)."""
-
-    def __init__(self, *args, **kwargs):
-        self.sent = []
-
-    def publish(self, topic, payload, qos=0, retain=False):
-        self.sent.append(json.loads(payload))
-        return Sent()
-
-    def is_connected(self):
-        return True
-
-    def reconnect_delay_set(self, *args):
-        pass
 
 
 class Pair:
