@@ -110,8 +110,9 @@ def demo_config(speed: float, folder: Path, path: Path | None = None, journal: P
 class Demo:
     """The rig: hardware, journal and loop, with the players' hands on the board and the button."""
 
-    def __init__(self, settings: Settings, folder: Path, first_board: BoardReading, traced: bool = False):
-        """`traced`: keep the service's trace ring too (`trace`: the link's bytes and the journal's
+    def __init__(self, settings: Settings, folder: Path, first_board: BoardReading | SimBoard, traced: bool = False):
+        """`first_board`: the checkers' layout at the start, or the simulated board itself (a restart:
+        its checkers stay where they lie, pinned ones under the checkers pinning them). `traced`: keep the service's trace ring too (`trace`: the link's bytes and the journal's
         checkpoints, as the service keeps them; its few button and dice records aside), for
         measuring a busy service's memory."""
         self.settings = settings

@@ -26,7 +26,7 @@ from firmware_host.rules.match import MatchRules
 
 # Plakoto, the shortest game (pins lit across boards too), from dice secrets seeded to a short match;
 # all nine games, each once and with fresh secrets, are bench/bench_remote_seat.py's.
-FAMILY, SECRETS_SEED = "plakoto", 1
+FAMILY, SECRETS_SEED = "plakoto", 7
 
 
 def pair(tmp_path, port: int):
@@ -90,9 +90,9 @@ def test_a_remote_match_with_a_board_stopped_and_restarted_twice_ends_the_same_i
                                       daemon=True)
             runner.start()
             while (seen := play(demo_b, 12, stops)).state != m.MATCH_OVER:
-                lying = demo_b.mcu.sensed_reading()   # the checkers stay where they lie
                 demo_b.__exit__(None, None, None)
-                demo_b = Demo(dataclasses.replace(board_b.settings, resume=True), board_b.folder, lying).__enter__()
+                # The same board, its checkers where they lie (pinned ones under their pinners).
+                demo_b = Demo(dataclasses.replace(board_b.settings, resume=True), board_b.folder, demo_b.board).__enter__()
             runner.join(60)
         finally:
             demo_b.__exit__(None, None, None)
