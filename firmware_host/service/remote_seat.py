@@ -127,7 +127,7 @@ class RemoteSeat(ClubWorker):
         self.warned = False
         self.expect_again: set[int] = set()      # the other's messages taken that it announced it sends again
         self._asked_at = float("-inf")           # when this board last asked the other to send again
-        self._seen_ahead = 0                     # the highest number of the other's seen before its turn
+        self._seen_ahead = 0                     # the highest number of the other's that came out of order
         self._connected_anew = False
         self._control_seq = 0
         self._journal_read_at = float("-inf")
