@@ -147,26 +147,34 @@ class RemoteSeat(ClubWorker):
         return self.kept.forfeit is not None
 
     def _take_up(self) -> None:
-        """A new remote match, or the one this board was in when the service stopped: the dice agreed
-        and not yet rolled (the journal says which were rolled), the other's plays taken and not yet
-        made here, posted again, a forfeit not yet journaled, posted again."""
+        """The remote match this board was in when the service stopped, or a new one (none kept, or the
+        last one ended by a forfeit, as its journal says): the dice agreed and not yet rolled (the
+        journal says which were rolled), the other's plays taken and not yet made here, posted again,
+        and a forfeit not yet journaled, posted again."""
         kept = self.kept
-        if not kept.load(self.match):
-            kept.match, kept.began_after = self.match, self._journal_end()
-            kept.sent_through = kept.began_after
-            kept.save()
-            return
+        if kept.load(self.match):
+            records = self._journal_after(kept.began_after)
+            forfeit_journaled = any(record.kind == Kind.FAULT and record.data["fault"] == "remote_forfeit"
+                                    for record in records)
+            if kept.forfeit is None or not forfeit_journaled:
+                self._go_on(records)
+                return
+            log.info("remote seat: the last match with %s ended by a forfeit; a new one begins", self.other)
+            self.kept = kept = SeatKeeping(kept.path)
+        kept.match, kept.began_after = self.match, self._journal_end()
+        kept.sent_through = kept.began_after
+        kept.save()
+
+    def _go_on(self, records: list) -> None:
+        kept = self.kept
         self.verifier.accepted.update({(self.other, stream): seq for stream, seq in kept.accepted.items()})
-        records = self._journal_after(kept.began_after)
         rolled, made_here = dice_rolled(records), self._made_here(records)
-        forfeit_journaled = any(record.kind == Kind.FAULT and record.data["fault"] == "remote_forfeit"
-                                for record in records)
         self.dice.add(tuple(kept.dice[rolled:]))
         if kept.exchange is not None and kept.exchange.secrets.get(self.me) is not None:
             self.revealed_at = self.clock()   # its secret is due afresh from now
         for body in kept.plays_taken[made_here:]:
             self.post(self._remote_play(body))
-        if kept.forfeit is not None and not forfeit_journaled:
+        if kept.forfeit is not None:   # not journaled yet
             self.post(RemoteForfeit(Color(kept.forfeit["loser"]), kept.forfeit["reason"]))
         log.info("remote seat: taken up with %s at roll %d (%d dice agreed and not rolled, %d plays to make here)",
                  self.other, self.next_roll, self.dice.left(), len(kept.plays_taken) - made_here)
@@ -276,9 +284,9 @@ class RemoteSeat(ClubWorker):
         self._asked_at = self.clock()
         self._send_control({"type": "resume", "taken": self.kept.accepted.get(self._stream, 0), "answer": False})
 
-    def _fault(self, fault: str, message: str) -> None:
+    def _fault(self, fault: str, message: str) -> RemoteFault:
         log.warning("remote seat: %s", message)
-        self.post(RemoteFault(fault, message))
+        return RemoteFault(fault, message)
 
     def _receive(self, payload: bytes) -> None:
         to_post: list[object] = []
@@ -310,9 +318,9 @@ class RemoteSeat(ClubWorker):
                 raise EnvelopeRefused(f"{board}: a message for {stream.removeprefix('remote/')}, not for {self.me}")
             getattr(self, f"_take_{body['type']}", self._take_unknown)(body, to_post)
         except AlreadyAccepted as error:
-            self._fault("remote_refused", f"refused a replayed message: {error}")
+            to_post.append(self._fault("remote_refused", f"refused a replayed message: {error}"))
         except (EnvelopeRefused, DiceExchangeError, ValueError, KeyError, TypeError) as error:
-            self._fault("remote_refused", f"refused a message from the broker: {str(error)[:200]}")
+            to_post.append(self._fault("remote_refused", f"refused a message from the broker: {str(error)[:200]}"))
         finally:
             if to_post or self.kept.changed():
                 self.kept.save()   # what was taken, before the loop hears of it
@@ -371,7 +379,7 @@ class RemoteSeat(ClubWorker):
         self.exchange.receive_reveal(self.other, secret)
 
     def _take_warning(self, body: dict, to_post: list) -> None:
-        self._fault("remote_late", f"{self.other} warns: {str(body['message'])[:200]}")
+        to_post.append(self._fault("remote_late", f"{self.other} warns: {str(body['message'])[:200]}"))
 
     def _take_forfeit(self, body: dict, to_post: list) -> None:
         self._forfeit(self.club.seat, f"{self.other}: {str(body['reason'])[:200]}", to_post)
@@ -426,7 +434,7 @@ class RemoteSeat(ClubWorker):
             message = (f"{self.other} has not revealed its dice secret for roll {roll} after {self.reveal_timeout_s:g} s; "
                        f"it forfeits the match after {2 * self.reveal_timeout_s:g} s")
             self.warned = True
-            self._fault("remote_late", message)
+            self.post(self._fault("remote_late", message))
             self._send({"type": "warning", "roll": roll, "message": message})
 
     def _journal_end(self) -> int:

@@ -13,7 +13,7 @@ from remote_kit import FakeClient
 from firmware_host.club.dice import RollExchange, RollId, commitment
 from firmware_host.club.envelope import Signer, Verifier, public_key_text
 from firmware_host.config import ClubSettings
-from firmware_host.controller.remote import RemoteFault, RemotePlay
+from firmware_host.controller.remote import RemoteFault, RemoteForfeit, RemotePlay
 from firmware_host.journal import Journal
 from firmware_host.rules import WHITE, Rules
 from firmware_host.rules.match import MatchRules, OpeningRoll
@@ -161,3 +161,21 @@ def test_across_matches_what_is_kept_is_one_matchs_and_a_restart_rolls_on_where_
     after = pair.seat(secret_seed=2)
     assert (after.dice.roll_die(), after.dice.roll_die()) == dice[2] and after.dice.left() == 0
     assert after.next_roll == 4
+
+
+def test_a_forfeit_taken_before_a_restart_ends_the_match_after_it_and_once_journaled_a_new_match_begins(tmp_path):
+    pair = Pair(tmp_path)
+    journal = Journal.open(tmp_path / "journal.sqlite3")
+    before = pair.seat(secret_seed=1)
+    agree_roll(pair, before, 1)
+    before._receive(pair.envelope({"type": "forfeit", "reason": "table-1 did not reveal"}))
+    assert before.forfeited and isinstance(pair.posted[-1], RemoteForfeit)
+    pair.posted.clear()
+    # Stopped before the loop journaled it: the forfeit is posted again at the start.
+    again = pair.seat(secret_seed=2)
+    assert again.forfeited and pair.posted == [RemoteForfeit(WHITE, "table-2: table-1 did not reveal")]
+    journal.record_fault("remote_forfeit", "table-2: table-1 did not reveal", loser="white")
+    # Journaled: the match is over; a restart of both boards begins a new remote match, from roll 1.
+    pair.posted.clear()
+    new = pair.seat(secret_seed=3)
+    assert not new.forfeited and new.next_roll == 1 and new.dice.left() == 0 and not pair.posted
