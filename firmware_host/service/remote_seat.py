@@ -66,6 +66,7 @@ log = logging.getLogger(__name__)
 REVEAL_TIMEOUT_S = 60.0   # a committed board's secret is this late: warned; twice as late: it forfeits
 SEND_TIMEOUT_S = 10.0     # a message the broker has not acknowledged by then is sent again
 JOURNAL_INTERVAL_S = 0.2  # the journal read at most this often for new plays (every view wakes the thread)
+ASK_AGAIN_S = 2.0         # a board still missing a message of the other's asks for it again this often
 RESEND_WINDOW = 10_000    # the most messages one announcement of messages sent again covers
 
 
@@ -278,8 +279,8 @@ class RemoteSeat(ClubWorker):
 
     def _ask_again(self, at_once: bool = False) -> None:
         """Ask the other board to send again what it sent after the last message taken here (at most
-        once per SEND_TIMEOUT_S, unless this board has just (re)connected)."""
-        if not at_once and self.clock() - self._asked_at < SEND_TIMEOUT_S:
+        once per ASK_AGAIN_S, unless this board has just (re)connected)."""
+        if not at_once and self.clock() - self._asked_at < ASK_AGAIN_S:
             return
         self._asked_at = self.clock()
         self._send_control({"type": "resume", "taken": self.kept.accepted.get(self._stream, 0), "answer": False})

@@ -179,3 +179,18 @@ def test_a_forfeit_taken_before_a_restart_ends_the_match_after_it_and_once_journ
     pair.posted.clear()
     new = pair.seat(secret_seed=3)
     assert not new.forfeited and new.next_roll == 1 and new.dice.left() == 0 and not pair.posted
+
+
+def test_a_message_that_comes_before_one_it_follows_is_asked_for_again_and_taken_in_order(tmp_path):
+    pair = Pair(tmp_path)
+    seat = pair.seat(secret_seed=1)
+    first = pair.envelope({"type": "warning", "roll": 1, "message": "first"})
+    second = pair.envelope({"type": "warning", "roll": 1, "message": "second"})
+    seat._receive(second)   # the first was lost on the way
+    words = [envelope["body"] for envelope in seat.client.sent if envelope["stream"] == "resume/table-2"]
+    assert words == [{"type": "resume", "taken": 0, "answer": False}] and not pair.posted
+    # table-2 answers by sending both again, announced.
+    seat._receive(pair.control({"type": "resending", "first": 1, "last": 2}, seq=10))
+    seat._receive(first)
+    seat._receive(second)
+    assert faults(pair.posted) == ["table-2 warns: first", "table-2 warns: second"]
