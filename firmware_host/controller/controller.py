@@ -74,9 +74,10 @@ class Timings:
 
     refusal_s: float = 1.5     # the "roll refused" pattern on the dice LEDs
     game_over_s: float = 6.0   # the final score of a game, before the next game's setup
+    remote_fault_s: float = 5.0   # the "remote fault" pattern on the dice LEDs: a message refused, a secret late
 
     def __post_init__(self) -> None:
-        for name in ("refusal_s", "game_over_s"):
+        for name in ("refusal_s", "game_over_s", "remote_fault_s"):
             value = getattr(self, name)
             if not isinstance(value, (int, float)) or value <= 0:
                 raise ValueError(f"Timings.{name} is {value!r}; allowed: seconds, more than 0")
@@ -136,6 +137,7 @@ class Controller:
         self.remote_seats = frozenset(remote_seats)
         self.remote_plays: list[RemotePlay] = []           # come from the opponent board, not yet played here
         self.remote_fault: str | None = None               # the last thing refused from it, or its lateness
+        self.remote_fault_until = float("-inf")            # the dice show REMOTE_FAULT until then
         self.forfeit_pending: RemoteForfeit | None = None          # a forfeit waiting for a game state to end the match in
         self.journal = journal
         self.dice_source = dice
@@ -338,7 +340,7 @@ class Controller:
         """The clock time at which `tick` has something to do; None when nothing is pending."""
         if self.storage_fault is not None:
             return self.storage_fault.retry_at
-        pending = [t for t in (self.deadline, self.refused_until) if t is not None and t > self.now]
+        pending = [t for t in (self.deadline, self.refused_until, self.remote_fault_until) if t is not None and t > self.now]
         episodes_close = faults.next_close(self.fault_episodes)
         if episodes_close is not None:
             pending.append(episodes_close)   # even if past: the loop was late, and it closes at once
@@ -436,7 +438,7 @@ class Controller:
             if self.referee is not None and self.verdict is not None:
                 self._board_seen()   # the board as it lies now, on the way to the play or off it
         elif isinstance(event, RemoteFault):
-            self.remote_fault = event.message
+            self._remote_fault(event.message)
             self.journal.record_fault(event.fault, event.message)
         elif isinstance(event, RemoteForfeit):
             self.forfeit_pending = event
@@ -628,13 +630,18 @@ class Controller:
             try:
                 play = held_play(event, self.position, self.dice, self.rules)
             except RemotePlayRefused as error:
-                self.remote_fault = str(error)
+                self._remote_fault(str(error))
                 self.journal.record_fault("remote_refused", str(error), board=event.board)
                 continue
             self.remote_fault = None
             self.referee = HeldReferee(self.position, self.dice, self.rules, lambda turn: play)
             log.info("%s's play for %s: %s", event.board, self.position.turn.value, play)
             self._judge_turn_start()
+
+    def _remote_fault(self, message: str) -> None:
+        """Something of the other board's refused, or late: shown in the view, and on the dice for a while."""
+        self.remote_fault = message
+        self.remote_fault_until = self.now + self.timings.remote_fault_s
 
     def _judge_turn_start(self) -> None:
         # The untouched board, judged here: cheap (the root of the play tree), it says whether the
@@ -685,6 +692,8 @@ class Controller:
     def board_continues_game(self) -> bool:
         """Resuming: the board shows the journaled position, or (a roll pending) any legal stage of
         playing it, a checker in hand included."""
+        if self.resume_target == m.MOVING and self.referee is None:   # a remote seat's turn, its play not in yet
+            return self.board_shows_position()
         if self.resume_target == m.MOVING:
             return self.verdict is not None and self.verdict.kind != VerdictKind.ILLEGAL
         return self.board_shows_position()
@@ -983,6 +992,8 @@ class Controller:
             return Scene(scene.marks, None, DiceSignal.JOURNAL_DAMAGED, scene.turn, scene.score)
         if self.now < self.refused_until and scene.dice_signal is not DiceSignal.NO_LEGAL_MOVE:
             return Scene(scene.marks, None, DiceSignal.ROLL_REFUSED, scene.turn, scene.score)
+        if self.now < self.remote_fault_until:
+            return Scene(scene.marks, None, DiceSignal.REMOTE_FAULT, scene.turn, scene.score)
         return scene
 
     def _turn_scene(self, marks: dict[str, Mark]) -> Scene:
@@ -1099,7 +1110,9 @@ class Controller:
         return Scene({}, None, None, winner.value if winner else None, self._score())
 
     def _scene_match_over(self) -> Scene:
-        return Scene({}, None, None, self.match.winner.value, self._score())
+        # A remote match won by a forfeit says so on the dice until the next match begins.
+        forfeited = self.match.games and self.match.games[-1].result.reason == "forfeit"
+        return Scene({}, None, DiceSignal.REMOTE_FAULT if forfeited else None, self.match.winner.value, self._score())
 
     def _scene_link_lost(self) -> Scene:
         return Scene(dict.fromkeys(LOCATIONS, Mark.SENSOR_FAULT), self._faces(self.dice), None, self._turn_side(),

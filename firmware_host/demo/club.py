@@ -8,7 +8,9 @@ from __future__ import annotations
 import contextlib
 import io
 import json
+import random
 import re
+import secrets
 import shutil
 import socket
 import subprocess
@@ -78,15 +80,19 @@ def public_key(settings: ClubSettings) -> str:
 
 def remote_pair(names: tuple[str, str], folder: Path, broker: str, port: int, club: str,
                 match: MatchRules, *, seed: int, speed: float, outs: tuple[TextIO, TextIO],
-                reveal_timeout_s: float = 60.0) -> tuple[Board, Board]:
-    """Two boards seated for one remote match: the first board's player has white, the second's black."""
+                reveal_timeout_s: float = 60.0, secrets_seed: int | None = None) -> tuple[Board, Board]:
+    """Two boards seated for one remote match: the first board's player has white, the second's black.
+    `secrets_seed`: each board draws its dice secrets from a generator seeded with it (tests: the same
+    dice, so the same match, every run); None: fresh secrets, as on a real board."""
     clubs = [club_settings(name, folder, broker, port, club) for name in names]
     keys = [public_key(settings) for settings in clubs]
     boards = []
     for index, (name, seat) in enumerate(zip(names, (Color.WHITE, Color.BLACK))):
         other = 1 - index
+        draw_secret = secrets.token_bytes if secrets_seed is None else random.Random(secrets_seed + index).randbytes
         settings = Settings(match, seed=seed + index, speed=speed, out=outs[index], boards="none",
                             journal=folder / name / "journal.sqlite3", reveal_timeout_s=reveal_timeout_s,
+                            draw_secret=draw_secret,
                             club=replace(clubs[index], opponent=names[other], opponent_key=keys[other], seat=seat))
         boards.append(Board(name, folder / name, settings))
     return boards[0], boards[1]

@@ -103,7 +103,9 @@ class Players:
             if seen.game_number != last_game and seen.state in (m.OPENING_ROLL, m.AWAITING_ROLL):
                 last_game, self.turns_in_game = seen.game_number, 0
                 demo.show(f"game {seen.game_number}: {seen.variant}; the board lies {seen.orientation.value}", seen)
-            if seen.state == m.SETUP:
+            if seen.state == m.RESUMING:
+                seen = demo.table.wait(lambda s: s.state != m.RESUMING, "the board read after a restart")
+            elif seen.state == m.SETUP:
                 seen = self.set_up(seen)
             elif seen.state in (m.OPENING_ROLL, m.AWAITING_ROLL):
                 seen = self.roll(seen)

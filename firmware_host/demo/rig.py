@@ -18,6 +18,7 @@ from __future__ import annotations
 import dataclasses
 import queue
 import random
+import secrets
 import shutil
 import subprocess
 import sys
@@ -84,6 +85,8 @@ class Settings:
     # opponent, plays one seat of a remote match (service/remote_seat.py) with the dice both agree.
     club: ClubSettings = field(default_factory=ClubSettings)
     reveal_timeout_s: float = 60.0   # a remote match: a board late this long with its dice secret is warned
+    draw_secret: Callable[[int], bytes] = secrets.token_bytes   # a remote match: each roll's secret (tests seed it)
+    resume: bool = False   # take up the journal's unfinished match, as the service does after a restart
 
 
 def demo_config(speed: float, folder: Path, path: Path | None = None, journal: Path | None = None) -> Config:
@@ -107,8 +110,9 @@ def demo_config(speed: float, folder: Path, path: Path | None = None, journal: P
 class Demo:
     """The rig: hardware, journal and loop, with the players' hands on the board and the button."""
 
-    def __init__(self, settings: Settings, folder: Path, first_board: BoardReading, traced: bool = False):
-        """`traced`: keep the service's trace ring too (`trace`: the link's bytes and the journal's
+    def __init__(self, settings: Settings, folder: Path, first_board: BoardReading | SimBoard, traced: bool = False):
+        """`first_board`: the checkers' layout at the start, or the simulated board itself (a restart:
+        its checkers stay where they lie, pinned ones under the checkers pinning them). `traced`: keep the service's trace ring too (`trace`: the link's bytes and the journal's
         checkpoints, as the service keeps them; its few button and dice records aside), for
         measuring a busy service's memory."""
         self.settings = settings
@@ -132,13 +136,14 @@ class Demo:
         if settings.club.opponent is not None:
             from firmware_host.service.remote_seat import RemoteSeat
             remote_seat = RemoteSeat(settings.club, self.config.journal_path, events.put,
-                                     reveal_timeout_s=settings.reveal_timeout_s)
+                                     reveal_timeout_s=settings.reveal_timeout_s, draw_secret=settings.draw_secret)
             self.club_parts.append(remote_seat)
             dice = remote_seat.dice
         self.loop = assemble(
             self.config, self.hardware, self.journal, events, dice=dice,
             timings=Timings(refusal_s=Timings.refusal_s / speed, game_over_s=Timings.game_over_s / speed),
-            observers=[self.table.observe, *(part.observe for part in self.club_parts)]).loop
+            observers=[self.table.observe, *(part.observe for part in self.club_parts)],
+            resumed=self.journal.resume() if settings.resume else None).loop
         self.renderer = Renderer.from_config(self.config.leds)
         self.board: SimBoard = self.hardware.simulation.board
         self.mcu = self.hardware.simulation.mcu

@@ -36,6 +36,9 @@ MEANINGS: Mapping[str, tuple[str, str]] = MappingProxyType({   # element -> (cod
                                      "held until it can, nothing is lost"),
     DiceSignal.JOURNAL_DAMAGED: ("JD", "the journal lost records (a power cut): play goes on from the last "
                                        "proven position; a press says you have seen it"),
+    DiceSignal.REMOTE_FAULT: ("RF", "a remote match: the other board's message was refused or its dice secret is "
+                                    "late (for a few seconds), or the match ended by a forfeit (until the next "
+                                    "match); the companion says which"),
     TURN: ("TU", "whose turn it is; after a game, the winner's"),
     SCORE_WON: ("SW", "one light per point won in the match"),
     SCORE_TO_PLAY: ("SP", "one dim light per point still needed to win it"),

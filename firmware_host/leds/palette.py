@@ -77,6 +77,7 @@ STYLES: Mapping[str, Style] = MappingProxyType(
         DiceSignal.BLOCKADE: Style(Blink.FLASH, 1.0),
         DiceSignal.STORAGE_FAULT: Style(Blink.DOUBLE, 0.6),
         DiceSignal.JOURNAL_DAMAGED: Style(Blink.FAST, 0.6),
+        DiceSignal.REMOTE_FAULT: Style(Blink.FLASH, 0.6),
         TURN: Style(Blink.STEADY, 1.0),
         SCORE_WON: Style(Blink.STEADY, 1.0),
         SCORE_TO_PLAY: Style(Blink.STEADY, 0.3),
@@ -138,6 +139,7 @@ STANDARD = Palette(
         DiceSignal.BLOCKADE: (255, 0, 255),
         DiceSignal.STORAGE_FAULT: (0, 255, 255),
         DiceSignal.JOURNAL_DAMAGED: (0, 255, 0),
+        DiceSignal.REMOTE_FAULT: (128, 0, 255),
         TURN: (255, 255, 255),
         SCORE_WON: (255, 220, 0),
         SCORE_TO_PLAY: (0, 0, 255),
@@ -165,6 +167,7 @@ COLOUR_BLIND = Palette(
         DiceSignal.BLOCKADE: (255, 151, 209),
         DiceSignal.STORAGE_FAULT: (0, 163, 255),
         DiceSignal.JOURNAL_DAMAGED: (0, 255, 186),
+        DiceSignal.REMOTE_FAULT: (128, 0, 255),  # violet: Okabe-Ito's eight are taken; its blink tells it apart
         TURN: (255, 255, 255),
         SCORE_WON: (255, 242, 70),
         SCORE_TO_PLAY: (0, 163, 255),

@@ -43,6 +43,7 @@ class DiceSignal(enum.StrEnum):
     BLOCKADE = "blockade"  # neither side can ever move again: a press ends the game drawn
     STORAGE_FAULT = "storage-fault"  # the journal cannot be written (disk full, card read-only): the game is held
     JOURNAL_DAMAGED = "journal-damaged"  # the journal lost records: play goes on from the last proven position
+    REMOTE_FAULT = "remote-fault"  # a remote match: the other board's message refused, its dice secret late, a forfeit
 
 
 @dataclass(frozen=True)

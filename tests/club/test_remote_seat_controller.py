@@ -11,7 +11,7 @@ from controller_kit import Rig   # noqa: E402
 from firmware_host.controller import Controller   # noqa: E402
 from firmware_host.controller.remote import RemotePlay   # noqa: E402
 from firmware_host.hw import ScriptedDice   # noqa: E402
-from firmware_host.journal import Kind   # noqa: E402
+from firmware_host.journal import Journal, Kind   # noqa: E402
 from firmware_host.leds.scene import Mark   # noqa: E402
 from firmware_host.rules import BLACK, Rules, Turn   # noqa: E402
 from firmware_host.rules.match import MatchRules   # noqa: E402
@@ -77,3 +77,19 @@ def test_the_play_is_lit_move_by_move_and_held_like_the_bots(tmp_path):
     rig.press()
     assert rig.records(Kind.PLAY)[-1]["side"] == "black"
     assert rig.controller.position.turn.value == "white" and rig.state == "moving"
+
+
+def test_restarted_in_the_remote_turn_before_its_play_came_the_board_waits_for_it_and_then_holds_it(tmp_path):
+    """A power cut while the opponent board's player was playing: the journal holds black's roll, not
+    its play. The board, as it was, goes on waiting for that play (not guided back), then holds it."""
+    rig = remote_black(tmp_path)
+    play, dice = the_play(rig), rig.controller.dice
+    rig.journal.close()
+    rig.journal = Journal.open(rig.journal_path)
+    rig.controller = Controller(rig.journal, ScriptedDice([]), PORTES, remote_seats={BLACK},
+                                resume=rig.journal.resume())
+    rig.show()
+    view = rig.controller.view()
+    assert rig.state == "moving" and view.awaiting_remote_play and view.dice == dice
+    rig.send(remote(play, dice))
+    assert rig.controller.view().bot_play == play and rig.marked(Mark.TAKE_FROM)

@@ -5,6 +5,7 @@ import json
 from pathlib import Path
 
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+from remote_kit import FakeClient
 
 from firmware_host.club.dice import RollExchange, RollId
 from firmware_host.club.envelope import Signer, public_key_text
@@ -16,29 +17,8 @@ from firmware_host.service.remote_seat import RemoteSeat
 MATCH = "kefalonia/table-1+table-2"
 
 
-class Sent:
-    def wait_for_publish(self, timeout=None):
-        pass
-
-    def is_published(self):
-        return True
-
-
-class FakeClient:
-    """The part of paho's client the seat uses; what it publishes is kept."""
-
-    def __init__(self, *args, **kwargs):
-        self.sent = []
-
-    def publish(self, topic, payload, qos=0, retain=False):
-        self.sent.append(json.loads(payload)["body"])
-        return Sent()
-
-    def is_connected(self):
-        return True
-
-    def reconnect_delay_set(self, *args):
-        pass
+def sent(seat: RemoteSeat) -> list[dict]:
+    return [envelope["body"] for envelope in seat.client.sent]
 
 
 def seat(tmp_path: Path, table_2: Ed25519PrivateKey, posted: list) -> RemoteSeat:
@@ -54,7 +34,7 @@ def test_the_other_boards_next_commitment_before_this_board_has_finished_the_rol
     table_2, posted = Ed25519PrivateKey.generate(), []
     table_1 = seat(tmp_path, table_2, posted)
     table_1._agree_dice()                                    # the dice run short: table-1 commits to roll 1
-    assert [body["type"] for body in table_1.client.sent] == ["commit"]
+    assert [body["type"] for body in sent(table_1)] == ["commit"]
     signer = Signer("table-2", table_2)
     first = RollExchange(RollId(MATCH, 1), "table-2", "table-1", bytes(range(32)))
     second = RollExchange(RollId(MATCH, 2), "table-2", "table-1", bytes(range(1, 33)))
@@ -65,10 +45,10 @@ def test_the_other_boards_next_commitment_before_this_board_has_finished_the_rol
         table_1._receive(json.dumps(signer.seal("remote/table-1", seq, body)).encode())
     table_1._agree_dice()
     assert not [event for event in posted if isinstance(event, RemoteFault)]
-    assert [(body["type"], body["roll"]) for body in table_1.client.sent] == \
+    assert [(body["type"], body["roll"]) for body in sent(table_1)] == \
         [("commit", 1), ("reveal", 1), ("commit", 2), ("reveal", 2)]
     # table-2 takes table-1's secret for roll 1: both hold the same dice.
-    first.receive_commitment("table-1", table_1.client.sent[0]["commitment"])
+    first.receive_commitment("table-1", sent(table_1)[0]["commitment"])
     first.my_reveal()
-    first.receive_reveal("table-1", bytes.fromhex(table_1.client.sent[1]["secret"]))
+    first.receive_reveal("table-1", bytes.fromhex(sent(table_1)[1]["secret"]))
     assert (table_1.dice.roll_die(), table_1.dice.roll_die()) == first.dice()

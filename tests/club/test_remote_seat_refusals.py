@@ -4,16 +4,14 @@ play signed with another key (nobody else on the broker can inject one), a genui
 after a warning. Board table-1 is a simulated board on a real Mosquitto; table-2 is played by the
 test, with table-2's key or without it."""
 import io
-import json
-import threading
 
-import paho.mqtt.client as mqtt
 import pytest
 from club_kit import wait_until
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+from remote_kit import CLUB, WAIT_S, Opponent
 
 from firmware_host.club.dice import RollExchange, RollId
-from firmware_host.club.envelope import Signer, Verifier
+from firmware_host.club.envelope import Signer
 from firmware_host.controller import machine as m
 from firmware_host.demo.club import open_board, remote_pair
 from firmware_host.journal import JournalReader, Kind
@@ -21,48 +19,9 @@ from firmware_host.rules import BLACK, Position, Rules, Turn
 from firmware_host.rules.match import MatchRules
 from firmware_host.service.club import board_key
 
-WAIT_S = 20
-CLUB = "kefalonia"
-
 
 def wait_for(condition, what: str):
     return wait_until(condition, what, WAIT_S)
-
-
-class Opponent:
-    """The test's table-2 on the broker: what it receives from table-1 (opened with table-1's key),
-    and what it sends, signed with `key` (table-2's, or another)."""
-
-    def __init__(self, port: int, key, table_1_key):
-        self.signer = Signer("table-2", key)
-        self.verifier = Verifier({"table-1": table_1_key})
-        self.received: list[dict] = []
-        self.seq = 0
-        self.subscribed = threading.Event()
-        self.client = mqtt.Client(mqtt.CallbackAPIVersion.VERSION2, client_id="test-table-2")
-        self.client.on_connect = lambda client, *args: client.subscribe(f"tavli/{CLUB}/table-1/remote/table-2", qos=1)
-        self.client.on_subscribe = lambda *args: self.subscribed.set()
-        self.client.on_message = self._message
-        self.client.connect("127.0.0.1", port)
-        self.client.loop_start()
-        assert self.subscribed.wait(WAIT_S)
-
-    def _message(self, client, userdata, message) -> None:
-        board, stream, seq, body = self.verifier.open(json.loads(message.payload))
-        self.received.append(body)
-
-    def send(self, body: dict, signer: Signer | None = None) -> bytes:
-        self.seq += 1
-        payload = json.dumps((signer or self.signer).seal("remote/table-1", self.seq, body)).encode()
-        self.publish(payload)
-        return payload
-
-    def publish(self, payload: bytes) -> None:
-        self.client.publish(f"tavli/{CLUB}/table-2/remote/table-1", payload, qos=1).wait_for_publish(WAIT_S)
-
-    def close(self) -> None:
-        self.client.loop_stop()
-        self.client.disconnect()
 
 
 @pytest.fixture
