@@ -916,6 +916,67 @@ done:
     return result;
 }
 
+/* -- the referee's order of a stage's ends (firmware_host/referee/reach.py `StageEnds`, its
+ * Python `_covering_order` the specification) -----------------------------------------------------
+ *
+ * A stage's ends packed as 52 bytes each (the mover's 26 counts, then the opponent's, in the
+ * mover's frame) and a board packed the same way: the indices of the ends with the board's
+ * opponent counts from which forward moves may reach the board's (up to every location, at least
+ * as many checkers as the board), the one at `first` first, then by how unlike the board they are
+ * (the sum of the count differences), in their own order where equal: a stable sort's order. */
+
+#define PACKED_NODE (2 * POSITIONS)
+
+static int compare_keys(const void *a, const void *b) {
+    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+    return (x > y) - (x < y);
+}
+
+static PyObject *covering_ends(PyObject *module, PyObject *args) {
+    (void)module;
+    const uint8_t *packed, *board;
+    Py_ssize_t size, board_size, first;
+    if (!PyArg_ParseTuple(args, "y#y#n:covering_ends", &packed, &size, &board, &board_size, &first))
+        return NULL;
+    if (board_size != PACKED_NODE || size % PACKED_NODE) {
+        PyErr_Format(PyExc_ValueError, "covering_ends: %d bytes a node", PACKED_NODE);
+        return NULL;
+    }
+    Py_ssize_t count = size / PACKED_NODE, kept = 0;
+    if (count > UINT32_MAX) {
+        PyErr_SetString(PyExc_ValueError, "covering_ends: too many ends");
+        return NULL;
+    }
+    int behind[POSITIONS], total = 0;
+    for (int p = 0; p < POSITIONS; p++) behind[p] = (total += board[p]);
+    uint64_t *keys = PyMem_Malloc((count ? count : 1) * sizeof(uint64_t));
+    if (!keys) return PyErr_NoMemory();
+    for (Py_ssize_t i = 0; i < count; i++) {
+        const uint8_t *end = packed + i * PACKED_NODE;
+        if (memcmp(end + POSITIONS, board + POSITIONS, POSITIONS)) continue;
+        int ahead = 0, unlike = 0, covers = 1;
+        for (int p = 0; p < POSITIONS; p++) {
+            ahead += end[p];
+            if (ahead < behind[p]) {
+                covers = 0;
+                break;
+            }
+            unlike += end[p] > board[p] ? end[p] - board[p] : board[p] - end[p];
+        }
+        if (covers)
+            keys[kept++] = (uint64_t)(i != first) << 62 | (uint64_t)unlike << 32 | (uint64_t)i;
+    }
+    qsort(keys, (size_t)kept, sizeof(uint64_t), compare_keys);
+    PyObject *order = PyList_New(kept);
+    for (Py_ssize_t i = 0; order && i < kept; i++) {
+        PyObject *index = PyLong_FromUnsignedLongLong(keys[i] & UINT32_MAX);
+        if (!index) Py_CLEAR(order);
+        else PyList_SET_ITEM(order, i, index);
+    }
+    PyMem_Free(keys);
+    return order;
+}
+
 static PyMethodDef methods[] = {
     {"search", search, METH_VARARGS,
      "search(visit_type, node_type, start, dice, config) -> (visits, borne_off)\n\n"
@@ -932,6 +993,11 @@ static PyMethodDef methods[] = {
      "WholeCascade._walk's depth-first walk of `dice` in their order from `start`, stopping at\n"
      "`target` dice, within `moves` nodes expanded: the most dice reached, and whether no sequence\n"
      "of moves reaches more (at most 64 dice). config: Frame.search_config."},
+    {"covering_ends", covering_ends, METH_VARARGS,
+     "covering_ends(packed_ends, packed_board, first) -> [index, ...]\n\n"
+     "firmware_host/referee/reach.py's _covering_order on ends and a board packed as 52 bytes each\n"
+     "(the mover's counts, then the opponent's): the ends forward moves may turn into the board,\n"
+     "the one at `first` first, then the least unlike (a stable sort)."},
     {NULL, NULL, 0, NULL},
 };
 
