@@ -468,16 +468,16 @@ class Turn:
         """
         dice = tuple(sorted(dice))
         config = self.frame.search_config
-        if edges is None and config is not None and _search is not None and len(dice) <= _search.MAX_DICE:
-            return self._compiled_search(start, dice, config)
+        if config is not None and _search is not None and len(dice) <= _search.MAX_DICE:
+            return self._compiled_search(start, dice, config, edges)
         return self._python_search(start, dice, edges)
 
-    def _compiled_search(self, start: Node, dice: tuple[int, ...], config: tuple[int, ...]
-                         ) -> Iterator[_Visit]:
-        """`search` in C (firmware_host/rules/_search.c): the same visits in the same order. The
-        visits where all are borne off come back without their result, which is set here (the
-        compiled search leaves out the options that end the game otherwise)."""
-        visits, borne_off = _search.search(_Visit, Node, start, dice, config)
+    def _compiled_search(self, start: Node, dice: tuple[int, ...], config: tuple[int, ...],
+                         edges: dict[tuple, list[tuple[FrameMove, tuple]]] | None = None) -> Iterator[_Visit]:
+        """`search` in C (firmware_host/rules/_search.c): the same visits in the same order, and the
+        same `edges`. The visits where all are borne off come back without their result, which is
+        set here (the compiled search leaves out the options that end the game otherwise)."""
+        visits, borne_off = _search.search(_Visit, Node, start, dice, config, edges)
         frame, turn_start = self.frame, self.start
         for index in borne_off:
             visit = visits[index]

@@ -54,9 +54,11 @@ def test_house_rules_cover_every_variant():
     assert set(HOUSE_RULES) == set(VARIANTS)
 
 
-def visits(turn: Turn, node, dice, compiled: bool) -> list[tuple]:
-    search = turn.search(node, dice) if compiled else turn._python_search(node, tuple(sorted(dice)), None)
-    return [(v.node, v.moves, v.remaining, v.result) for v in search]
+def visits(turn: Turn, node, dice, compiled: bool) -> tuple[list[tuple], dict]:
+    """The search's visits and its edges (the referee's graph), by the compiled or the Python search."""
+    edges: dict = {}
+    search = turn.search(node, dice, edges) if compiled else turn._python_search(node, tuple(sorted(dice)), edges)
+    return [(v.node, v.moves, v.remaining, v.result) for v in search], edges
 
 
 def listing(turn: Turn) -> list[tuple] | str:
@@ -117,13 +119,15 @@ def test_the_every_move_checks_run_the_python_search():
 
 
 @compiled_only
-def test_edges_are_recorded_by_the_python_search():
+def test_edges_are_recorded_by_the_compiled_search_as_by_the_python_search():
+    """The referee's graph: every move from each state reached whose game goes on, in the order found."""
     position = Position.start("portes")
     turn = Turn(position, (6, 5), Rules.for_variant("portes"))
     edges: dict = {}
     found = [(v.node, v.moves, v.remaining) for v in turn.search(turn.start, (6, 5), edges)]
     assert found == [(v.node, v.moves, v.remaining) for v in turn.search(turn.start, (6, 5))]
-    assert edges[(turn.start, (5, 6))]  # the referee's graph: the start's moves are there
+    assert edges[(turn.start, (5, 6))]  # the start's moves are there
+    assert edges == visits(turn, turn.start, (6, 5), compiled=False)[1]
 
 
 @compiled_only
