@@ -1,11 +1,12 @@
 """The referee's worst case: every checker lifted from every board on the way through Gul Bara cascades.
 
 Run: .venv/bin/python bench/bench_cascade_lifts.py [--games N] [--seed S] [--plays K] [--bot]
-                                                   [--option KEY=VALUE ...] [--json FILE]
+                                                   [--variant V] [--option KEY=VALUE ...] [--json FILE]
 
 A person who pauses with a checker in hand shows the referee a board no quick player does (issue
 33: one such board took 12 s). This searches for them instead of sampling players: for every
-cascade roll (a double from the fourth turn on) of N seeded random games of gulbara, the chosen
+cascade roll (a double from the fourth turn on) of N seeded random games of gulbara (or of
+fevga, moultezim or narde with `--option cascading_doubles=true`), the chosen
 play and K other plays (each picked stage by stage with seeded choices) are walked move by move,
 and at every board on the way (the start included) each location of the mover and of the
 opponent that holds a checker has one lifted: the reading the sensors give while it is in hand.
@@ -57,7 +58,8 @@ def request_line(position, dice, reading: Reading, options: dict) -> str:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--games", type=int, default=20, help="seeded random games of gulbara (default 20)")
+    parser.add_argument("--games", type=int, default=20, help="seeded random games (default 20)")
+    parser.add_argument("--variant", default="gulbara", help="a game with cascades (default gulbara)")
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--plays", type=int, default=2, help="other plays walked per cascade besides the chosen one")
     parser.add_argument("--option", action="append", default=[], metavar="KEY=VALUE", help="a house rule")
@@ -65,7 +67,7 @@ def main() -> None:
     parser.add_argument("--json", metavar="FILE", help="also write the figures as JSON")
     args = parser.parse_args()
     options = dict(option.split("=", 1) for option in args.option)
-    rules = Rules.for_variant("gulbara", options)
+    rules = Rules.for_variant(args.variant, options)
     times, wall_times, slowest, cascades, kinds = [], [], (0.0, "", ""), 0, {}
     bot_times, slowest_bot = [], (0.0, "")
     if args.bot:
@@ -74,7 +76,7 @@ def main() -> None:
     started, load_before = time.monotonic(), os.getloadavg()
     gc.disable()
     try:
-        for position, dice, turn, chosen, rng in random_turns("gulbara", args.games, args.seed, options):
+        for position, dice, turn, chosen, rng in random_turns(args.variant, args.games, args.seed, options):
             if not is_cascade(turn):
                 continue
             cascades += 1
@@ -111,6 +113,7 @@ def main() -> None:
                                     "after": [round(x, 2) for x in os.getloadavg()]},
         "command": "bench/bench_cascade_lifts.py " + " ".join(
             [f"--games {args.games}", f"--seed {args.seed}", f"--plays {args.plays}"] + ["--bot"] * args.bot
+            + [f"--variant {args.variant}"] * (args.variant != "gulbara")
             + [f"--option {o}" for o in args.option]),
         "cascades": cascades, "readings": len(times), "verdicts": kinds,
         "p50_ms": round(percentile(times, 0.5), 3), "p99_ms": round(percentile(times, 0.99), 3),
