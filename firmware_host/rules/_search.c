@@ -1112,6 +1112,8 @@ PyMODINIT_FUNC PyInit__search(void) {
     for (int value = 0; value < POSITIONS; value++)
         if (!small_ints[value] && !(small_ints[value] = PyLong_FromLong(value))) return NULL;
     PyObject *created = PyModule_Create(&module);
-    if (created && PyModule_AddIntConstant(created, "MAX_DICE", MAX_DICE) < 0) Py_CLEAR(created);
+    if (created && (PyModule_AddIntConstant(created, "MAX_DICE", MAX_DICE) < 0 ||
+                    PyModule_AddIntConstant(created, "SEARCH_EDGES", 1) < 0)) /* search(..., edges) */
+        Py_CLEAR(created);
     return created;
 }

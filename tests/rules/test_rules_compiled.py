@@ -15,6 +15,7 @@ import random
 import shutil
 import sysconfig
 from pathlib import Path
+from types import SimpleNamespace
 
 import pytest
 from hypothesis import HealthCheck, given, settings, strategies as st
@@ -128,6 +129,21 @@ def test_edges_are_recorded_by_the_compiled_search_as_by_the_python_search():
     assert found == [(v.node, v.moves, v.remaining) for v in turn.search(turn.start, (6, 5))]
     assert edges[(turn.start, (5, 6))]  # the start's moves are there
     assert edges == visits(turn, turn.start, (6, 5), compiled=False)[1]
+
+
+@compiled_only
+def test_an_extension_built_before_it_recorded_edges_leaves_them_to_the_python_search(monkeypatch):
+    """A copy of the extension built from an older _search.c (no SEARCH_EDGES, a search of five
+    arguments) still searches without edges, and the referee's graph comes from Python."""
+    built = plays._search
+    old_build = SimpleNamespace(MAX_DICE=built.MAX_DICE, search=lambda visit, node, start, dice, config:
+                                built.search(visit, node, start, dice, config))
+    monkeypatch.setattr(plays, "_search", old_build)
+    monkeypatch.setattr(plays, "_COMPILED_EDGES", getattr(old_build, "SEARCH_EDGES", False))
+    turn = Turn(Position.start("portes"), (6, 5), Rules.for_variant("portes"))
+    python_visits, python_edges = visits(turn, turn.start, (6, 5), compiled=False)
+    assert visits(turn, turn.start, (6, 5), compiled=True) == (python_visits, python_edges)
+    assert [(v.node, v.moves, v.remaining, v.result) for v in turn.search(turn.start, (6, 5))] == python_visits
 
 
 @compiled_only
