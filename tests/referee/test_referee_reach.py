@@ -195,7 +195,7 @@ def ends_and_boards(draw):
     return nodes, board, draw(st.sampled_from(opps)), draw(st.sampled_from(nodes + [None]))
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=100, deadline=None)
 @given(ends_and_boards())
 def test_the_stage_ends_tried_for_a_board_are_those_it_lies_ahead_of_nearest_first(case):
     """`StageEnds.covering`, compiled (rules/_search.c) and in Python alike: exactly the ends with
