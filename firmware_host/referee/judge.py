@@ -12,11 +12,11 @@ from collections import OrderedDict
 from dataclasses import dataclass, field, replace
 from functools import cached_property
 from heapq import heappop, heappush
-from itertools import accumulate, count
+from itertools import count
 from operator import mul, sub
 from typing import Any, Iterator, Mapping
 
-from firmware_host.referee.reach import Work, checkers_to_move, covers, may_reach
+from firmware_host.referee.reach import StageEnds, Work, checkers_to_move, may_reach
 from firmware_host.referee.refusal import Refusal, refusals
 from firmware_host.referee.steps import (Step, counts_of, differing_locations, position_counts,
                                          steps_between)
@@ -244,6 +244,10 @@ class Referee:
         self._bare_ends: OrderedDict[tuple[Node, int], dict[Node, TreeState]] = OrderedDict()
         self._bare_states = 0
         self._most_playable: dict[tuple[Node, int], int] = {}
+        # The stage ends a search has tried boards against, indexed for the next boards (kept like
+        # the trees, by states).
+        self._end_indexes: dict[tuple[Node, int], StageEnds[TreeState]] = {}
+        self._indexed_states = 0
         self._last_path: dict[int, Node] = {}  # the stage roots of the last board located
         # Where no checker is hit, the opponent's checkers stand as at the start in every state.
         self._opp_fixed = self.frame.capture in (Capture.NONE, Capture.PIN)
@@ -292,6 +296,19 @@ class Referee:
             while self._bare_states > TREE_CACHE_STATES and len(self._bare_ends) > 1:
                 self._bare_states -= len(self._bare_ends.popitem(last=False)[1])
         return ends
+
+    def _indexed_ends(self, root: Node, stage: int, ends: dict[Node, TreeState]) -> StageEnds[TreeState]:
+        """`ends`, the stage ends of `stage` from `root`, indexed (again where the stage's tree was
+        built since, whose ends replace the compiled search's)."""
+        key = (root, stage)
+        indexed = self._end_indexes.get(key)
+        if indexed is None or indexed.source is not ends:
+            if self._indexed_states > TREE_CACHE_STATES:
+                self._end_indexes.clear()
+                self._indexed_states = 0
+            indexed = self._end_indexes[key] = StageEnds(ends)
+            self._indexed_states += len(indexed)
+        return indexed
 
     def _locate(self, board: Seen, work: Work | None = None) -> _Found | None:
         """The tree states showing `board`, if it lies on the way to a legal play (None too when
@@ -642,7 +659,6 @@ class _CascadeSearch:
         self.work = work
         self.board = board
         self.me, self.opp = board
-        self.me_behind = tuple(accumulate(self.me))  # the board's checkers up to each location
         self.pips = _pips(self.me)
         self.tried: set[tuple[Node, int]] = set()
         # Bearing off, a larger die can waste pips: one board may end the turn on one path and be
@@ -669,7 +685,7 @@ class _CascadeSearch:
                 return ends
             if not later:
                 return None
-        for end in self._candidate_ends(ends, stage, kept):
+        for end in self._candidate_ends(ends, root, stage, kept):
             found = self.stage(end.node, stage + 1, before + end.moves)
             if found is not None:
                 self.path[stage + 1] = end.node
@@ -692,16 +708,16 @@ class _CascadeSearch:
             self.on_the_way.append(found)
         return tree.ends
 
-    def _candidate_ends(self, ends: dict[Node, TreeState], stage: int, kept: bool) -> Iterator[TreeState]:
-        """The `ends` of a stage (`kept`: already narrowed by the whole cascade's rule) from which the board may still be reached, each stage end once:
-        the one on the way to the last board located first (readings come one move after
-        another), then those already most like the board (all moved the same pips)."""
-        referee, me, opp = self.referee, self.me, self.opp
-        ends = [state for node, state in ends.items() if (node, stage + 1) not in self.tried
-                and node.opp == opp and covers(node.me, self.me_behind)]
+    def _candidate_ends(self, ends: dict[Node, TreeState], root: Node, stage: int, kept: bool
+                        ) -> Iterator[TreeState]:
+        """The `ends` of the stage from `root` (`kept`: already narrowed by the whole cascade's rule)
+        from which the board may still be reached, each stage end once: the one on the way to the
+        last board located first (readings come one move after another), then those already most
+        like the board (all moved the same pips)."""
+        referee, me = self.referee, self.me
         last = referee._last_path.get(stage + 1)
         later = referee._later[stage]
-        for end in sorted(ends, key=lambda e: (e.node != last, _unlike(e.node.me, me))):
+        for end in referee._indexed_ends(root, stage, ends).covering(me, self.opp, last):
             key = (end.node, stage + 1)
             if key in self.tried:
                 continue
@@ -764,10 +780,6 @@ def _pips(counts: tuple[int, ...]) -> int:
 
 
 _LOCATIONS = range(OFF + 1)
-
-
-def _unlike(have: tuple[int, ...], want: tuple[int, ...]) -> int:
-    return sum(map(abs, map(sub, have, want)))
 
 
 def _travel(have: tuple[int, ...], want: tuple[int, ...]) -> int:

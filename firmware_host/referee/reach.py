@@ -9,17 +9,19 @@ opponent's stand still; both bounds rely on that.
 from __future__ import annotations
 
 from functools import lru_cache
-from itertools import accumulate
+from itertools import accumulate, chain
 from operator import ge, mul, sub
-from typing import Iterator
+from typing import Generic, Iterator, Mapping, TypeVar
 
-from firmware_host.rules.plays import COMPILED, HOME, OFF
+from firmware_host.rules.plays import COMPILED, HOME, OFF, Node
 
-# `forward_fit`'s search in C where the extension is built (and TAVLI_PURE_PYTHON is not set).
-_compiled_fit = None
+# `forward_fit`'s search and `StageEnds`' scan in C where the extension is built (and
+# TAVLI_PURE_PYTHON is not set).
+_compiled_fit = _compiled_covering = None
 if COMPILED:
     from firmware_host.rules import _search
     _compiled_fit = getattr(_search, "forward_fit", None)  # (None from a build older than it)
+    _compiled_covering = getattr(_search, "covering_ends", None)
 
 
 _ZEROS = (0,) * (OFF + 1)
@@ -44,6 +46,50 @@ def covers(start: tuple[int, ...], board_behind: tuple[int, ...]) -> bool:
     (`accumulate(board)`): forward moves can turn `start` into `board` only if, up to every
     location, `start` has at least as many checkers as `board`."""
     return all(map(ge, accumulate(start), board_behind))
+
+
+End = TypeVar("End")
+
+
+class StageEnds(Generic[End]):
+    """A stage's ends (node -> its state, in the stage's order), to be tried against many boards:
+    those from which a board may still be reached, nearest first (`covering`). Packed once for the
+    compiled scan (rules/_search.c `covering_ends`), which does `_covering_order`'s work."""
+
+    def __init__(self, ends: Mapping[Node, End]):
+        self.source = ends
+        self.nodes = list(ends)
+        self.states = list(ends.values())
+        self._index = {node: i for i, node in enumerate(self.nodes)}
+        self._packed = None if _compiled_covering is None else \
+            bytes(chain.from_iterable(node.me + node.opp for node in self.nodes))
+
+    def __len__(self) -> int:
+        return len(self.nodes)
+
+    def covering(self, me: tuple[int, ...], opp: tuple[int, ...], first: Node | None) -> list[End]:
+        """The ends with the opponent's checkers as `opp` from which forward moves may turn the
+        mover's into `me`: `first` first, then the least unlike the board (all moved the same pips),
+        in the stage's order where equal."""
+        at = self._index.get(first, -1)
+        if self._packed is None:
+            order = _covering_order(self.nodes, me, opp, at)
+        else:
+            order = _compiled_covering(self._packed, bytes(me + opp), at)
+        states = self.states
+        return [states[i] for i in order]
+
+
+def _covering_order(nodes: list[Node], me: tuple[int, ...], opp: tuple[int, ...], first: int) -> list[int]:
+    """`StageEnds.covering`'s indices in Python, the compiled scan's specification."""
+    behind = tuple(accumulate(me))
+    return sorted((i for i, node in enumerate(nodes) if node.opp == opp and covers(node.me, behind)),
+                  key=lambda i: (i != first, unlike(nodes[i].me, me)))
+
+
+def unlike(have: tuple[int, ...], want: tuple[int, ...]) -> int:
+    """Checkers out of place between two boards: the sum of the count differences."""
+    return sum(map(abs, map(sub, have, want)))
 
 
 class Work:

@@ -101,8 +101,9 @@ static int table_reset(Table *table, size_t wanted) {
     return 0;
 }
 
-/* Adds `entry` to `level` unless its state is there already (the first to reach a state keeps it). */
-static int level_add(Level *level, Table *table, const Entry *entry) {
+/* Adds `entry` to `level` unless its state is there already (the first to reach a state keeps it):
+ * the index of the state in `level`, -1 on error. */
+static int32_t level_add(Level *level, Table *table, const Entry *entry) {
     if ((size_t)(level->count + 1) * 2 > table->mask + 1) {
         /* grow and re-insert what is there */
         size_t size = (table->mask + 1) * 2;
@@ -122,11 +123,39 @@ static int level_add(Level *level, Table *table, const Entry *entry) {
     }
     size_t at = state_hash(&entry->state) & table->mask;
     while (table->slots[at] >= 0) {
-        if (!memcmp(&level->entries[table->slots[at]].state, &entry->state, sizeof(State))) return 0;
+        if (!memcmp(&level->entries[table->slots[at]].state, &entry->state, sizeof(State)))
+            return table->slots[at];
         at = (at + 1) & table->mask;
     }
     table->slots[at] = (int32_t)level->count;
-    return level_push(level, entry);
+    return level_push(level, entry) < 0 ? -1 : (int32_t)level->count - 1;
+}
+
+/* The moves of a level's states, in the order found (the referee's graph: `Turn.search`'s edges). */
+typedef struct {
+    int32_t parent, child; /* indices in the level and the next */
+    uint8_t move[5];
+} Edge;
+
+typedef struct {
+    Edge *edges;
+    Py_ssize_t count, capacity;
+} EdgeList;
+
+static int edge_push(EdgeList *list, int32_t parent, int32_t child, const uint8_t *move) {
+    if (list->count == list->capacity) {
+        Py_ssize_t capacity = list->capacity ? 2 * list->capacity : 64;
+        Edge *grown = PyMem_Realloc(list->edges, capacity * sizeof(Edge));
+        if (!grown) {
+            PyErr_NoMemory();
+            return -1;
+        }
+        list->edges = grown, list->capacity = capacity;
+    }
+    Edge *edge = &list->edges[list->count++];
+    edge->parent = parent, edge->child = child;
+    memcpy(edge->move, move, sizeof edge->move);
+    return 0;
 }
 
 static int released(const Config *config, const State *s) {
@@ -158,9 +187,10 @@ static int landings(const Config *config, const State *s, int source, int target
     return 2;
 }
 
-/* `Frame.steps(node, die)`, each child added to `next` with the dice `rest` left to play. */
+/* `Frame.steps(node, die)`, each child added to `next` with the dice `rest` left to play (and each
+ * move to `edges`, where given). */
 static int expand(const Config *config, const Entry *from, int32_t from_index, int die,
-                  const uint8_t *rest, int rest_count, Level *next, Table *table) {
+                  const uint8_t *rest, int rest_count, Level *next, Table *table, EdgeList *edges) {
     const State *s = &from->state;
     int first, last;
     if (s->me[BAR]) {
@@ -230,7 +260,8 @@ static int expand(const Config *config, const Entry *from, int32_t from_index, i
             }
             child.move[0] = (uint8_t)source, child.move[1] = (uint8_t)target;
             child.move[2] = (uint8_t)die, child.move[3] = (uint8_t)hit, child.move[4] = (uint8_t)pin;
-            if (level_add(next, table, &child) < 0) return -1;
+            int32_t added = level_add(next, table, &child);
+            if (added < 0 || (edges && edge_push(edges, from_index, added, child.move) < 0)) return -1;
         }
     }
     return 0;
@@ -435,13 +466,78 @@ static int read_config(PyObject *config_tuple, Config *c) {
                ? 0 : -1;
 }
 
+/* The Python search's `edges`: (node, dice left) -> [(move, child's key), ...] for every state
+ * reached whose game goes on, its moves in the order found. `visits` holds the visits level after
+ * level: their nodes and dice left make the keys. */
+static int record_edges(PyObject *edges, const Level *levels, const EdgeList *moved, Py_ssize_t dice_count,
+                        PyObject **nodes[], PyObject *visits) {
+    PyObject **keys[MAX_DICE + 1] = {NULL};
+    int status = -1;
+    Py_ssize_t at = 0;
+    for (int k = 0; k <= dice_count && levels[k].count; k++) {
+        if (!(keys[k] = PyMem_Calloc(levels[k].count, sizeof(PyObject *)))) {
+            PyErr_NoMemory();
+            goto done;
+        }
+        for (Py_ssize_t i = 0; i < levels[k].count; i++, at++) {
+            PyObject *key = PyTuple_Pack(2, nodes[k][i], PyTuple_GET_ITEM(PyList_GET_ITEM(visits, at), 2));
+            if (!key) goto done;
+            untrack(key);
+            keys[k][i] = key;
+            if (levels[k].entries[i].finished) continue;
+            PyObject *out = PyList_New(0);
+            if (!out || PyDict_SetItem(edges, key, out) < 0) {
+                Py_XDECREF(out);
+                goto done;
+            }
+            Py_DECREF(out); /* the dict holds it */
+        }
+    }
+    for (int k = 0; k < dice_count && levels[k + 1].count; k++) {
+        for (Py_ssize_t e = 0; e < moved[k].count; e++) {
+            const Edge *edge = &moved[k].edges[e];
+            PyObject *out = PyDict_GetItemWithError(edges, keys[k][edge->parent]);
+            PyObject *move = PyTuple_New(5), *pair;
+            if (!out || !move) {
+                Py_XDECREF(move);
+                if (!PyErr_Occurred()) PyErr_SetString(PyExc_SystemError, "search: an edge from nowhere");
+                goto done;
+            }
+            for (int i = 0; i < 3; i++) PyTuple_SET_ITEM(move, i, small_int(edge->move[i]));
+            for (int i = 3; i < 5; i++) PyTuple_SET_ITEM(move, i, PyBool_FromLong(edge->move[i]));
+            untrack(move);
+            pair = PyTuple_Pack(2, move, keys[k + 1][edge->child]);
+            Py_DECREF(move);
+            if (!pair) goto done;
+            untrack(pair);
+            int appended = PyList_Append(out, pair);
+            Py_DECREF(pair);
+            if (appended < 0) goto done;
+        }
+    }
+    status = 0;
+done:
+    for (int k = 0; k <= MAX_DICE; k++) {
+        if (!keys[k]) continue;
+        for (Py_ssize_t i = 0; i < levels[k].count; i++) Py_XDECREF(keys[k][i]);
+        PyMem_Free(keys[k]);
+    }
+    return status;
+}
+
 static PyObject *search(PyObject *module, PyObject *args) {
     (void)module;
     PyTypeObject *visit_type, *node_type;
-    PyObject *start, *dice_tuple, *config_tuple;
-    if (!PyArg_ParseTuple(args, "O!O!OO!O!:search", &PyType_Type, &visit_type, &PyType_Type, &node_type,
-                          &start, &PyTuple_Type, &dice_tuple, &PyTuple_Type, &config_tuple))
+    PyObject *start, *dice_tuple, *config_tuple, *edges = Py_None;
+    if (!PyArg_ParseTuple(args, "O!O!OO!O!|O:search", &PyType_Type, &visit_type, &PyType_Type, &node_type,
+                          &start, &PyTuple_Type, &dice_tuple, &PyTuple_Type, &config_tuple, &edges))
         return NULL;
+    if (edges == Py_None) {
+        edges = NULL;
+    } else if (!PyDict_Check(edges)) {
+        PyErr_SetString(PyExc_TypeError, "search: edges is a dict or None");
+        return NULL;
+    }
     if (!PyType_IsSubtype(node_type, &PyTuple_Type) || !PyType_IsSubtype(visit_type, &PyTuple_Type)) {
         PyErr_SetString(PyExc_TypeError, "search: the visit and node types are tuple subclasses");
         return NULL;
@@ -473,6 +569,8 @@ static PyObject *search(PyObject *module, PyObject *args) {
     Table table = {NULL, 0};
     PyObject *result = NULL, *visits = NULL, *borne_off = NULL, *empty = NULL;
     PyObject **nodes[MAX_DICE + 1] = {NULL}, **moves[MAX_DICE + 1] = {NULL};
+    EdgeList moved[MAX_DICE];
+    memset(moved, 0, sizeof moved);
     int depth = 0;
     if (level_push(&levels[0], &root) < 0) goto fail;
     /* the search: level k holds the states after k dice, in the order first reached */
@@ -489,7 +587,8 @@ static PyObject *search(PyObject *module, PyObject *args) {
                 int rest_count = 0;
                 for (int j = 0; j < s->dice_left; j++)
                     if (j != k) rest[rest_count++] = s->dice[j];
-                if (expand(&config, entry, (int32_t)i, s->dice[k], rest, rest_count, next, &table) < 0)
+                if (expand(&config, entry, (int32_t)i, s->dice[k], rest, rest_count, next, &table,
+                           edges ? &moved[depth] : NULL) < 0)
                     goto fail; /* (only the next level grows: `entry` stays where it is) */
             }
         }
@@ -555,6 +654,7 @@ static PyObject *search(PyObject *module, PyObject *args) {
             nodes[k][i] = node, moves[k][i] = path; /* borrowed: the visits list holds them */
         }
     }
+    if (edges && record_edges(edges, levels, moved, dice_count, nodes, visits) < 0) goto fail;
     Py_DECREF(empty);
     result = PyTuple_Pack(2, visits, borne_off);
     Py_DECREF(visits), Py_DECREF(borne_off);
@@ -568,6 +668,7 @@ done:
         PyMem_Free(levels[k].entries);
         PyMem_Free(nodes[k]);
         PyMem_Free(moves[k]);
+        if (k < MAX_DICE) PyMem_Free(moved[k].edges);
     }
     PyMem_Free(table.slots);
     return result;
@@ -843,7 +944,7 @@ static int walk_from(Walk *w, const Entry *entry, int index, int *exact) {
     children->count = 0;
     uint8_t no_dice[MAX_DICE] = {0};
     if (table_reset(&w->table, 16) < 0 ||
-        expand(w->config, entry, 0, w->dice[index], no_dice, 0, children, &w->table) < 0)
+        expand(w->config, entry, 0, w->dice[index], no_dice, 0, children, &w->table, NULL) < 0)
         return -1;
     int best = index, all_exact = 1;
     for (Py_ssize_t i = 0; i < children->count; i++) {
@@ -916,13 +1017,74 @@ done:
     return result;
 }
 
+/* -- the referee's order of a stage's ends (firmware_host/referee/reach.py `StageEnds`, its
+ * Python `_covering_order` the specification) -----------------------------------------------------
+ *
+ * A stage's ends packed as 52 bytes each (the mover's 26 counts, then the opponent's, in the
+ * mover's frame) and a board packed the same way: the indices of the ends with the board's
+ * opponent counts from which forward moves may reach the board's (up to every location, at least
+ * as many checkers as the board), the one at `first` first, then by how unlike the board they are
+ * (the sum of the count differences), in their own order where equal: a stable sort's order. */
+
+#define PACKED_NODE (2 * POSITIONS)
+
+static int compare_keys(const void *a, const void *b) {
+    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+    return (x > y) - (x < y);
+}
+
+static PyObject *covering_ends(PyObject *module, PyObject *args) {
+    (void)module;
+    const uint8_t *packed, *board;
+    Py_ssize_t size, board_size, first;
+    if (!PyArg_ParseTuple(args, "y#y#n:covering_ends", &packed, &size, &board, &board_size, &first))
+        return NULL;
+    if (board_size != PACKED_NODE || size % PACKED_NODE) {
+        PyErr_Format(PyExc_ValueError, "covering_ends: %d bytes a node", PACKED_NODE);
+        return NULL;
+    }
+    Py_ssize_t count = size / PACKED_NODE, kept = 0;
+    if (count > UINT32_MAX) {
+        PyErr_SetString(PyExc_ValueError, "covering_ends: too many ends");
+        return NULL;
+    }
+    int behind[POSITIONS], total = 0;
+    for (int p = 0; p < POSITIONS; p++) behind[p] = (total += board[p]);
+    uint64_t *keys = PyMem_Malloc((count ? count : 1) * sizeof(uint64_t));
+    if (!keys) return PyErr_NoMemory();
+    for (Py_ssize_t i = 0; i < count; i++) {
+        const uint8_t *end = packed + i * PACKED_NODE;
+        if (memcmp(end + POSITIONS, board + POSITIONS, POSITIONS)) continue;
+        int ahead = 0, unlike = 0, covers = 1;
+        for (int p = 0; p < POSITIONS; p++) {
+            ahead += end[p];
+            if (ahead < behind[p]) {
+                covers = 0;
+                break;
+            }
+            unlike += end[p] > board[p] ? end[p] - board[p] : board[p] - end[p];
+        }
+        if (covers)
+            keys[kept++] = (uint64_t)(i != first) << 62 | (uint64_t)unlike << 32 | (uint64_t)i;
+    }
+    qsort(keys, (size_t)kept, sizeof(uint64_t), compare_keys);
+    PyObject *order = PyList_New(kept);
+    for (Py_ssize_t i = 0; order && i < kept; i++) {
+        PyObject *index = PyLong_FromUnsignedLongLong(keys[i] & UINT32_MAX);
+        if (!index) Py_CLEAR(order);
+        else PyList_SET_ITEM(order, i, index);
+    }
+    PyMem_Free(keys);
+    return order;
+}
+
 static PyMethodDef methods[] = {
     {"search", search, METH_VARARGS,
-     "search(visit_type, node_type, start, dice, config) -> (visits, borne_off)\n\n"
-     "Turn.search for one roll (sorted dice) without edges: every state reached, level by level,\n"
-     "in the order the Python search yields them, as visit_type(node, moves, remaining, None); and\n"
-     "the indices of the visits where all are borne off (at most MAX_DICE dice). config:\n"
-     "Frame.search_config."},
+     "search(visit_type, node_type, start, dice, config, edges=None) -> (visits, borne_off)\n\n"
+     "Turn.search for one roll (sorted dice): every state reached, level by level, in the order\n"
+     "the Python search yields them, as visit_type(node, moves, remaining, None); and the indices\n"
+     "of the visits where all are borne off (at most MAX_DICE dice). config: Frame.search_config.\n"
+     "edges, a dict: filled as the Python search fills it (the referee's graph)."},
     {"forward_fit", forward_fit, METH_VARARGS,
      "forward_fit(start, board, dice, closed, states) -> (fits, states_visited)\n\n"
      "firmware_host/referee/reach.py's forward_fit search: True or False, or None where it gave up\n"
@@ -932,6 +1094,11 @@ static PyMethodDef methods[] = {
      "WholeCascade._walk's depth-first walk of `dice` in their order from `start`, stopping at\n"
      "`target` dice, within `moves` nodes expanded: the most dice reached, and whether no sequence\n"
      "of moves reaches more (at most 64 dice). config: Frame.search_config."},
+    {"covering_ends", covering_ends, METH_VARARGS,
+     "covering_ends(packed_ends, packed_board, first) -> [index, ...]\n\n"
+     "firmware_host/referee/reach.py's _covering_order on ends and a board packed as 52 bytes each\n"
+     "(the mover's counts, then the opponent's): the ends forward moves may turn into the board,\n"
+     "the one at `first` first, then the least unlike (a stable sort)."},
     {NULL, NULL, 0, NULL},
 };
 
@@ -945,6 +1112,8 @@ PyMODINIT_FUNC PyInit__search(void) {
     for (int value = 0; value < POSITIONS; value++)
         if (!small_ints[value] && !(small_ints[value] = PyLong_FromLong(value))) return NULL;
     PyObject *created = PyModule_Create(&module);
-    if (created && PyModule_AddIntConstant(created, "MAX_DICE", MAX_DICE) < 0) Py_CLEAR(created);
+    if (created && (PyModule_AddIntConstant(created, "MAX_DICE", MAX_DICE) < 0 ||
+                    PyModule_AddIntConstant(created, "SEARCH_EDGES", 1) < 0)) /* search(..., edges) */
+        Py_CLEAR(created);
     return created;
 }

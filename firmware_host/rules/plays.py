@@ -30,6 +30,8 @@ if os.environ.get("TAVLI_PURE_PYTHON"):  # a switch for measuring and testing th
 COMPILED = _search is not None  # whether `Turn.search` runs compiled where the rules allow
 # `WholeCascade._walk` in C; None from an extension built before it had one (built once, copied)
 _compiled_walk = getattr(_search, "walk", None)
+# Whether the compiled search records edges (the referee's trees); not one built before it did.
+_COMPILED_EDGES = getattr(_search, "SEARCH_EDGES", False)
 _CAPTURE_CODES = {Capture.NONE: 0, Capture.HIT: 1, Capture.PIN: 2, Capture.CHOICE: 3}
 
 BAR, OFF = 0, 25
@@ -468,16 +470,20 @@ class Turn:
         """
         dice = tuple(sorted(dice))
         config = self.frame.search_config
-        if edges is None and config is not None and _search is not None and len(dice) <= _search.MAX_DICE:
-            return self._compiled_search(start, dice, config)
+        if config is not None and _search is not None and len(dice) <= _search.MAX_DICE \
+                and (edges is None or _COMPILED_EDGES):
+            return self._compiled_search(start, dice, config, edges)
         return self._python_search(start, dice, edges)
 
-    def _compiled_search(self, start: Node, dice: tuple[int, ...], config: tuple[int, ...]
-                         ) -> Iterator[_Visit]:
-        """`search` in C (firmware_host/rules/_search.c): the same visits in the same order. The
-        visits where all are borne off come back without their result, which is set here (the
-        compiled search leaves out the options that end the game otherwise)."""
-        visits, borne_off = _search.search(_Visit, Node, start, dice, config)
+    def _compiled_search(self, start: Node, dice: tuple[int, ...], config: tuple[int, ...],
+                         edges: dict[tuple, list[tuple[FrameMove, tuple]]] | None = None) -> Iterator[_Visit]:
+        """`search` in C (firmware_host/rules/_search.c): the same visits in the same order, and the
+        same `edges`. The visits where all are borne off come back without their result, which is
+        set here (the compiled search leaves out the options that end the game otherwise)."""
+        if edges is None:
+            visits, borne_off = _search.search(_Visit, Node, start, dice, config)
+        else:
+            visits, borne_off = _search.search(_Visit, Node, start, dice, config, edges)
         frame, turn_start = self.frame, self.start
         for index in borne_off:
             visit = visits[index]

@@ -10,7 +10,8 @@ import importlib
 import pytest
 from hypothesis import given, settings, strategies as st
 
-from firmware_host.referee.reach import checkers_to_move, forward_fit, may_reach
+from firmware_host.referee.reach import StageEnds, checkers_to_move, forward_fit, may_reach, unlike
+from firmware_host.rules.plays import Node
 
 OFF = 25
 HOME_START = 19
@@ -179,3 +180,42 @@ def test_forward_fit_spends_its_states_on_the_work_either_way(monkeypatch):
         assert forward_fit(start, board, (2, 2, 2), work=work)   # 1->3, and 1->3->5
         spent.append(work.spent)
     assert spent[0] == spent[1] > 0
+
+
+@st.composite
+def ends_and_boards(draw):
+    """A stage's ends (the opponent's checkers of two kinds), among them one that a board was
+    reached from by forward moves, the board, its opponent's checkers and the end tried first last
+    time (or none)."""
+    opps = [draw(boards()), draw(boards())]
+    start, _, _, board = draw(played())
+    nodes = draw(st.lists(st.builds(Node, boards(), st.sampled_from(opps)), max_size=30))
+    nodes.insert(draw(st.integers(0, len(nodes))), Node(start, opps[0]))
+    nodes = list(dict.fromkeys(nodes))  # a stage's ends are distinct
+    return nodes, board, draw(st.sampled_from(opps)), draw(st.sampled_from(nodes + [None]))
+
+
+@settings(max_examples=100, deadline=None)
+@given(ends_and_boards())
+def test_the_stage_ends_tried_for_a_board_are_those_it_lies_ahead_of_nearest_first(case):
+    """`StageEnds.covering`, compiled (rules/_search.c) and in Python alike: exactly the ends with
+    the board's opponent checkers from which no checker of the board need come from further on
+    (`checkers_to_move` 0: forward moves may reach it), the last one tried first, then the least
+    unlike the board, in the stage's order where equal."""
+    nodes, board, opp, first = case
+    reach = importlib.import_module("firmware_host.referee.reach")
+    ends = {node: ("state", i) for i, node in enumerate(nodes)}
+    expected_set = {i for i, node in enumerate(nodes) if node.opp == opp and not checkers_to_move(node.me, board)}
+    compiled = reach._compiled_covering
+    answers = []
+    for scan in {compiled, None}:
+        reach._compiled_covering = scan
+        try:
+            answers.append([i for _, i in StageEnds(ends).covering(board, opp, first)])
+        finally:
+            reach._compiled_covering = compiled
+    order = answers[0]
+    assert all(answer == order for answer in answers)
+    assert set(order) == expected_set
+    keys = [(nodes[i] != first, unlike(nodes[i].me, board), i) for i in order]
+    assert keys == sorted(keys)

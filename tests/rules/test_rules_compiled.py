@@ -15,6 +15,7 @@ import random
 import shutil
 import sysconfig
 from pathlib import Path
+from types import SimpleNamespace
 
 import pytest
 from hypothesis import HealthCheck, given, settings, strategies as st
@@ -54,9 +55,11 @@ def test_house_rules_cover_every_variant():
     assert set(HOUSE_RULES) == set(VARIANTS)
 
 
-def visits(turn: Turn, node, dice, compiled: bool) -> list[tuple]:
-    search = turn.search(node, dice) if compiled else turn._python_search(node, tuple(sorted(dice)), None)
-    return [(v.node, v.moves, v.remaining, v.result) for v in search]
+def visits(turn: Turn, node, dice, compiled: bool) -> tuple[list[tuple], dict]:
+    """The search's visits and its edges (the referee's graph), by the compiled or the Python search."""
+    edges: dict = {}
+    search = turn.search(node, dice, edges) if compiled else turn._python_search(node, tuple(sorted(dice)), edges)
+    return [(v.node, v.moves, v.remaining, v.result) for v in search], edges
 
 
 def listing(turn: Turn) -> list[tuple] | str:
@@ -117,13 +120,30 @@ def test_the_every_move_checks_run_the_python_search():
 
 
 @compiled_only
-def test_edges_are_recorded_by_the_python_search():
+def test_edges_are_recorded_by_the_compiled_search_as_by_the_python_search():
+    """The referee's graph: every move from each state reached whose game goes on, in the order found."""
     position = Position.start("portes")
     turn = Turn(position, (6, 5), Rules.for_variant("portes"))
     edges: dict = {}
     found = [(v.node, v.moves, v.remaining) for v in turn.search(turn.start, (6, 5), edges)]
     assert found == [(v.node, v.moves, v.remaining) for v in turn.search(turn.start, (6, 5))]
-    assert edges[(turn.start, (5, 6))]  # the referee's graph: the start's moves are there
+    assert edges[(turn.start, (5, 6))]  # the start's moves are there
+    assert edges == visits(turn, turn.start, (6, 5), compiled=False)[1]
+
+
+@compiled_only
+def test_an_extension_built_before_it_recorded_edges_leaves_them_to_the_python_search(monkeypatch):
+    """A copy of the extension built from an older _search.c (no SEARCH_EDGES, a search of five
+    arguments) still searches without edges, and the referee's graph comes from Python."""
+    built = plays._search
+    old_build = SimpleNamespace(MAX_DICE=built.MAX_DICE, search=lambda visit, node, start, dice, config:
+                                built.search(visit, node, start, dice, config))
+    monkeypatch.setattr(plays, "_search", old_build)
+    monkeypatch.setattr(plays, "_COMPILED_EDGES", getattr(old_build, "SEARCH_EDGES", False))
+    turn = Turn(Position.start("portes"), (6, 5), Rules.for_variant("portes"))
+    python_visits, python_edges = visits(turn, turn.start, (6, 5), compiled=False)
+    assert visits(turn, turn.start, (6, 5), compiled=True) == (python_visits, python_edges)
+    assert [(v.node, v.moves, v.remaining, v.result) for v in turn.search(turn.start, (6, 5))] == python_visits
 
 
 @compiled_only
