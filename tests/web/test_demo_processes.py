@@ -41,10 +41,9 @@ def gone(pid: int) -> bool:
 
 def started_demo(tmp_path, port: int) -> tuple[subprocess.Popen, list[int]]:
     """The demo with its companion on `port`, once the companion answers; the demo's children."""
-    # Its temporary folder in tmp_path: a demo killed with -9 cannot remove it.
+    # Its temporary folder, which a demo killed with -9 cannot remove, is in the test's (conftest's TMPDIR).
     demo = subprocess.Popen([sys.executable, "-m", "firmware_host", "demo", "--web-port", str(port), "--speed", "4"],
-                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, cwd=tmp_path,
-                            env={**os.environ, "TMPDIR": str(tmp_path)})
+                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, cwd=tmp_path)
     deadline = time.monotonic() + START_S
     while not answers(port):
         assert demo.poll() is None, demo.stderr.read()

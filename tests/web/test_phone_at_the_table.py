@@ -93,7 +93,7 @@ def test_after_the_match_the_companion_stays_up_until_ctrl_c(tmp_path):
     controller, terminal = pty.openpty()   # a person at a terminal
     demo = subprocess.Popen([sys.executable, "-m", "firmware_host", "demo", "--match", "portes", "--target", "1",
                              "--speed", "20", "--web-port", str(port)], stdin=terminal, stdout=subprocess.PIPE,
-                            stderr=subprocess.STDOUT, text=True, cwd=tmp_path, env={**os.environ, "TMPDIR": str(tmp_path)},
+                            stderr=subprocess.STDOUT, text=True, cwd=tmp_path,
                             # Ctrl-C as at a terminal, even where these tests run with it ignored (a background job's lot).
                             preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
     os.close(terminal)
