@@ -319,6 +319,7 @@ def time_beside_gnubg(edges: dict[str, tuple[int, float, float]], repeats: int, 
         over: dict[str, list[int]] = {"moves --jsonl": [], "hint --jsonl": []}  # plays of positions past 5x
         seconds: dict[str, list[float]] = {"moves --jsonl": [], "hint --jsonl": []}   # per position
         few: list[float] = []   # hint's ratios on turns of 1-3 plays, where the network's fixed cost tells most
+        own: dict[str, list[float]] = {}   # hint's time beyond moves' on the same line, by plays: the bot's own cost
         for position, dice in corpus("portes", games, seed):
             count, listing, with_json = best_times(position, dice, 20)
             theirs = gnubg_seconds(position, dice, 20)
@@ -333,6 +334,7 @@ def time_beside_gnubg(edges: dict[str, tuple[int, float, float]], repeats: int, 
             seconds["hint --jsonl"].append(hint)
             if count <= 3:
                 few.append(hint / theirs)
+            own.setdefault(str(count) if count <= 3 else "4+", []).append(hint - moves)
             for command, ratio in (("moves --jsonl", moves / theirs), ("hint --jsonl", hint / theirs)):
                 if ratio > 5:
                     over[command].append(count)
@@ -361,6 +363,9 @@ def time_beside_gnubg(edges: dict[str, tuple[int, float, float]], repeats: int, 
     if few:
         print(f"hint --jsonl on turns of 1-3 plays: {len(few)} positions, ratio p50 / max "
               f"{percentile(few, 0.5):.2f} / {few[-1]:.2f}", flush=True)
+    print("hint --jsonl beyond moves --jsonl on the same line (the bot's own cost), p50 us: " + ", ".join(
+        f"{key} plays {1e6 * percentile(sorted(own[key]), 0.5):.1f} ({len(own[key])} positions)"
+        for key in ("1", "2", "3", "4+") if key in own), flush=True)
 
 
 def main() -> None:
