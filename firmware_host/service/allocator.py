@@ -3,10 +3,10 @@ the memory a busy stretch freed given back to the system when the loop falls qui
 
 glibc gives a thread that finds the allocator's lock taken an arena of its own (up to eight per
 core), and each arena keeps its free memory to itself: the board's threads (the loop, the referee's
-judging, the sensor link, the companion) held some 2 MB free among eight arenas in a busy run
-(bench/records/service-memory-2026-11-28b.json). One arena serves them all as well: Python's own
-lock already lets one thread run at a time. `malloc_trim` hands back the free pages of the heap,
-which glibc keeps otherwise.
+judging, the sensor link, the companion) held 2.0-2.3 MB free among eight arenas in a busy run, 0.2-0.5
+MB in one (bench/records/service-memory-2026-11-28b-probes.txt). One arena serves them all as well:
+Python's own lock already lets one thread run at a time. `malloc_trim` hands back the free pages of
+the heap, which glibc keeps otherwise (an idle service 1.3 MB lower for it).
 
 Where the C library is not glibc (musl, macOS) nothing is done: the allocator is left as it is.
 """
