@@ -317,6 +317,9 @@ def time_beside_gnubg(edges: dict[str, tuple[int, float, float]], repeats: int, 
                   f"{moves / theirs:6.2f} {1e6 * hint:9.0f} {hint / theirs:6.2f}", flush=True)
         ratios, json_ratios, ours, gnubg_times, moves_ratios, hint_ratios = [], [], [], [], [], []
         over: dict[str, list[int]] = {"moves --jsonl": [], "hint --jsonl": []}  # plays of positions past 5x
+        seconds: dict[str, list[float]] = {"moves --jsonl": [], "hint --jsonl": []}   # per position
+        few: list[float] = []   # hint's ratios on turns of 1-3 plays, where the network's fixed cost tells most
+        own: dict[str, list[float]] = {}   # hint's time beyond moves' on the same line, by plays: the bot's own cost
         for position, dice in corpus("portes", games, seed):
             count, listing, with_json = best_times(position, dice, 20)
             theirs = gnubg_seconds(position, dice, 20)
@@ -327,12 +330,17 @@ def time_beside_gnubg(edges: dict[str, tuple[int, float, float]], repeats: int, 
             json_ratios.append(with_json / theirs)
             moves_ratios.append(moves / theirs)
             hint_ratios.append(hint / theirs)
+            seconds["moves --jsonl"].append(moves)
+            seconds["hint --jsonl"].append(hint)
+            if count <= 3:
+                few.append(hint / theirs)
+            own.setdefault(str(count) if count <= 3 else "4+", []).append(hint - moves)
             for command, ratio in (("moves --jsonl", moves / theirs), ("hint --jsonl", hint / theirs)):
                 if ratio > 5:
                     over[command].append(count)
     finally:
         gnubg.close()
-    for values in (ratios, json_ratios, ours, gnubg_times, moves_ratios, hint_ratios):
+    for values in (ratios, json_ratios, ours, gnubg_times, moves_ratios, hint_ratios, *seconds.values()):
         values.sort()
     print(f"{len(ratios)} positions of {games} random Portes games: gnubg p50 / p99 "
           f"{1e6 * percentile(gnubg_times, 0.5):.0f} / {1e6 * percentile(gnubg_times, 0.99):.0f} us, "
@@ -343,11 +351,21 @@ def time_beside_gnubg(edges: dict[str, tuple[int, float, float]], repeats: int, 
           f"(within 5x: {sum(r <= 5 for r in json_ratios) / len(json_ratios):.1%})", flush=True)
     for command, values in (("moves --jsonl", moves_ratios), ("hint --jsonl", hint_ratios)):
         counts = sorted(over[command])
-        print(f"{command} / gnubg: ratio p50 / p99 / max {percentile(values, 0.5):.2f} / "
+        print(f"{command}: p50 / p99 {1e6 * percentile(seconds[command], 0.5):.0f} / "
+              f"{1e6 * percentile(seconds[command], 0.99):.0f} us beside gnubg's "
+              f"{1e6 * percentile(gnubg_times, 0.5):.0f} / {1e6 * percentile(gnubg_times, 0.99):.0f} us; "
+              f"ratio p50 / p99 / max {percentile(values, 0.5):.2f} / "
               f"{percentile(values, 0.99):.2f} / {values[-1]:.2f} (within 5x: "
               f"{sum(r <= 5 for r in values) / len(values):.1%})"
               + (f"; past 5x: {len(counts)} positions of {counts[0]}-{counts[-1]} plays, median "
                  f"{percentile(counts, 0.5)}" if counts else ""), flush=True)
+    few.sort()
+    if few:
+        print(f"hint --jsonl on turns of 1-3 plays: {len(few)} positions, ratio p50 / max "
+              f"{percentile(few, 0.5):.2f} / {few[-1]:.2f}", flush=True)
+    print("hint --jsonl beyond moves --jsonl on the same line (the bot's own cost), p50 us: " + ", ".join(
+        f"{key} plays {1e6 * percentile(sorted(own[key]), 0.5):.1f} ({len(own[key])} positions)"
+        for key in ("1", "2", "3", "4+") if key in own), flush=True)
 
 
 def main() -> None:

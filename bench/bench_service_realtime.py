@@ -14,7 +14,9 @@ last and highest.
 a pseudo-terminal, the loop, the controller, the journal, the referee, and the service's trace ring
 fed as the service feeds it) at speed 1 (real time), its scripted players playing one tavli match
 to 3 after another (a press at the final score starts the next); the samples are this process's,
-with the ring's records and their size (ring_records, ring_kib).
+with the ring's records and their size (ring_records, ring_kib) and the loop's idle calls so far
+(idle_calls: glibc's free memory given back). As the service at its start (`run_service`), glibc
+is asked for one arena for all threads first.
 
 Unlike bench_service_memory.py (virtual time, the service built in-process), this is the service as
 it runs on a Pi: its own interpreter, its threads, the clock's real timers and the kernel's pages.
@@ -150,20 +152,34 @@ def run_idle(args: argparse.Namespace) -> None:
 
 
 def run_busy(args: argparse.Namespace) -> None:
+    from firmware_host.service.allocator import glibc, one_arena
+    one_arena(glibc())      # as `run_service` does, before any thread starts
     stop = threading.Event()
     failure: list[BaseException] = []
     rigs: list = []   # the demo's rig, once up
+    idle_calls = [0]
+
+    def counting(demo) -> None:
+        """The rig, its loop's idle calls counted."""
+        idle = demo.loop.on_idle
+
+        def counted() -> None:
+            idle_calls[0] += 1
+            idle()
+        demo.loop.on_idle = counted
+        rigs.append(demo)
 
     def players() -> None:
         try:
-            play_forever(stop, rigs.append)
+            play_forever(stop, counting)
         except BaseException as error:   # printed at the end; the samples so far stand
             failure.append(error)
             stop.set()
 
     def ring() -> dict:
         """The trace ring's records and their bytes (`TraceRecorder.size_bytes`)."""
-        return {"ring_records": len(rigs[0].trace), "ring_kib": rigs[0].trace.size_bytes // 1024} if rigs else {}
+        return ({"ring_records": len(rigs[0].trace), "ring_kib": rigs[0].trace.size_bytes // 1024,
+                 "idle_calls": idle_calls[0]} if rigs else {})
     thread = threading.Thread(target=players, name="players", daemon=True)
     thread.start()
     try:

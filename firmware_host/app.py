@@ -12,6 +12,9 @@ newer change is dropped unjudged), hand each to the controller, poll the button 
 controller's timers, and render the controller's scene to the strip whenever the scene changes or a
 blinking element is due for a new frame (an unchanged frame is not sent again). It waits on the
 queue until the earliest of the next frame, the button's deadline and the controller's deadline.
+Once no event has come for `QUIET_S`, the loop makes its idle call (`on_idle`), once for each such
+quiet stretch: the service gives the memory of a busy stretch back to the system there
+(service/allocator.py), never while a game's events are being handled.
 
 Readings the controller has not judged before are judged on a thread of the loop's own
 (`JudgeWorker`), whose verdicts come back through the same queue, so a slow search (a deep gulbara
@@ -45,6 +48,7 @@ from firmware_host.sensing.events import BoardChanging, BoardStable
 log = logging.getLogger(__name__)
 
 FRAME_INTERVAL_S = 0.04   # 25 frames a second: smooth enough for the slowest blink, cheap on the wire
+QUIET_S = 2.0             # no event for this long: the loop is idle (players between moves, a board at rest)
 
 
 class _Stop:
@@ -105,11 +109,12 @@ class EventLoop:
     def __init__(self, controller: Controller, renderer: Renderer, *, strip: Strip | None = None,
                  clock: Clock | None = None, button=None, events: queue.Queue | None = None,
                  frame_interval_s: float = FRAME_INTERVAL_S, judge_worker: JudgeWorker | None = None,
-                 observers: Iterable[Callable[[GameView, object], None]] = ()) -> None:
+                 observers: Iterable[Callable[[GameView, object], None]] = (),
+                 on_idle: Callable[[], None] | None = None) -> None:
         """`button`: a `DiceButton` to poll (or None); `judge_worker`: the thread the controller hands
         readings to (closed when `run` ends); `observers(view, event)` are called on the loop's thread
         after each event with the controller's view (the companion, the demo's players and tests watch
-        the game with them)."""
+        the game with them); `on_idle()` once in each stretch of `QUIET_S` without an event."""
         self.controller = controller
         self.renderer = renderer
         self.strip = strip
@@ -124,18 +129,21 @@ class EventLoop:
         self._scene = None
         self._next_frame_at = float("-inf")
         self._stopped = threading.Event()
+        self.on_idle = on_idle
+        self._last_event_at = self.clock.monotonic()
+        self._idle_called = False          # in this quiet stretch
 
     @classmethod
     def from_config(cls, config, journal, hardware, *, events: queue.Queue, dice: DiceSource | None = None,
                     clock: Clock | None = None, timings: Timings = Timings(), buzzer: Buzzer | None = None,
                     judge_in_background: bool = True,
                     observers: Iterable[Callable[[GameView, object], None]] = (),
-                    resume: ResumeState | None = None) -> EventLoop:
+                    resume: ResumeState | None = None, on_idle: Callable[[], None] | None = None) -> EventLoop:
         """The loop of the service: `config` (a `Config`), an open `Journal`, `hardware` opened with
         `post=events.put` (a `service.hardware.Hardware`); fair dice unless `dice` is given;
         readings judged on a `JudgeWorker` unless `judge_in_background` is False; `resume`: the
         journal's unfinished match (`journal.resume()`), continued instead of a new one. The beeps go
-        to `buzzer`, or else to the hardware's buzzer if it has one."""
+        to `buzzer`, or else to the hardware's buzzer if it has one; `on_idle` as for the loop."""
         buzzer = buzzer if buzzer is not None else getattr(hardware, "buzzer", None)
         beep: Callable[[Beep], None] = buzzer.beep if buzzer is not None else (lambda meaning: None)
         worker = JudgeWorker(events.put) if judge_in_background else None
@@ -144,7 +152,7 @@ class EventLoop:
                                 resume=resume, sensing=config.sensing.sensors.mcu.colour_by, bots=config.bots,
                                 hints=config.hints, remote_seats=config.club.remote_seats)
         return cls(controller, Renderer.from_config(config.leds), strip=hardware.strip, clock=clock,
-                   button=hardware.button, events=events, judge_worker=worker, observers=observers)
+                   button=hardware.button, events=events, judge_worker=worker, observers=observers, on_idle=on_idle)
 
     # -- any thread -------------------------------------------------------------------------------
 
@@ -178,13 +186,28 @@ class EventLoop:
 
     def turn(self, timeout: float = 0.0) -> None:
         """One turn: wait up to `timeout` seconds for an event (0: not at all), handle everything
-        queued, run the timers, show the scene."""
-        self._handle_all(self._take(timeout))
+        queued, run the timers, show the scene; the idle call once the loop has been quiet `QUIET_S`."""
+        batch = self._take(timeout)
+        self._handle_all(batch)
         if self.button is not None:
             self.button.poll()
-            self._handle_all(self._take(0.0))   # what the poll posted: a hold, a press at its release
+            pressed = self._take(0.0)   # what the poll posted: a hold, a press at its release
+            self._handle_all(pressed)
+            batch += pressed
         self._run_timers()
         self._show()
+        self._idle_if_quiet(bool(batch))
+
+    def _idle_if_quiet(self, had_events: bool) -> None:
+        now = self.clock.monotonic()
+        if had_events:
+            self._last_event_at, self._idle_called = now, False
+        elif self.on_idle is not None and not self._idle_called and now - self._last_event_at >= QUIET_S:
+            self._idle_called = True
+            try:
+                self.on_idle()
+            except Exception:
+                log.exception("the loop's idle call failed")
 
     def _handle_all(self, batch: list[object]) -> None:
         last_change = max((index for index, event in enumerate(batch) if isinstance(event, BoardChanging)), default=-1)

@@ -20,7 +20,7 @@ import numpy as np
 
 from firmware_host.bot import OUTCOMES, Bot
 from firmware_host.bot.features import GameShape, input_size
-from firmware_host.bot.players import rounded, ten_thousandths
+from firmware_host.bot.players import ten_thousandths
 from firmware_host.bot.network import Network
 from firmware_host.bot.training import Settings, Trainer, settings_json
 from firmware_host.commands import UsageError
@@ -131,14 +131,17 @@ def hint_text(bots: _Bots, position: Position, dice: Any, options: Any, max_play
     turn = Turn(position, dice, options)
     plays, chances, points = bots.for_rules(turn.rules).ranking(turn, limit=max_plays)
     texts = _chance_texts()
-    heads = [_RANKED_HEAD % (texts[a], texts[b], texts[c], texts[d], texts[e], value) for (a, b, c, d, e), value
-             in zip(ten_thousandths(chances[:, _SORTED_OUTCOMES]).astype(np.intp).tolist(), rounded(points).tolist())]
+    # The chances (in OUTCOMES' order) and the expected points in ten-thousandths, in one operation;
+    # each head names the chances in sorted order (tests/bot/test_bot_hint_text.py holds it to json.dumps).
+    rows = ten_thousandths(np.concatenate((chances, points[:, None]), axis=1)).astype(np.intp).tolist()
+    heads = [_RANKED_HEAD % (texts[lose_double], texts[lose_triple], texts[win], texts[win_double],
+                             texts[win_triple], value / 10_000)   # k / 10_000: as `rounded` divides
+             for win, win_double, win_triple, lose_double, lose_triple, value in rows]
     # Each play's own text follows its head, which sorts before every key of it.
     return '{"plays": [' + ", ".join([head + play.to_json_text()[1:] for head, play in zip(heads, plays)]) + "]}"
 
 
 # "chances" (its outcomes in sorted order) and "equity", each a number as repr writes it.
-_SORTED_OUTCOMES = [OUTCOMES.index(name) for name in sorted(OUTCOMES)]
 _RANKED_HEAD = ('{"chances": {' + ", ".join(f'"{name}": %s' for name in sorted(OUTCOMES))
                 + '}, "equity": %r, ')
 

@@ -22,6 +22,7 @@ from firmware_host.controller.view import GameView
 from firmware_host.hw.dice import DiceSource
 from firmware_host.journal import Journal, ResumeState
 from firmware_host.sensing.clock import Clock
+from firmware_host.service.allocator import glibc, trimmer
 from firmware_host.service.hardware import Hardware
 
 
@@ -41,7 +42,9 @@ def assemble(config: Config, hardware: Hardware, journal: Journal, events: queue
     """The application on `hardware` (opened with `post=events.put`): `resumed`, the journal's
     unfinished match (`journal.resume()`), taken up as the service does after a power cut, else a new
     match; fair dice unless `dice` is given; readings judged on a thread of their own unless
-    `judge_in_background` is False (virtual time)."""
+    `judge_in_background` is False (virtual time). When the loop falls quiet, glibc gives the memory
+    freed since back to the system (service/allocator.py)."""
     loop = EventLoop.from_config(config, journal, hardware, events=events, dice=dice, clock=clock, timings=timings,
-                                 judge_in_background=judge_in_background, observers=observers, resume=resumed)
+                                 judge_in_background=judge_in_background, observers=observers, resume=resumed,
+                                 on_idle=trimmer(glibc()))
     return Application(config, hardware, journal, loop, resumed)

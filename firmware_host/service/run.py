@@ -45,6 +45,7 @@ from firmware_host.rules.plays import dice_text
 from firmware_host.rules.position import Color
 from firmware_host.sensing.events import LinkUp
 from firmware_host.sensing.reading import BoardReading
+from firmware_host.service.allocator import glibc, one_arena
 from firmware_host.service.assembly import assemble
 from firmware_host.service.companion import Companion, open_companion
 from firmware_host.service.hardware import Hardware
@@ -269,6 +270,7 @@ def _strip_for_the_light(config: Config) -> Strip | None:
 
 def run_service(config: Config) -> int:
     """Open everything and referee until SIGTERM or SIGINT; 0 after a clean stop."""
+    one_arena(glibc())   # before the service's threads start: every one of them allocates from it
     notifier, stopping = SystemdNotifier(), threading.Event()
     for number in (signal.SIGTERM, signal.SIGINT):
         signal.signal(number, lambda signum, frame: stopping.set())

@@ -124,6 +124,17 @@ def test_rounded_numbers_are_pythons_round_to_four_decimals(values):
     assert rounded(array).tolist() == [round(float(value), 4) for value in array]
 
 
+@given(st.lists(st.lists(st.floats(0, 1, width=32), min_size=5, max_size=5), min_size=1, max_size=8))
+def test_expected_points_are_their_sum_written_out_bit_for_bit(rows):
+    # 2 win - 1 + win_double + win_triple - lose_double - lose_triple, left to right in float32: what
+    # `hint` ranks by and writes, for a column of rows and for one row.
+    chances = np.array(rows, np.float32)
+    win, win_double, win_triple, lose_double, lose_triple = chances.T
+    expected = 2.0 * win - 1.0 + win_double + win_triple - lose_double - lose_triple
+    assert np.array_equal(equity(chances), expected) and equity(chances).dtype == np.float32
+    assert [equity(row) for row in chances] == expected.tolist()
+
+
 @pytest.mark.parametrize("rows", [1, 3, 40])
 def test_the_network_computes_its_formula_written_out(rows):
     # One hidden layer of sigmoids, five sigmoid outputs, inputs clipped at +-40: bit for bit, on

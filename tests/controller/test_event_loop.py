@@ -7,7 +7,7 @@ from types import SimpleNamespace
 import pytest
 from gpiozero.pins.mock import MockFactory
 
-from firmware_host.app import EventLoop, JudgeWorker
+from firmware_host.app import QUIET_S, EventLoop, JudgeWorker
 from firmware_host.config import load_config
 from firmware_host.controller import Controller, Orientation
 from firmware_host.controller.controller import STORAGE_RETRY_S
@@ -28,7 +28,7 @@ PORTES = Position.start("portes")
 class Loop:
     """An event loop over a capturing strip, a manual clock and a real journal."""
 
-    def __init__(self, tmp_path, dice=(6, 5, 6, 5), strip=None, button_pins=None, buzzer=None):
+    def __init__(self, tmp_path, dice=(6, 5, 6, 5), strip=None, button_pins=None, buzzer=None, on_idle=None):
         self.clock = ManualClock(100.0)
         self.journal = Journal.open(tmp_path / "journal.sqlite3")
         self.events = queue.Queue()
@@ -40,7 +40,7 @@ class Loop:
         self.seen = []
         self.loop = EventLoop.from_config(CONFIG, self.journal, hardware, events=self.events, dice=ScriptedDice(dice),
                                           clock=self.clock, buzzer=buzzer, judge_in_background=False,
-                                          observers=[lambda view, event: self.seen.append(event)])
+                                          observers=[lambda view, event: self.seen.append(event)], on_idle=on_idle)
         self.controller: Controller = self.loop.controller
 
     def post_board(self, board: Board, stable=True):
@@ -246,3 +246,34 @@ def test_with_the_judging_thread_a_play_is_judged_off_the_loop_and_committed(tmp
     settle_within()
     assert controller.scene.turn == "black" and journal.tail(1)[0].kind is Kind.ROLL
     loop.judge_worker.close()
+
+
+def test_the_idle_call_comes_once_the_loop_has_been_quiet_and_once_a_quiet_stretch(tmp_path):
+    # Not while events come (a game being played), not on every frame: once after QUIET_S without one.
+    idle_at = []
+    rig = Loop(tmp_path, on_idle=lambda: idle_at.append(rig.clock.now))
+    started = rig.clock.now
+    for _ in range(int(2 * QUIET_S / 0.05)):           # a board being set up: an event every turn
+        rig.post_board(Board.of(PORTES).move("6", "7", "white"))
+        rig.turn()
+    assert idle_at == []
+    last_event = rig.clock.now
+    while rig.clock.now < last_event + 3 * QUIET_S:   # then quiet, frame after frame
+        rig.turn()
+    assert len(idle_at) == 1 and last_event + QUIET_S <= idle_at[0] < last_event + QUIET_S + 0.1
+    rig.post_board(Board.of(PORTES))                   # another move, another quiet stretch: once more
+    rig.turn()
+    for _ in range(int(3 * QUIET_S / 0.05)):
+        rig.turn()
+    assert len(idle_at) == 2 and idle_at[0] > started
+
+
+def test_a_failing_idle_call_does_not_end_the_loop(tmp_path):
+    def fail():
+        raise OSError("the allocator said no")
+    rig = Loop(tmp_path, on_idle=fail)
+    for _ in range(int(2 * QUIET_S / 0.05)):
+        rig.turn()
+    rig.post_board(Board.of(PORTES).move("6", "7", "white"))
+    rig.turn()
+    assert "BoardStable" in [type(event).__name__ for event in rig.seen]
