@@ -216,3 +216,27 @@ def test_a_way_through_a_stage_end_the_limits_forbid_proves_nothing():
     # (the walk as `_reaches` asks it, in C where built, and the Python walk it is specified by)
     for walked, _ in (whole._walk(node, 1, 4), whole._python_walk(node, 4, 4, 100)):
         assert walked < 4
+
+
+@pytest.mark.skipif(not _COMPILED_WALK_LIMITS, reason="the compiled walk is not built, or built before it judged limits")
+def test_the_walks_stop_at_a_stage_start_that_owes_fevga_an_open_prime():
+    """rules.md (Fevga): with all the opponent's checkers on one point and the six points ahead of
+    it on his route held, the mover must open that prime; which stage ends keep the duty is for the
+    stage search to say, so the walks (C and Python alike) give up at such a stage's start."""
+    game = ("fevga", dict(WHOLE, cascading_doubles=True))
+    turn = next(turn for seed in range(100) if (turn := cascade_turn(game, seed, 3, 1)) is not None)
+    me = [0] * 26
+    me[2] = 9
+    for point in range(14, 20):   # the opponent's route indices 1..6 in the mover's frame
+        me[point] = 1
+    opp = [0] * 26
+    opp[13] = CHECKERS
+    node = Node(tuple(me), tuple(opp), 0, 0, (), 0)
+    assert turn.frame.opening_duty(node) is not None
+    whole, before = turn.whole_cascade, len(turn.stages[0])
+    later = whole._dice[before:]
+    limits = (sum(1 << (index - before) for index in whole._stage_starts if index >= before),) + \
+        turn.frame.walk_limits
+    for goal in (4, len(later)):
+        assert _compiled_walk(node, later, goal, turn.frame.search_config, 100, limits) == \
+            whole._python_walk(node, before, goal, 100) == (0, False)
