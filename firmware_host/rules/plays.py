@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import json
 import os
-from bisect import bisect_right
+from bisect import bisect_left, bisect_right
 from dataclasses import dataclass
 from functools import cached_property, lru_cache
 from itertools import accumulate, compress, groupby
@@ -548,6 +548,7 @@ class WholeCascade:
         self._dice = self._dice_after[0]
         # The pips the cascade's first k dice add up to, for each k.
         self._pips_of_first = tuple(accumulate(self._dice, initial=0))
+        self._start_pips = sum(map(mul, turn.start.me, _FRAME_POSITIONS))   # (`may_show`'s)
         self._ends: dict[tuple[Node, int], list] = {}
         self._found: dict[tuple[Node, int], int] = {}
         self._possible: dict[tuple[Node, int], int] = {}
@@ -571,12 +572,16 @@ class WholeCascade:
         enough to ask of every board judged: a board a stage-by-stage play reaches can be far
         from every legal one, and proving that stage end by stage end is dear."""
         start = self.turn.start.me
-        gained = sum(p * (n - was) for p, (n, was) in enumerate(zip(me, start)))
-        wasted = me[OFF] > start[OFF]
+        gained = sum(map(mul, me, _FRAME_POSITIONS)) - self._start_pips
+        # The dice played: those whose pips are the pips gained, or (bearing off) any more.
+        pips_of_first = self._pips_of_first
+        if me[OFF] > start[OFF]:
+            played_counts = range(bisect_left(pips_of_first, gained), len(pips_of_first))
+        else:   # (the pips of the first k dice rise with k: one k at most)
+            first = bisect_left(pips_of_first, gained)
+            played_counts = range(first, first + (first < len(pips_of_first) and pips_of_first[first] == gained))
         node = Node(me, self.turn.start.opp)
-        return any((pips == gained or wasted and pips > gained)
-                   and played + self._bound(node, played) >= self.most
-                   for played, pips in enumerate(self._pips_of_first))
+        return any(played + self._bound(node, played) >= self.most for played in played_counts)
 
     def keeps(self, end, stage: int) -> bool:
         """Whether the stage end `end` (a visit of `Turn.select_ends` for stage `stage`) is on the
@@ -802,6 +807,9 @@ class WholeCascade:
             self._ends[key] = self.turn.stage_ends(node, self.stages[stage])
         return self._ends[key]
 
+
+# The frame positions 0..25, each a checker's weight in a board's pips (`WholeCascade.may_show`).
+_FRAME_POSITIONS = range(OFF + 1)
 
 # `WholeCascade._walk`: the nodes tried per die before the walk gives up (and the search decides).
 _WALK_MOVES = 3
@@ -1102,7 +1110,8 @@ class Frame:
         return bool(me[OFF]) or any(me[self.release_from:OFF])
 
     def _holds_table(self, node: Node) -> bool:
-        return any(all(node.me[p] for p in table) for table in self.tables)
+        me = node.me   # (a slice per table: asked of every state a search of a roll reaches)
+        return any(all(me[table.start:table.stop]) for table in self.tables)
 
     # -- end of a play -------------------------------------------------------------------------
 

@@ -48,6 +48,18 @@ def reference_bound(whole, node, played: int) -> int:
     return len(dice)
 
 
+def reference_may_show(whole, me) -> bool:
+    """`WholeCascade.may_show` as first written: over every count of dice played, whether their pips
+    are the pips the board gained (or fewer, where a checker was borne off: a larger die may waste
+    pips) and the bound after them still makes up the most."""
+    start = whole.turn.start.me
+    gained = sum(p * (n - was) for p, (n, was) in enumerate(zip(me, start)))
+    wasted = me[OFF] > start[OFF]
+    node = Node(me, whole.turn.start.opp)
+    return any((pips == gained or wasted and pips > gained) and played + whole._bound(node, played) >= whole.most
+               for played, pips in enumerate(whole._pips_of_first))
+
+
 # Gul Bara's cascades; and rules.md's cascading doubles in games whose rules judge a play's end:
 # Narde's (by the primes held at its start too, where a walk's way proves nothing and the stage
 # searches decide), Fevga's and Moultezim's (by the board alone: Fevga's starting table, and its
@@ -79,12 +91,14 @@ positions = st.builds(cascade_turn, st.sampled_from(GAMES), st.integers(0, 2 ** 
 @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(turn=positions, data=st.data())
 def test_the_bound_is_the_relaxations_loop_on_every_stage_end_and_every_dice_played(turn, data):
+    """And `may_show`, which the referee asks of every board, is its first definition's loop."""
     assume(turn is not None)
     whole = turn.whole_cascade
     node = turn.start
     for stage, dice in enumerate(turn.stages):
         ends = turn.stage_ends(node, dice)
         for end in ends:
+            assert whole.may_show(end.node.me) == reference_may_show(whole, end.node.me)
             for played in range(len(whole._dice) + 1):
                 assert whole._bound(end.node, played) == reference_bound(whole, end.node, played)
         onward = [end for end in ends if end.result is None and not end.remaining]
@@ -240,3 +254,22 @@ def test_the_walks_stop_at_a_stage_start_that_owes_fevga_an_open_prime():
     for goal in (4, len(later)):
         assert _compiled_walk(node, later, goal, turn.frame.search_config, 100, limits) == \
             whole._python_walk(node, before, goal, 100) == (0, False)
+
+
+def test_a_board_that_used_every_dies_pips_and_bore_off_may_show():
+    """`may_show`'s equality case: pips gained that are exactly all the cascade's dice, a checker
+    borne off (a die may waste pips, but need not): nothing is left to play, so the board may show
+    (it uses every die), as the first definition says."""
+    turn = next(turn for seed in range(100) if (turn := cascade_turn(GAMES[0], seed, 3, 1)) is not None)
+    whole = turn.whole_cascade
+    me = list(turn.start.me)
+    low = min(p for p in range(1, OFF) if me[p])
+    me[low] -= 1
+    me[OFF] += 1
+    left = whole._pips_of_first[-1] - (OFF - low)
+    while left:     # then forward a pip at a time, the rearmost checker first
+        p = min(p for p in range(1, OFF - 1) if me[p])
+        me[p] -= 1
+        me[p + 1] += 1
+        left -= 1
+    assert whole.may_show(tuple(me)) and reference_may_show(whole, tuple(me))
