@@ -911,7 +911,40 @@ typedef struct {
     Table table;
     WalkSlot *known; /* the states gone through to the end, as `WholeCascade._walked` */
     size_t mask;
+    /* `Frame.walk_limits` (none by default): the indices (dice played) at which a stage starts, bit
+     * by bit; the point sets a stage played in full may not end holding all of; a point set it may
+     * hold at most `at_most` points of (-1: no such limit); whether the duty to unblock a prime
+     * the opponent's one point is behind (`Frame.opening_duty`) stops the walk at a stage start. */
+    uint64_t stage_starts;
+    uint32_t tables[2];
+    int table_count, at_most, unblock;
+    uint32_t at_most_points;
 } Walk;
+
+/* `Frame.allowed_at_end` of the limits `Frame.walk_limits` names. */
+static int walk_allowed_at_end(const Walk *w, const State *s) {
+    if (!w->table_count && w->at_most < 0) return 1;
+    uint32_t held = 0;
+    for (int p = 1; p < OFF; p++)
+        if (s->me[p]) held |= 1u << p;
+    for (int i = 0; i < w->table_count; i++)
+        if ((held & w->tables[i]) == w->tables[i]) return 0;
+    return w->at_most < 0 || __builtin_popcount(held & w->at_most_points) <= w->at_most;
+}
+
+/* `Frame.opening_duty` under prime_rule = unblock_all_on_one_point: the opponent's checkers all on
+ * one point, and the mover holds the six points of his route after it. */
+static int owes_unblock(const State *s) {
+    int occupied = 0, points = 0;
+    for (int p = 1; p < OFF; p++)
+        if (s->opp[p]) occupied = p, points++;
+    if (points != 1) return 0;
+    int behind = ((occupied - 1 - 12) % 24 + 24) % 24; /* the opponent's route index of his point */
+    if (behind + 6 > 23) return 0;
+    for (int i = behind + 1; i < behind + 7; i++)
+        if (!s->me[(i + 12) % 24 + 1]) return 0;
+    return 1;
+}
 
 static WalkSlot *walk_slot(Walk *w, const State *s, int index) {
     size_t at = (state_hash(s) ^ (uint64_t)index * 0x9E3779B97F4A7C15ULL) & w->mask;
@@ -926,6 +959,11 @@ static WalkSlot *walk_slot(Walk *w, const State *s, int index) {
 /* The Python walk's `walk(node, index)`, line by line: the most dice reached (`target` or more: a
  * way found), and in *exact whether no sequence of moves reaches more; -1 on a memory error. */
 static int walk_from(Walk *w, const Entry *entry, int index, int *exact) {
+    int stage_start = index < 64 && (w->stage_starts >> index & 1);
+    if (index && stage_start && !walk_allowed_at_end(w, &entry->state)) {
+        *exact = 0; /* (a stage's full play ends here, not a legal end: no way) */
+        return index - 1;
+    }
     if (index == w->target) {
         *exact = 0; /* (a way found: the callers stop there) */
         return index;
@@ -935,7 +973,7 @@ static int walk_from(Walk *w, const Entry *entry, int index, int *exact) {
         *exact = 1;
         return slot->reached;
     }
-    if (w->left <= 0) {
+    if (w->left <= 0 || (stage_start && w->unblock && owes_unblock(&entry->state))) {
         *exact = 0;
         return index;
     }
@@ -968,11 +1006,11 @@ static int walk_from(Walk *w, const Entry *entry, int index, int *exact) {
 
 static PyObject *walk(PyObject *module, PyObject *args) {
     (void)module;
-    PyObject *start, *dice_tuple, *config_tuple;
+    PyObject *start, *dice_tuple, *config_tuple, *limits = NULL;
     int target;
     long moves;
-    if (!PyArg_ParseTuple(args, "OO!iO!l:walk", &start, &PyTuple_Type, &dice_tuple, &target,
-                          &PyTuple_Type, &config_tuple, &moves))
+    if (!PyArg_ParseTuple(args, "OO!iO!l|O!:walk", &start, &PyTuple_Type, &dice_tuple, &target,
+                          &PyTuple_Type, &config_tuple, &moves, &PyTuple_Type, &limits))
         return NULL;
     Config config;
     if (read_config(config_tuple, &config) < 0) return NULL;
@@ -996,6 +1034,25 @@ static PyObject *walk(PyObject *module, PyObject *args) {
             goto done;
         }
         w->dice[i] = (uint8_t)d;
+    }
+    w->at_most = -1;
+    if (limits) {
+        unsigned long long stage_starts, at_most_points;
+        PyObject *tables;
+        if (!PyArg_ParseTuple(limits, "KO!Kii;limits: (stage starts, (points, ...), points, at most, "
+                              "unblock) as bits (Frame.walk_limits)", &stage_starts, &PyTuple_Type,
+                              &tables, &at_most_points, &w->at_most, &w->unblock))
+            goto done;
+        w->table_count = (int)PyTuple_GET_SIZE(tables);
+        if (w->table_count > 2 || w->count >= 64) {
+            PyErr_SetString(PyExc_ValueError, "walk: at most 2 point sets and 63 dice with limits");
+            goto done;
+        }
+        for (int i = 0; i < w->table_count; i++) {
+            w->tables[i] = (uint32_t)PyLong_AsUnsignedLongMask(PyTuple_GET_ITEM(tables, i));
+            if (PyErr_Occurred()) goto done;
+        }
+        w->stage_starts = stage_starts, w->at_most_points = (uint32_t)at_most_points;
     }
     w->target = target, w->left = moves;
     size_t capacity = 64;
@@ -1090,10 +1147,12 @@ static PyMethodDef methods[] = {
      "firmware_host/referee/reach.py's forward_fit search: True or False, or None where it gave up\n"
      "after `states` states (frame counts of 26, the dice, the closed points)."},
     {"walk", walk, METH_VARARGS,
-     "walk(start, dice, target, config, moves) -> (reached, exact)\n\n"
+     "walk(start, dice, target, config, moves, limits=None) -> (reached, exact)\n\n"
      "WholeCascade._walk's depth-first walk of `dice` in their order from `start`, stopping at\n"
      "`target` dice, within `moves` nodes expanded: the most dice reached, and whether no sequence\n"
-     "of moves reaches more (at most 64 dice). config: Frame.search_config."},
+     "of moves reaches more (at most 64 dice). config: Frame.search_config. limits: the stage\n"
+     "starts as bits of the dice played, then Frame.walk_limits (the end-of-play limits and the\n"
+     "duty to unblock, judged at each stage's start)."},
     {"covering_ends", covering_ends, METH_VARARGS,
      "covering_ends(packed_ends, packed_board, first) -> [index, ...]\n\n"
      "firmware_host/referee/reach.py's _covering_order on ends and a board packed as 52 bytes each\n"
@@ -1113,7 +1172,8 @@ PyMODINIT_FUNC PyInit__search(void) {
         if (!small_ints[value] && !(small_ints[value] = PyLong_FromLong(value))) return NULL;
     PyObject *created = PyModule_Create(&module);
     if (created && (PyModule_AddIntConstant(created, "MAX_DICE", MAX_DICE) < 0 ||
-                    PyModule_AddIntConstant(created, "SEARCH_EDGES", 1) < 0)) /* search(..., edges) */
+                    PyModule_AddIntConstant(created, "SEARCH_EDGES", 1) < 0 || /* search(..., edges) */
+                    PyModule_AddIntConstant(created, "WALK_LIMITS", 1) < 0))  /* walk(..., limits) */
         Py_CLEAR(created);
     return created;
 }

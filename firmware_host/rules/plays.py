@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import json
 import os
-from bisect import bisect_right
+from bisect import bisect_left, bisect_right
 from dataclasses import dataclass
 from functools import cached_property, lru_cache
 from itertools import accumulate, compress, groupby
@@ -32,6 +32,8 @@ COMPILED = _search is not None  # whether `Turn.search` runs compiled where the 
 _compiled_walk = getattr(_search, "walk", None)
 # Whether the compiled search records edges (the referee's trees); not one built before it did.
 _COMPILED_EDGES = getattr(_search, "SEARCH_EDGES", False)
+# Whether the compiled walk judges `Frame.walk_limits`; not one built before it did.
+_COMPILED_WALK_LIMITS = getattr(_search, "WALK_LIMITS", False)
 _CAPTURE_CODES = {Capture.NONE: 0, Capture.HIT: 1, Capture.PIN: 2, Capture.CHOICE: 3}
 
 BAR, OFF = 0, 25
@@ -546,6 +548,7 @@ class WholeCascade:
         self._dice = self._dice_after[0]
         # The pips the cascade's first k dice add up to, for each k.
         self._pips_of_first = tuple(accumulate(self._dice, initial=0))
+        self._start_pips = sum(map(mul, turn.start.me, _FRAME_POSITIONS))   # (`may_show`'s)
         self._ends: dict[tuple[Node, int], list] = {}
         self._found: dict[tuple[Node, int], int] = {}
         self._possible: dict[tuple[Node, int], int] = {}
@@ -569,12 +572,16 @@ class WholeCascade:
         enough to ask of every board judged: a board a stage-by-stage play reaches can be far
         from every legal one, and proving that stage end by stage end is dear."""
         start = self.turn.start.me
-        gained = sum(p * (n - was) for p, (n, was) in enumerate(zip(me, start)))
-        wasted = me[OFF] > start[OFF]
+        gained = sum(map(mul, me, _FRAME_POSITIONS)) - self._start_pips
+        # The dice played: those whose pips are the pips gained, or (bearing off) any more.
+        pips_of_first = self._pips_of_first
+        if me[OFF] > start[OFF]:
+            played_counts = range(bisect_left(pips_of_first, gained), len(pips_of_first))
+        else:   # (the pips of the first k dice rise with k: one k at most)
+            first = bisect_left(pips_of_first, gained)
+            played_counts = range(first, first + (first < len(pips_of_first) and pips_of_first[first] == gained))
         node = Node(me, self.turn.start.opp)
-        return any((pips == gained or wasted and pips > gained)
-                   and played + self._bound(node, played) >= self.most
-                   for played, pips in enumerate(self._pips_of_first))
+        return any(played + self._bound(node, played) >= self.most for played in played_counts)
 
     def keeps(self, end, stage: int) -> bool:
         """Whether the stage end `end` (a visit of `Turn.select_ends` for stage `stage`) is on the
@@ -656,15 +663,28 @@ class WholeCascade:
         stage's start, no game ended otherwise than by bearing off): a stage's legal ends are then
         those of the most dice, so the legal play goes on from it, or stops in a stage where it
         plays as many dice or more. One walk instead of a stage search per stage: a cascade whose
-        every die can be played asks it of every stage end the referee meets."""
+        every die can be played asks it of every stage end the referee meets.
+
+        Where the rules judge a play's end by its board alone (Fevga's starting table, Moultezim's
+        four points of the opponent's): a full stage is a legal end where its board is allowed at
+        a play's end (the allowed ends are preferred, then the most dice), so the walk's way must
+        end each stage it plays in full on an allowed board, and a goal within a stage proves
+        nothing (its legal ends may play fewer dice) and is not walked."""
         frame = self.turn.frame
-        if frame.end_limits or frame.mother_every_move:
-            return 0, False
         start = self._played_before(stage)
+        if frame.mother_every_move or frame.end_limits and (
+                frame.end_limits_read_start or start + goal not in self._stage_starts):
+            return 0, False
         moves = _WALK_MOVES * goal
-        if _compiled_walk is not None and frame.search_config is not None and not frame.owes_openings:
+        config = frame.search_config
+        if _compiled_walk is not None and config is not None:
             # In C (`_search.walk`): the same walk, what it went through remembered for the walk.
-            return _compiled_walk(node, self._dice[start:], goal, frame.search_config, moves)
+            dice = self._dice[start:]
+            if _COMPILED_WALK_LIMITS and frame.walk_limits is not None:
+                starts = sum(1 << (index - start) for index in self._stage_starts if index >= start)
+                return _compiled_walk(node, dice, goal, config, moves, (starts,) + frame.walk_limits)
+            if not frame.owes_openings and not frame.end_limits:    # (an extension built before)
+                return _compiled_walk(node, dice, goal, config, moves)
         return self._python_walk(node, start, goal, moves)
 
     def _python_walk(self, node: Node, start: int, goal: int, moves: int) -> tuple[int, bool]:
@@ -672,12 +692,16 @@ class WholeCascade:
         specification of the compiled walk, with what it went through remembered for the turn."""
         frame = self.turn.frame
         target, dice, stage_starts = start + goal, self._dice, self._stage_starts
-        steps, known, ways = frame.steps, self._walked, self._ways
+        steps, known, ways = frame.iter_steps, self._walked, self._ways
+        allowed_at_end = frame.allowed_at_end if frame.end_limits else None
         left = moves
 
         def walk(node: Node, index: int) -> tuple[int, bool]:
             """(the most dice the walk reaches from `node`, counted from the cascade's first; exact)"""
             nonlocal left
+            if allowed_at_end is not None and index != start and index in stage_starts \
+                    and not allowed_at_end(node, node):
+                return index - 1, False     # (a stage's full play ends here, not a legal end: no way)
             if index == target:
                 return index, False     # (a way found: the callers stop there)
             most = known.get((node, index))
@@ -784,6 +808,9 @@ class WholeCascade:
         return self._ends[key]
 
 
+# The frame positions 0..25, each a checker's weight in a board's pips (`WholeCascade.may_show`).
+_FRAME_POSITIONS = range(OFF + 1)
+
 # `WholeCascade._walk`: the nodes tried per die before the walk gives up (and the search decides).
 _WALK_MOVES = 3
 
@@ -839,6 +866,10 @@ _FACTS_KEPT = 64
 _facts_by_rules: dict[int, tuple[Rules, dict[Color, dict[str, Any]]]] = {}
 
 
+def _points_bits(points: range) -> int:
+    return sum(1 << p for p in points)
+
+
 def _frame_facts(rules: Rules, mover: Color) -> dict[str, Any]:
     kept = _facts_by_rules.get(id(rules))
     if kept is None or kept[0] is not rules:
@@ -873,6 +904,17 @@ def _facts_of(rules: Rules, mover: Color) -> dict[str, Any]:
         # Whether `allowed_at_end` can ever say no: most rule sets judge nothing at the end.
         "end_limits": bool(tables and not table_every_move)
         or prime_rule in ("opp_start_table_max4", "no_prime_without_opponent_ahead"),
+        # Whether `allowed_at_end` reads the play's start too (the primes already held), not only
+        # the board it ends on.
+        "end_limits_read_start": prime_rule == "no_prime_without_opponent_ahead",
+        # `allowed_at_end`'s limits and `opening_duty`'s as the compiled walk judges them, point sets
+        # as bits of frame positions: (the sets a play may not end holding all of, a set and how
+        # many of its points it may hold, -1: any; whether the duty to unblock a prime applies);
+        # None where they read more than the board (the play's start, the opponent's moves).
+        "walk_limits": None if prime_rule in ("no_prime_without_opponent_ahead", "opponent_must_be_able_to_move")
+        else (() if table_every_move else tuple(_points_bits(table) for table in tables),
+              _points_bits(OPP_START_TABLE), 4 if prime_rule == "opp_start_table_max4" else -1,
+              int(prime_rule == "unblock_all_on_one_point")),
         # Whether `opening_duty` can ever name a duty: the prime rules that oblige one.
         "owes_openings": prime_rule in ("unblock_all_on_one_point", "opponent_must_be_able_to_move"),
         "mother_rule": mother_rule, "mother_every_move": mother_every_move,
@@ -983,8 +1025,11 @@ class Frame:
 
     def steps(self, node: Node, die: int) -> list[tuple[Node, FrameMove]]:
         """Every legal move of one checker by `die` from `node`."""
+        return list(self.iter_steps(node, die))
+
+    def iter_steps(self, node: Node, die: int) -> Iterator[tuple[Node, FrameMove]]:
+        """`steps` one by one, for a caller that may stop at the first (`WholeCascade._walk`)."""
         me, opp, my_pins, opp_pins, frozen, head = node
-        found: list[tuple[Node, FrameMove]] = []
         if me[BAR]:
             sources: Iterable[int] = (BAR,)  # a checker on the bar enters first
         else:
@@ -1041,8 +1086,7 @@ class Frame:
                                          moved_head))
                 if not (self.table_every_move and self._holds_table(child)
                         or self.prime_every_move and self._completes_prime(node, child)):
-                    found.append((child, (source, target, die, hit, pin)))
-        return found
+                    yield child, (source, target, die, hit, pin)
 
     def _landings(self, node: Node, source: int, target: int) -> tuple[tuple[bool, bool], ...]:
         """(hit, pin) for each way the checker may land on a `target` the opponent occupies;
@@ -1066,7 +1110,8 @@ class Frame:
         return bool(me[OFF]) or any(me[self.release_from:OFF])
 
     def _holds_table(self, node: Node) -> bool:
-        return any(all(node.me[p] for p in table) for table in self.tables)
+        me = node.me   # (a slice per table: asked of every state a search of a roll reaches)
+        return any(all(me[table.start:table.stop]) for table in self.tables)
 
     # -- end of a play -------------------------------------------------------------------------
 

@@ -15,7 +15,7 @@ import pytest
 from hypothesis import HealthCheck, assume, given, settings, strategies as st
 
 from firmware_host.rules import Position, Turn
-from firmware_host.rules.plays import CHECKERS, HOME, OFF, WHITE, _compiled_walk
+from firmware_host.rules.plays import _COMPILED_WALK_LIMITS, CHECKERS, HOME, OFF, WHITE, Node, _compiled_walk
 from test_rules_properties import exhaustive_most
 
 WHOLE = {"gulbara_cascade_maximize": "whole_cascade"}
@@ -48,10 +48,25 @@ def reference_bound(whole, node, played: int) -> int:
     return len(dice)
 
 
-# Gul Bara's cascades; and rules.md's cascading doubles in games whose rules judge a play's end
-# (Narde's and Fevga's), where a walk's way proves nothing and the stage searches decide.
-GAMES = [("gulbara", WHOLE), ("narde", dict(WHOLE, cascading_doubles=True)),
-         ("fevga", dict(WHOLE, cascading_doubles=True))]
+def reference_may_show(whole, me) -> bool:
+    """`WholeCascade.may_show` as first written: over every count of dice played, whether their pips
+    are the pips the board gained (or fewer, where a checker was borne off: a larger die may waste
+    pips) and the bound after them still makes up the most."""
+    start = whole.turn.start.me
+    gained = sum(p * (n - was) for p, (n, was) in enumerate(zip(me, start)))
+    wasted = me[OFF] > start[OFF]
+    node = Node(me, whole.turn.start.opp)
+    return any((pips == gained or wasted and pips > gained) and played + whole._bound(node, played) >= whole.most
+               for played, pips in enumerate(whole._pips_of_first))
+
+
+# Gul Bara's cascades; and rules.md's cascading doubles in games whose rules judge a play's end:
+# Narde's (by the primes held at its start too, where a walk's way proves nothing and the stage
+# searches decide), Fevga's and Moultezim's (by the board alone: Fevga's starting table, and its
+# duty to open a prime; Moultezim's four points of the opponent's starting table).
+BOARD_LIMITED = [("fevga", dict(WHOLE, cascading_doubles=True)),
+                 ("moultezim", dict(WHOLE, cascading_doubles=True))]
+GAMES = [("gulbara", WHOLE), ("narde", dict(WHOLE, cascading_doubles=True))] + BOARD_LIMITED
 
 
 def cascade_turn(game: tuple[str, dict], seed: int, turns: int, double: int) -> Turn | None:
@@ -76,12 +91,14 @@ positions = st.builds(cascade_turn, st.sampled_from(GAMES), st.integers(0, 2 ** 
 @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(turn=positions, data=st.data())
 def test_the_bound_is_the_relaxations_loop_on_every_stage_end_and_every_dice_played(turn, data):
+    """And `may_show`, which the referee asks of every board, is its first definition's loop."""
     assume(turn is not None)
     whole = turn.whole_cascade
     node = turn.start
     for stage, dice in enumerate(turn.stages):
         ends = turn.stage_ends(node, dice)
         for end in ends:
+            assert whole.may_show(end.node.me) == reference_may_show(whole, end.node.me)
             for played in range(len(whole._dice) + 1):
                 assert whole._bound(end.node, played) == reference_bound(whole, end.node, played)
         onward = [end for end in ends if end.result is None and not end.remaining]
@@ -136,24 +153,123 @@ def test_kept_stage_ends_and_the_chosen_play_are_the_exhaustive_definitions(turn
 
 
 
-@pytest.mark.skipif(_compiled_walk is None, reason="the compiled walk is not built")
+@pytest.mark.skipif(not _COMPILED_WALK_LIMITS, reason="the compiled walk is not built, or built before it judged limits")
 @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(turn=positions, data=st.data(), moves_per_die=st.sampled_from([1, 3, 8]))
 def test_the_compiled_walk_is_the_python_walk(turn, data, moves_per_die):
     """`_search.walk` against `WholeCascade._python_walk` (on a fresh turn, so that it has met no
     node before) from stage ends on a random way, for every goal, within budgets small enough to
     run out: the same dice reached, the same word on whether no sequence of moves reaches more."""
-    # (where `_walk` takes the compiled walk: with no duty to open a prime, which only Python asks)
-    assume(turn is not None and turn.frame.search_config is not None and not turn.frame.owes_openings)
+    # (where `_walk` takes the compiled walk: with the end-of-play limits and the duty to open a
+    # prime it judges, `Frame.walk_limits`)
+    assume(turn is not None and turn.frame.search_config is not None and turn.frame.walk_limits is not None)
     node, before = turn.start, 0
     for stage, dice in enumerate(turn.stages[:-1]):
         ends = [end for end in turn.stage_ends(node, dice) if end.result is None and not end.remaining]
         if not ends:
             break
         node, before = data.draw(st.sampled_from(ends)).node, before + len(dice)
-        later = turn.whole_cascade._dice[before:]
+        whole = turn.whole_cascade
+        later = whole._dice[before:]
+        limits = (sum(1 << (index - before) for index in whole._stage_starts if index >= before),) + \
+            turn.frame.walk_limits
         for goal in range(1, len(later) + 1):
             fresh = Turn(turn.position, turn.dice, turn.rules).whole_cascade
             moves = moves_per_die * goal
-            assert _compiled_walk(node, later, goal, turn.frame.search_config, moves) == \
+            assert _compiled_walk(node, later, goal, turn.frame.search_config, moves, limits) == \
                 fresh._python_walk(node, before, goal, moves)
+
+
+@settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(turn=st.builds(cascade_turn, st.sampled_from(BOARD_LIMITED), st.integers(0, 2 ** 32),
+                      st.integers(3, 60), st.integers(1, 6)),
+       data=st.data())
+def test_the_walk_under_end_of_play_limits_proves_only_what_the_exhaustive_search_finds(turn, data):
+    """rules.md: a play may not end on a board the limits forbid (where another can), so a way of
+    moves proves that a legal play uses the goal only if each stage it plays in full ends on an
+    allowed board. From the stage ends on a random way, for every goal (the turn's one
+    `WholeCascade`, its walks remembering what they went through, as the referee asks them): a way
+    the walk finds is a play the exhaustive search finds, and the most it says no sequence of moves
+    exceeds is no less than the exhaustive most."""
+    assume(turn is not None)
+    whole, memo = turn.whole_cascade, {}
+    node, stage = turn.start, 0
+    while True:
+        most = exhaustive_most(turn, node, stage, memo)
+        for goal in range(1, len(whole._dice_after[stage]) + 1):
+            walked, exact = whole._walk(node, stage, goal)
+            assert walked < goal or most >= goal
+            assert not exact or most <= walked
+        if stage + 1 == len(turn.stages):
+            break
+        ends = [end for end in turn.stage_ends(node, turn.stages[stage])
+                if end.result is None and not end.remaining]
+        if not ends:
+            break
+        node, stage = data.draw(st.sampled_from(ends)).node, stage + 1
+
+
+def test_a_way_through_a_stage_end_the_limits_forbid_proves_nothing():
+    """rules.md (Moultezim): a play may not end holding more than four points of the opponent's
+    starting table (13..18 in the mover's frame) where another play can. Here the 6-6 stage of a
+    5-5 cascade can be played in full only by four checkers from 7 to 13 (19..23 are the
+    opponent's), which ends holding 13 to 17; the only allowed end plays none, so no legal play
+    uses a die of it, though a sequence of moves uses all four: no walk may call that a way."""
+    game = ("moultezim", dict(WHOLE, cascading_doubles=True))
+    turn = next(turn for seed in range(100) if (turn := cascade_turn(game, seed, 3, 5)) is not None)
+    assert turn.stages[1] == (6, 6, 6, 6)
+    me = [0] * 26
+    me[7], me[14], me[15], me[16], me[17], me[24] = 4, 1, 1, 1, 1, 7
+    opp = [0] * 26
+    opp[2] = 10
+    for point in range(19, 24):
+        opp[point] = 1
+    node = Node(tuple(me), tuple(opp), 0, 0, (), 0)
+    assert exhaustive_most(turn, node, 1, {}) == 0
+    whole = turn.whole_cascade
+    # (the walk as `_reaches` asks it, in C where built, and the Python walk it is specified by)
+    for walked, _ in (whole._walk(node, 1, 4), whole._python_walk(node, 4, 4, 100)):
+        assert walked < 4
+
+
+@pytest.mark.skipif(not _COMPILED_WALK_LIMITS, reason="the compiled walk is not built, or built before it judged limits")
+def test_the_walks_stop_at_a_stage_start_that_owes_fevga_an_open_prime():
+    """rules.md (Fevga): with all the opponent's checkers on one point and the six points ahead of
+    it on his route held, the mover must open that prime; which stage ends keep the duty is for the
+    stage search to say, so the walks (C and Python alike) give up at such a stage's start."""
+    game = ("fevga", dict(WHOLE, cascading_doubles=True))
+    turn = next(turn for seed in range(100) if (turn := cascade_turn(game, seed, 3, 1)) is not None)
+    me = [0] * 26
+    me[2] = 9
+    for point in range(14, 20):   # the opponent's route indices 1..6 in the mover's frame
+        me[point] = 1
+    opp = [0] * 26
+    opp[13] = CHECKERS
+    node = Node(tuple(me), tuple(opp), 0, 0, (), 0)
+    assert turn.frame.opening_duty(node) is not None
+    whole, before = turn.whole_cascade, len(turn.stages[0])
+    later = whole._dice[before:]
+    limits = (sum(1 << (index - before) for index in whole._stage_starts if index >= before),) + \
+        turn.frame.walk_limits
+    for goal in (4, len(later)):
+        assert _compiled_walk(node, later, goal, turn.frame.search_config, 100, limits) == \
+            whole._python_walk(node, before, goal, 100) == (0, False)
+
+
+def test_a_board_that_used_every_dies_pips_and_bore_off_may_show():
+    """`may_show`'s equality case: pips gained that are exactly all the cascade's dice, a checker
+    borne off (a die may waste pips, but need not): nothing is left to play, so the board may show
+    (it uses every die), as the first definition says."""
+    turn = next(turn for seed in range(100) if (turn := cascade_turn(GAMES[0], seed, 3, 1)) is not None)
+    whole = turn.whole_cascade
+    me = list(turn.start.me)
+    low = min(p for p in range(1, OFF) if me[p])
+    me[low] -= 1
+    me[OFF] += 1
+    left = whole._pips_of_first[-1] - (OFF - low)
+    while left:     # then forward a pip at a time, the rearmost checker first
+        p = min(p for p in range(1, OFF - 1) if me[p])
+        me[p] -= 1
+        me[p + 1] += 1
+        left -= 1
+    assert whole.may_show(tuple(me)) and reference_may_show(whole, tuple(me))
