@@ -133,6 +133,10 @@ class RemoteSeat(ClubWorker):
         self._control_seq = 0
         self._journal_read_at = float("-inf")
         self._inbox: queue.SimpleQueue = queue.SimpleQueue()
+        # The kinds of message of the match, each to its handler: a type named by the message picks
+        # from these only (never any other method of the seat's).
+        self._takers = {"play": self._take_play, "commit": self._take_commit, "reveal": self._take_reveal,
+                        "warning": self._take_warning, "forfeit": self._take_forfeit}
         self._take_up()
 
     @property
@@ -317,7 +321,7 @@ class RemoteSeat(ClubWorker):
                 return
             if stream != self._stream:
                 raise EnvelopeRefused(f"{board}: a message for {stream.removeprefix('remote/')}, not for {self.me}")
-            getattr(self, f"_take_{body['type']}", self._take_unknown)(body, to_post)
+            self._takers.get(body["type"], self._take_unknown)(body, to_post)
         except AlreadyAccepted as error:
             to_post.append(self._fault("remote_refused", f"refused a replayed message: {error}"))
         except (EnvelopeRefused, DiceExchangeError, ValueError, KeyError, TypeError) as error:

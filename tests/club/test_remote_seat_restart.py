@@ -194,3 +194,15 @@ def test_a_message_that_comes_before_one_it_follows_is_asked_for_again_and_taken
     seat._receive(first)
     seat._receive(second)
     assert faults(pair.posted) == ["table-2 warns: first", "table-2 warns: second"]
+
+
+def test_a_message_whose_type_names_no_kind_of_message_is_refused_as_such(tmp_path):
+    """A signed message is taken only as one of the match's kinds: a type that happens to name another
+    method of the seat's ("up", "resume") is refused as unknown and changes nothing."""
+    pair = Pair(tmp_path)
+    seat = pair.seat(secret_seed=1)
+    for kind in ("up", "resume", "unknown"):
+        seat._receive(pair.envelope({"type": kind}))
+    assert faults(pair.posted) == [f"refused a message from the broker: table-2: no message of type {kind!r}"
+                                   for kind in ("up", "resume", "unknown")]
+    assert seat.next_roll == 1 and not bodies(seat)
