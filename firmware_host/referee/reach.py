@@ -8,6 +8,7 @@ opponent's stand still; both bounds rely on that.
 """
 from __future__ import annotations
 
+from bisect import bisect_left
 from functools import lru_cache
 from itertools import accumulate, chain
 from operator import ge, mul, sub
@@ -114,7 +115,7 @@ def may_reach(start: tuple[int, ...], board: tuple[int, ...], dice: tuple[int, .
 
     With `stop` (the die values that cannot move at `board`), the turn must also be able to end
     there: all the dice played, or the next one one of `stop`. `work`: `forward_fit`'s bound."""
-    if checkers_to_move(start, board):
+    if not covers(start, accumulate(board)):   # (`checkers_to_move(start, board)`, by running totals)
         return False
     gained = sum(map(mul, _LOCATIONS, map(sub, board, start)))
     if board[OFF] != start[OFF]:
@@ -134,21 +135,29 @@ def _may_bear_off(start: tuple[int, ...], board: tuple[int, ...], dice: tuple[in
     pips, so each k whose pips cover the board's gain is bounded by `_BearingOff`'s counts,
     then by `forward_fit` (which lets a die bear off from anywhere, a relaxation of the rule)."""
     bounds = None
-    at_least = [0] * 8  # dice of each value or more among the first k (none of 7)
-    for k, pips in enumerate(accumulate(dice, initial=0)):
-        if k:
-            for w in range(1, dice[k - 1] + 1):
-                at_least[w] += 1
-        if stop is not None and k < len(dice) and dice[k] not in stop or pips < gained:
+    pips_of_first, at_least_of_first = _prefix_counts(dice)
+    for k in range(bisect_left(pips_of_first, gained), len(pips_of_first)):
+        if stop is not None and k < len(dice) and dice[k] not in stop:
             continue
         if bounds is None:  # (the counts are dear: made for the first k the pips allow)
             bounds = _BearingOff.of(start, board)
             if bounds is None:
                 return False
-        if bounds.allows(dice[:k], at_least, pips - gained) \
+        if bounds.allows(dice[:k], at_least_of_first[k], pips_of_first[k] - gained) \
                 and forward_fit(start, board, dice[:k], closed, work):
             return True
     return False
+
+
+@lru_cache(maxsize=256)
+def _prefix_counts(dice: tuple[int, ...]) -> tuple[tuple[int, ...], tuple[tuple[int, ...], ...]]:
+    """For each k: the pips of the first k of `dice` (rising with k), and how many of them are of
+    each value w or more, w = 0..7 (none of 7): a cascade's few dice tuples are asked of every
+    stage end tried (`_may_bear_off`)."""
+    at_least = [(0,) * 8]
+    for die in dice:
+        at_least.append(tuple(n + (0 < w <= die) for w, n in enumerate(at_least[-1])))
+    return tuple(accumulate(dice, initial=0)), tuple(at_least)
 
 
 class _BearingOff:
@@ -184,7 +193,7 @@ class _BearingOff:
             return None
         return cls(start, board, rearmost)
 
-    def allows(self, dice: tuple[int, ...], at_least: list[int], extra_pips: int) -> bool:
+    def allows(self, dice: tuple[int, ...], at_least: tuple[int, ...], extra_pips: int) -> bool:
         """Whether `dice` (with `at_least[w]` of w or more) may move `extra_pips` more than the
         board gained, each checker borne off by a die of its own."""
         k = len(dice)

@@ -50,14 +50,15 @@ class StageTree:
         self.edges: dict[tuple, list[tuple[FrameMove, tuple]]] = {}
         self.states: dict[tuple, TreeState] = {}
         self.by_seen: dict[Seen, list[TreeState]] = defaultdict(list)
-        for visit in reversed(visits):
-            key = (visit.node, visit.remaining)
+        kept_edges, states, by_seen = self.edges, self.states, self.by_seen  # (locals: a loop per state)
+        for node, moves, remaining, result in reversed(visits):
+            key = (node, remaining)
             ending = key in complete
-            onward = [(m, c) for m, c in edges.get(key, ()) if c in self.states]
+            onward = [edge for edge in edges.get(key, ()) if edge[1] in states]
             if ending or onward:
-                self.edges[key] = onward
-                state = self.states[key] = TreeState(key, visit.moves, ending, visit.result)
-                self.by_seen[visit.node.me, visit.node.opp].append(state)
+                kept_edges[key] = onward
+                state = states[key] = TreeState(key, moves, ending, result)
+                by_seen[node.me, node.opp].append(state)
         self.root_key = (root, tuple(sorted(dice)))
 
     @cached_property

@@ -1121,7 +1121,9 @@ class Frame:
             return False
         prime_rule = self.opts.get("prime_rule", "none")
         if prime_rule == "opp_start_table_max4":
-            return sum(1 for p in OPP_START_TABLE if node.me[p]) <= 4
+            # (points held: those not empty, by a slice; asked of every state a search reaches)
+            held = len(OPP_START_TABLE) - node.me[OPP_START_TABLE.start:OPP_START_TABLE.stop].count(0)
+            return held <= 4
         if prime_rule == "no_prime_without_opponent_ahead":
             return not any(not all(turn_start.me[q] for q in self._prime(first))
                            for first in self._primes_without_opponent_ahead(node))
