@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import base64
 import json
+import time
 from dataclasses import dataclass, field
 from typing import Any, Mapping
 
@@ -39,6 +40,14 @@ def acknowledgement_topic(club: str, board: str) -> str:
 
 def acknowledgement_stream(board: str) -> str:
     return f"ack/{board}"
+
+
+def number_after(last: int) -> int:
+    """The next number of a stream whose sender keeps no count across restarts (the hub's
+    acknowledgements, a remote seat's words about resending): above `last`, and above any number
+    sent before a restart, from the clock's microseconds (a receiver takes only numbers above the
+    last it took)."""
+    return max(last + 1, time.time_ns() // 1000)
 
 
 class EnvelopeRefused(ValueError):

@@ -13,14 +13,13 @@ from __future__ import annotations
 
 import json
 import logging
-import time
 from collections import Counter
 from typing import Callable, Mapping
 
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey, Ed25519PublicKey
 
 from firmware_host.club.envelope import (HUB, AlreadyAccepted, EnvelopeRefused, OutOfOrder, Signer, Verifier,
-                                         acknowledgement_stream, acknowledgement_topic)
+                                         acknowledgement_stream, acknowledgement_topic, number_after)
 from firmware_host.hub.store import HubStore
 
 log = logging.getLogger(__name__)
@@ -79,9 +78,9 @@ class HubListener:
     def _acknowledge(self, board: str, stream: str, seq: int) -> None:
         """The last record of `stream` the hub holds (retained: a board that connects later reads it)."""
         if self.client is not None:
-            # Numbered upward across restarts too (the clock's microseconds): a board refuses a number
-            # not above the last it took, so an old acknowledgement sent again is not taken.
-            self._acknowledgement = max(self._acknowledgement + 1, time.time_ns() // 1000)
+            # Numbered upward across restarts too: a board refuses a number not above the last it
+            # took, so an old acknowledgement sent again is not taken.
+            self._acknowledgement = number_after(self._acknowledgement)
             envelope = self.signer.seal(acknowledgement_stream(board), self._acknowledgement, {"stream": stream, "seq": seq})
             self.client.publish(acknowledgement_topic(self.club, board), json.dumps(envelope, separators=(",", ":")),
                                 qos=1, retain=True)

@@ -53,7 +53,7 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 from firmware_host.club.dice import SECRET_BYTES, DiceExchangeError, RollExchange, RollId, commitment
 from firmware_host.club.envelope import (AlreadyAccepted, EnvelopeRefused, OutOfOrder, Signer, Verifier,
-                                         public_key_from_text)
+                                         number_after, public_key_from_text)
 from firmware_host.config import REMOTE_SEAT_ROLE, ClubSettings
 from firmware_host.controller.remote import RemoteFault, RemoteForfeit, RemotePlay
 from firmware_host.hw.dice import DiceSource
@@ -266,7 +266,7 @@ class RemoteSeat(ClubWorker):
 
     def _send_control(self, body: dict) -> None:
         """A word about the match's messages (which were taken, which come again): not itself kept."""
-        self._control_seq = max(self._control_seq + 1, time.time_ns() // 1_000_000)   # upward across restarts
+        self._control_seq = number_after(self._control_seq)
         envelope = self.signer.seal(f"resume/{self.other}", self._control_seq, body)
         self._publish(json.dumps(envelope, separators=(",", ":")))
 
