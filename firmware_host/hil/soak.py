@@ -422,7 +422,7 @@ class SoakPlayers(Players):
         if self.draw("backwards"):
             self.backwards(seen, rules, finals)
         if self.draw("bump"):
-            self.bump(seen)
+            self.bump()
         play = self.choose(seen) if bot_play is None else self.bot_moves_left(seen, bot_play)
         look = self.draw("look_between_moves")
         early = len(play.moves) >= 2 and self.draw("early_roll")
@@ -530,12 +530,19 @@ class SoakPlayers(Players):
             self.figures.false_verdicts += 1
             self.figures.problem(f"a press on an incomplete play committed {self.demo.commits[-1].play}")
 
-    def bump(self, seen: GameView) -> None:
+    def bump(self) -> None:
         """A sleeve knocks a checker off the top of a point onto the next point; it is put back before the
-        board is read (on top again: a pinned checker under a stack stays pinned)."""
+        board is read (on top again: a pinned checker under a stack stays pinned). A colour with no
+        checker on top of any point (all pinned, on the bar or off) leaves the other to be knocked."""
         demo, board = self.demo, self.demo.board
-        colour = self.random.choice(("white", "black"))
-        origin = self.random.choice([n for n in range(1, 25) if board.top(n) == colour])
+        drawn = self.random.choice(("white", "black"))
+        for colour in (drawn, "black" if drawn == "white" else "white"):
+            origins = [n for n in range(1, 25) if board.top(n) == colour]
+            if origins:
+                break
+        else:
+            return
+        origin = self.random.choice(origins)
         neighbour = origin + 1 if origin < 24 else origin - 1
         board.slide(origin, neighbour, colour)
         demo.advance(self.random.uniform(0.03, 0.2))

@@ -1,13 +1,16 @@
 """The fault campaign: a short one must come out clean, and its checks must catch a wrong controller."""
 from __future__ import annotations
 
+import random
+
 import pytest
 
 from firmware_host.cli import main
 from firmware_host.controller import controller as controller_module
-from firmware_host.hil.soak import FAULTS, SoakSettings, run_campaign
+from firmware_host.hil.soak import FAULTS, Figures, SoakMatch, SoakPlayers, SoakSettings, run_campaign, soak_config
 from firmware_host.journal import Journal
 from firmware_host.referee import Referee, Verdict
+from firmware_host.rules.match import MatchRules
 
 
 def test_a_short_campaign_in_every_variant_with_faults_is_clean():
@@ -134,3 +137,31 @@ def test_legal_finals_looked_for_board_by_board_are_the_listed_ones(double, monk
               for visit in turn.search(turn.start, turn.stages[0])}
     assert len(boards) > 10
     assert {board for board in boards if board in searched} == boards & finals
+
+
+class DrawsFirst(random.Random):
+    """A generator whose every choice is the first: the sleeve always knocks white first."""
+
+    def choice(self, seq):
+        return seq[0]
+
+
+def test_a_sleeve_with_no_checker_of_its_colour_on_top_knocks_the_other(tmp_path):
+    """White's last checkers pinned under black and the rest off (a plakoto end game): a bump drawn for
+    white knocks black's top checker and puts it back, where the soak crashed on an empty choice."""
+    match = SoakMatch(soak_config(), MatchRules(sequence=("plakoto",), target=1), 3, 0.0, Figures(), tmp_path)
+    try:
+        players = SoakPlayers(match, 3)
+        players.random = DrawsFirst()
+        stacks = {"point:6": ("white", "black"), "point:7": ("white", "black", "black"),
+                  "point:19": ("black",) * 12, "off:white": ("white",) * 13}
+        match.board.set_stacks(stacks)
+        slides = []
+        slide = match.board.slide
+        match.board.slide = lambda origin, destination, colour: (slides.append((origin, destination, colour)),
+                                                                 slide(origin, destination, colour))
+        players.bump()
+        assert slides == [(6, 7, "black"), (7, 6, "black")]
+        assert match.board.stacks() == stacks
+    finally:
+        match.close()
