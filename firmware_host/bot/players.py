@@ -16,7 +16,7 @@ import numpy as np
 
 from firmware_host.rules import Color, GameResult, Play, Rules, Turn
 from firmware_host.rules.plays import Frame
-from firmware_host.bot.features import Boards, GameShape, board_terms, encode_nodes
+from firmware_host.bot.features import Boards, GameShape, board_terms, chances_of_nodes
 from firmware_host.bot.network import OUTCOMES, Network
 
 
@@ -121,12 +121,12 @@ class Bot:
         """(N, 5) chances of the mover after each play or stage end; exact where it ends the game."""
         open_items = [i for i, item in enumerate(items) if item.result is None]
         if len(open_items) == len(items):   # most rolls: no play ends the game
-            chances = self.network.forward(encode_nodes(after_nodes(turn, items), self.shape))
+            chances = chances_of_nodes(after_nodes(turn, items), self.shape, self.network)
         else:
             chances = np.empty((len(items), len(OUTCOMES)), np.float32)
             if open_items:
                 nodes = after_nodes(turn, [items[i] for i in open_items])
-                chances[open_items] = self.network.forward(encode_nodes(nodes, self.shape))
+                chances[open_items] = chances_of_nodes(nodes, self.shape, self.network)
         if open_items and self.shape.most_points < 3:
             for column in _TRIPLES:   # what the rules cannot score is not guessed at (a column at a
                 chances[:, column] = 0.0   # time: a list index costs more on the few rows of most turns)
