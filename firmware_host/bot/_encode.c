@@ -342,6 +342,78 @@ done:
     return result;
 }
 
+/* What `hint` makes of the chances, element by element in IEEE arithmetic, so the same bit for bit
+ * as numpy's operations in players.py (tests/bot/test_bot_chances_compiled.py): on a turn of a few
+ * plays numpy's fixed cost per operation is most of it. */
+
+/* A C-contiguous float32 array of rows of `columns` numbers: their count, or -1 with the fault named. */
+static Py_ssize_t float_rows(PyObject *array, Py_ssize_t columns, const char *name, Py_buffer *view) {
+    int held = PyObject_GetBuffer(array, view, PyBUF_C_CONTIGUOUS | PyBUF_FORMAT) == 0;
+    if (held && view->itemsize == 4 && view->format && strcmp(view->format, "f") == 0
+            && view->len % (columns * 4) == 0)
+        return view->len / (columns * 4);
+    if (held) PyBuffer_Release(view);
+    else PyErr_Clear();
+    PyErr_Format(PyExc_ValueError, "%s: a C-contiguous float32 array of rows of %zd", name, columns);
+    return -1;
+}
+
+/* players.py's `equity`: win * 2 - 1 + win_double + win_triple - lose_double - lose_triple, left to
+ * right, each step rounded to float32 (win * 2 is exact: a fused multiply-add rounds alike). */
+static PyObject *equity(PyObject *self, PyObject *array) {
+    Py_buffer view;
+    Py_ssize_t count = float_rows(array, OUTPUTS, "chances", &view);
+    if (count < 0) return NULL;
+    PyObject *result = PyByteArray_FromStringAndSize(NULL, count * (Py_ssize_t)sizeof(float));
+    if (result) {
+        const float *row = view.buf;
+        float *points = (float *)PyByteArray_AS_STRING(result);
+        for (Py_ssize_t i = 0; i < count; i++, row += OUTPUTS) {
+            float value = row[0] * 2.0f;
+            value -= 1.0f;
+            value += row[1];
+            value += row[2];
+            value -= row[3];
+            value -= row[4];
+            points[i] = value;
+        }
+    }
+    PyBuffer_Release(&view);
+    return result;
+}
+
+/* players.py's `ten_thousandths` of each row's chances and its points, as lists of six ints. */
+static PyObject *ten_thousandths_rows(PyObject *self, PyObject *args) {
+    PyObject *chances_array, *points_array, *rows = NULL;
+    Py_buffer chances_view, points_view;
+    if (!PyArg_ParseTuple(args, "OO", &chances_array, &points_array)) return NULL;
+    Py_ssize_t count = float_rows(chances_array, OUTPUTS, "chances", &chances_view);
+    if (count < 0) return NULL;
+    if (float_rows(points_array, 1, "points", &points_view) != count) {
+        if (!PyErr_Occurred()) {
+            PyBuffer_Release(&points_view);
+            PyErr_Format(PyExc_ValueError, "points: one for each of the %zd rows of chances", count);
+        }
+        PyBuffer_Release(&chances_view);
+        return NULL;
+    }
+    const float *chances = chances_view.buf, *points = points_view.buf;
+    rows = PyList_New(count);
+    for (Py_ssize_t i = 0; rows && i < count; i++) {
+        PyObject *row = PyList_New(OUTPUTS + 1);
+        for (int k = 0; row && k <= OUTPUTS; k++) {
+            PyObject *number = PyLong_FromDouble(rint((double)(k < OUTPUTS ? chances[i * OUTPUTS + k] : points[i]) * 10000.0));
+            if (!number) Py_CLEAR(row);
+            else PyList_SET_ITEM(row, k, number);
+        }
+        if (!row) Py_CLEAR(rows);
+        else PyList_SET_ITEM(rows, i, row);
+    }
+    PyBuffer_Release(&chances_view);
+    PyBuffer_Release(&points_view);
+    return rows;
+}
+
 static PyMethodDef methods[] = {
     {"encode", encode, METH_VARARGS,
      "encode(nodes, parallel, hitting, pinning, release_from, scales) -> bytes\n\n"
@@ -351,6 +423,12 @@ static PyMethodDef methods[] = {
      "chances(nodes, parallel, hitting, pinning, release_from, scales, network) -> bytearray\n\n"
      "Network.forward(encode(Boards.of(nodes), shape)) as the bytes of a (len(nodes), 5) float32 array, to\n"
      "float32 rounding; network: its (hidden_weights, hidden_bias, output_weights, output_bias), float32."},
+    {"equity", equity, METH_O,
+     "equity(chances) -> bytearray\n\n"
+     "players.equity(chances) of float32 rows of five chances, bit for bit, as the bytes of a float32 array."},
+    {"ten_thousandths_rows", ten_thousandths_rows, METH_VARARGS,
+     "ten_thousandths_rows(chances, points) -> list\n\n"
+     "players.ten_thousandths of each row's five chances and its points (float32), as a list of six ints."},
     {NULL, NULL, 0, NULL},
 };
 

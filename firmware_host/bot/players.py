@@ -16,6 +16,7 @@ import numpy as np
 
 from firmware_host.rules import Color, GameResult, Play, Rules, Turn
 from firmware_host.rules.plays import Frame
+from firmware_host.bot import features
 from firmware_host.bot.features import Boards, GameShape, board_terms, chances_of_nodes
 from firmware_host.bot.network import OUTCOMES, Network
 
@@ -56,7 +57,11 @@ def flip(chances: np.ndarray) -> np.ndarray:
 
 def equity(chances: np.ndarray) -> np.ndarray:
     """Expected points: one for a game won or lost, one more for two points, one more for three.
-    `chances`: one row of five, or a column of them."""
+    `chances`: one row of five, or a column of them. A column of float32 rows goes to C where built
+    (`_encode.equity`: the same operations, bit for bit; numpy's fixed cost per operation is most
+    of the time on the few rows of most turns)."""
+    if features._encode is not None and chances.ndim == 2 and chances.dtype == np.float32:
+        return np.frombuffer(features._encode.equity(np.ascontiguousarray(chances)), np.float32)
     win, win_double, win_triple, lose_double, lose_triple = chances.T
     points = win * _TWO   # the sum written out, left to right, in one array (as float32 constants:
     points -= _ONE        # numpy converts a Python float on every operation, most of the time of
@@ -95,6 +100,15 @@ def ten_thousandths(values: np.ndarray) -> np.ndarray:
     scaled = values.astype(np.float64)
     np.multiply(scaled, _TEN_THOUSAND, out=scaled)   # in place: a few rows a call in `hint`
     return np.rint(scaled, out=scaled)
+
+
+def ten_thousandths_rows(chances: np.ndarray, points: np.ndarray) -> list[list[int]]:
+    """Each row's five chances and its expected points (float32) in `ten_thousandths`, as ints: in C
+    where built (the same, bit for bit), numpy otherwise."""
+    if features._encode is not None:
+        return features._encode.ten_thousandths_rows(np.ascontiguousarray(chances, np.float32),
+                                                     np.ascontiguousarray(points, np.float32))
+    return ten_thousandths(np.concatenate((chances, points[:, None]), axis=1)).astype(np.intp).tolist()
 
 
 def rounded(values: np.ndarray) -> np.ndarray:

@@ -20,7 +20,7 @@ import numpy as np
 
 from firmware_host.bot import OUTCOMES, Bot
 from firmware_host.bot.features import GameShape, input_size
-from firmware_host.bot.players import ten_thousandths
+from firmware_host.bot.players import ten_thousandths_rows
 from firmware_host.bot.network import Network
 from firmware_host.bot.training import Settings, Trainer, settings_json
 from firmware_host.commands import UsageError
@@ -133,7 +133,7 @@ def hint_text(bots: _Bots, position: Position, dice: Any, options: Any, max_play
     texts = _chance_texts()
     # The chances (in OUTCOMES' order) and the expected points in ten-thousandths, in one operation;
     # each head names the chances in sorted order (tests/bot/test_bot_hint_text.py holds it to json.dumps).
-    rows = ten_thousandths(np.concatenate((chances, points[:, None]), axis=1)).astype(np.intp).tolist()
+    rows = ten_thousandths_rows(chances, points)
     heads = [_RANKED_HEAD % (texts[lose_double], texts[lose_triple], texts[win], texts[win_double],
                              texts[win_triple], value / 10_000)   # k / 10_000: as `rounded` divides
              for win, win_double, win_triple, lose_double, lose_triple, value in rows]

@@ -1,5 +1,6 @@
 """The network in C (firmware_host/bot/_encode.c, `chances`) against numpy's `Network.forward` on
-`encode`'s inputs, its specification.
+`encode`'s inputs, its specification; and the expected points and the rounding `hint` writes
+(`equity`, `ten_thousandths_rows`), which are numpy's bit for bit.
 
 Not bit for bit: numpy's float32 matrix product sums in an order of its BLAS's choosing (it differs
 with the batch's size), the C one in double input by input. They must agree to float32 rounding,
@@ -18,7 +19,7 @@ from hypothesis import given, settings, strategies as st
 
 from firmware_host.bot import Bot, Network, equity, features
 from firmware_host.bot.features import Boards, GameShape, chances_of_nodes, encode, input_size
-from firmware_host.bot.players import load_network
+from firmware_host.bot.players import load_network, ten_thousandths, ten_thousandths_rows
 from firmware_host.rules import VARIANTS, Position, Rules, Turn, blocked_for_good
 from firmware_host.rules.plays import Node
 
@@ -163,3 +164,49 @@ def test_a_network_of_the_wrong_form_is_refused_with_its_fault(change, error, pr
         features._encode.chances([Turn(Position.start("portes"), (6, 5), rules).plays()[0].node],
                                  shape.parallel, shape.hitting, shape.pinning, shape.release_from,
                                  features._term_scales(shape), change(network.parameters))
+
+
+# -- what `hint` makes of the chances: the same as numpy's, bit for bit --------------------------------
+
+def numpy_equity(chances: np.ndarray) -> np.ndarray:
+    """players.equity's own numpy operations (it takes C for a column of rows where built)."""
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(features, "_encode", None)
+        return equity(chances)
+
+
+# Chances 0..1 as float32, halves of ten-thousandths (the rounding's ties) and their neighbours among them.
+chance_values = st.one_of(st.floats(0, 1, width=32), st.integers(0, 20_000).map(lambda k: k / 20_000),
+                          st.integers(0, 64).map(lambda k: k / 64))
+chance_rows = st.lists(st.lists(chance_values, min_size=5, max_size=5), min_size=0, max_size=12).map(
+    lambda rows: np.array(rows, np.float32).reshape(len(rows), 5))
+
+
+@compiled_only
+@settings(max_examples=300, deadline=None)
+@given(chances=chance_rows)
+def test_the_expected_points_are_numpys_bit_for_bit(chances):
+    found = equity(chances)
+    assert found.dtype == np.float32
+    assert found.tobytes() == numpy_equity(chances).tobytes()
+
+
+@compiled_only
+@settings(max_examples=300, deadline=None)
+@given(chances=chance_rows)
+def test_the_rows_in_ten_thousandths_are_numpys(chances):
+    points = numpy_equity(chances)
+    found = ten_thousandths_rows(chances, points)
+    expected = ten_thousandths(np.concatenate((chances, points[:, None]), axis=1)).astype(np.intp).tolist()
+    assert found == expected
+    assert all(type(k) is int for row in found for k in row)
+
+
+@compiled_only
+def test_rows_of_the_wrong_form_are_refused_with_their_fault():
+    with pytest.raises(ValueError, match="chances: a C-contiguous float32 array of rows of 5"):
+        features._encode.equity(np.zeros((2, 4), np.float32))
+    with pytest.raises(ValueError, match="chances: a C-contiguous float32"):
+        features._encode.ten_thousandths_rows(np.zeros((2, 5), np.float64), np.zeros(2, np.float32))
+    with pytest.raises(ValueError, match="points: one for each of the 2 rows"):
+        features._encode.ten_thousandths_rows(np.zeros((2, 5), np.float32), np.zeros(3, np.float32))
