@@ -166,15 +166,25 @@ class Bot:
     def ranking(self, turn: Turn, limit: int | None = None) -> tuple[list[Play], np.ndarray, np.ndarray]:
         """`ranked` as arrays: the plays best first (ties in the listing's order), their (N, 5)
         chances and (N,) expected points, for callers that write thousands."""
-        plays = turn.plays(limit=limit) if len(turn.stages) == 1 else [self.choose(turn)]
-        chances = self.chances(turn, plays)
-        points = equity(chances)
+        plays, chances, points = self.evaluation(turn, limit)
         if len(plays) == 1:   # many turns: nothing to order
             return plays, chances, points
-        # Python's sort, stable with reverse too, on the few plays of most turns costs a third of
-        # numpy's argsort and its indexing.
-        order = sorted(range(len(plays)), key=points.tolist().__getitem__, reverse=True)
+        order = best_first(points)
         return [plays[i] for i in order], chances.take(order, axis=0), points.take(order)
+
+    def evaluation(self, turn: Turn, limit: int | None = None) -> tuple[list[Play], np.ndarray, np.ndarray]:
+        """`ranking` in the listing's order (`best_first` orders it), for a caller that orders
+        what it writes rather than the arrays."""
+        plays = turn.plays(limit=limit) if len(turn.stages) == 1 else [self.choose(turn)]
+        chances = self.chances(turn, plays)
+        return plays, chances, equity(chances)
+
+
+def best_first(points: np.ndarray) -> list[int]:
+    """The plays' order by their expected points, best first, ties in the listing's order. (Python's
+    sort, stable with reverse too, on the few plays of most turns costs a third of numpy's argsort
+    and its indexing.)"""
+    return sorted(range(len(points)), key=points.tolist().__getitem__, reverse=True)
 
 
 class TrainedChooser:
