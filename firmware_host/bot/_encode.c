@@ -414,6 +414,54 @@ static PyObject *ten_thousandths_rows(PyObject *self, PyObject *args) {
     return rows;
 }
 
+/* network.py's sigmoid of a layer's sums plus its biases, around numpy's exp (whose float32 results
+ * C's expf need not match): `sigmoid_head` adds the biases, clips to +-40 and negates, in place;
+ * `sigmoid_tail` takes 1 / (1 + e). Each step is numpy's own, element by element, so the layer is
+ * numpy's bit for bit, in two calls where numpy makes five. */
+static int writable_rows(PyObject *array, Py_buffer *view, Py_ssize_t columns) {
+    int held = PyObject_GetBuffer(array, view, PyBUF_C_CONTIGUOUS | PyBUF_FORMAT | PyBUF_WRITABLE) == 0;
+    if (held && view->itemsize == 4 && view->format && strcmp(view->format, "f") == 0
+            && (columns == 0 || view->len % (columns * 4) == 0))
+        return 0;
+    if (held) PyBuffer_Release(view);
+    else PyErr_Clear();
+    PyErr_SetString(PyExc_ValueError, "sums: a writable C-contiguous float32 array, rows of the biases' length");
+    return -1;
+}
+
+static PyObject *sigmoid_head(PyObject *self, PyObject *args) {
+    PyObject *array, *bias_array;
+    Py_buffer view, bias_view;
+    if (!PyArg_ParseTuple(args, "OO", &array, &bias_array)) return NULL;
+    Py_ssize_t columns = float_rows(bias_array, 1, "biases", &bias_view);
+    if (columns < 0) return NULL;
+    if (columns == 0 || writable_rows(array, &view, columns) < 0) {
+        if (columns == 0) PyErr_SetString(PyExc_ValueError, "biases: at least one");
+        PyBuffer_Release(&bias_view);
+        return NULL;
+    }
+    const float *bias = bias_view.buf;
+    for (float *row = view.buf, *end = row + view.len / 4; row < end; row += columns)
+        for (Py_ssize_t k = 0; k < columns; k++) {
+            float value = row[k] + bias[k];
+            value = value < -40.0f ? -40.0f : value;   /* np.maximum and np.minimum: NaN stays NaN */
+            value = value > 40.0f ? 40.0f : value;
+            row[k] = -value;
+        }
+    PyBuffer_Release(&view);
+    PyBuffer_Release(&bias_view);
+    Py_RETURN_NONE;
+}
+
+static PyObject *sigmoid_tail(PyObject *self, PyObject *array) {
+    Py_buffer view;
+    if (writable_rows(array, &view, 0) < 0) return NULL;
+    float *values = view.buf;
+    for (Py_ssize_t i = 0, count = view.len / 4; i < count; i++) values[i] = 1.0f / (1.0f + values[i]);
+    PyBuffer_Release(&view);
+    Py_RETURN_NONE;
+}
+
 static PyMethodDef methods[] = {
     {"encode", encode, METH_VARARGS,
      "encode(nodes, parallel, hitting, pinning, release_from, scales) -> bytes\n\n"
@@ -426,6 +474,12 @@ static PyMethodDef methods[] = {
     {"equity", equity, METH_O,
      "equity(chances) -> bytearray\n\n"
      "players.equity(chances) of float32 rows of five chances, bit for bit, as the bytes of a float32 array."},
+    {"sigmoid_head", sigmoid_head, METH_VARARGS,
+     "sigmoid_head(sums, biases)\n\n"
+     "In place: each row of float32 sums plus the biases, clipped to +-40 and negated (network.py's sigmoid before exp)."},
+    {"sigmoid_tail", sigmoid_tail, METH_O,
+     "sigmoid_tail(values)\n\n"
+     "In place: 1 / (1 + v) for each float32 value (network.py's sigmoid after exp)."},
     {"ten_thousandths_rows", ten_thousandths_rows, METH_VARARGS,
      "ten_thousandths_rows(chances, points) -> list\n\n"
      "players.ten_thousandths of each row's five chances and its points (float32), as a list of six ints."},

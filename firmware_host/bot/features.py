@@ -18,23 +18,16 @@ specification (TAVLI_PURE_PYTHON=1 runs it).
 """
 from __future__ import annotations
 
-import os
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import Iterable, Sequence
 
 import numpy as np
 
-from firmware_host.bot.network import Network
+from firmware_host.bot.network import Network, _encode   # the compiled part, where built (network.py)
 from firmware_host.rules import Rules
 from firmware_host.rules.variants import Capture, Family
 
-try:  # the inputs in C, where they were built (setup.py); numpy otherwise
-    from firmware_host.bot import _encode
-except ImportError:
-    _encode = None
-if os.environ.get("TAVLI_PURE_PYTHON"):  # as for the rules' search: a switch for measuring and testing
-    _encode = None
 COMPILED = _encode is not None
 
 BAR, OFF = 0, 25

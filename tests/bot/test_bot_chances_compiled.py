@@ -1,6 +1,7 @@
 """The network in C (firmware_host/bot/_encode.c, `chances`) against numpy's `Network.forward` on
 `encode`'s inputs, its specification; and the expected points and the rounding `hint` writes
-(`equity`, `ten_thousandths_rows`), which are numpy's bit for bit.
+(`equity`, `ten_thousandths_rows`) and the sigmoid's steps around numpy's exp in `Network.forward`
+(`sigmoid_head`, `sigmoid_tail`), which are numpy's bit for bit.
 
 Not bit for bit: numpy's float32 matrix product sums in an order of its BLAS's choosing (it differs
 with the batch's size), the C one in double input by input. They must agree to float32 rounding,
@@ -18,6 +19,7 @@ import pytest
 from hypothesis import given, settings, strategies as st
 
 from firmware_host.bot import Bot, Network, equity, features
+from firmware_host.bot import network as network_module
 from firmware_host.bot.features import Boards, GameShape, chances_of_nodes, encode, input_size
 from firmware_host.bot.players import load_network, ten_thousandths, ten_thousandths_rows
 from firmware_host.rules import VARIANTS, Position, Rules, Turn, blocked_for_good
@@ -210,3 +212,35 @@ def test_rows_of_the_wrong_form_are_refused_with_their_fault():
         features._encode.ten_thousandths_rows(np.zeros((2, 5), np.float64), np.zeros(2, np.float32))
     with pytest.raises(ValueError, match="points: one for each of the 2 rows"):
         features._encode.ten_thousandths_rows(np.zeros((2, 5), np.float32), np.zeros(3, np.float32))
+
+
+# -- the sigmoid's steps around numpy's exp in C: `Network.forward` is numpy's, bit for bit ----------
+
+@compiled_only
+@settings(max_examples=200, deadline=None)
+@given(rows=st.integers(1, 40), hidden=st.integers(1, 96), seed=st.integers(0, 2**32 - 1),
+       scale=st.sampled_from([0.1, 1.0, 30.0, 300.0]))
+def test_the_network_is_numpys_bit_for_bit(rows, hidden, seed, scale):
+    # scale 30 and 300: sums past +-40, which the sigmoid clips
+    rng = np.random.default_rng(seed)
+    network = Network.fresh(50, hidden, rng)
+    network.hidden_bias[:] = rng.normal(0.0, scale, hidden)
+    network.output_bias[:] = rng.normal(0.0, scale, 5)
+    inputs = (rng.normal(0.0, scale, (rows, 50)) * (rng.random((rows, 50)) < 0.3)).astype(np.float32)
+    found = network.forward(inputs)
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(network_module, "_encode", None)
+        expected = network.forward(inputs)
+    assert found.dtype == np.float32 and found.tobytes() == expected.tobytes()
+
+
+@compiled_only
+def test_the_sigmoids_steps_refuse_arrays_of_the_wrong_form():
+    bias = np.zeros(4, np.float32)
+    read_only = np.zeros((2, 4), np.float32)
+    read_only.flags.writeable = False
+    for sums in (read_only, np.zeros((2, 4)), np.zeros((2, 3), np.float32), np.zeros((4, 2), np.float32).T):
+        with pytest.raises(ValueError, match="sums: a writable C-contiguous float32 array"):
+            network_module._encode.sigmoid_head(sums, bias)
+    with pytest.raises(ValueError, match="sums: a writable C-contiguous float32 array"):
+        network_module._encode.sigmoid_tail(read_only)
