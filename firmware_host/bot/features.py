@@ -271,13 +271,13 @@ def encode_nodes(nodes: Sequence, shape: GameShape) -> np.ndarray:
     return np.frombuffer(data, np.float32).reshape(len(nodes), input_size(shape))
 
 
-# Where the compiled network is used: up to this many nodes times hidden units (4 plays of an
-# 80-unit network, 8 of a 40-unit one). It evaluates node by node, about 1.5 us a play at 80 units
-# on the development machine, where numpy pays 9-13 us for a batch of 1-4 and catches up at about
-# 10 plays. Kept to the few plays where numpy's fixed cost is most of `hint`'s own time: the two
-# differ by float32 rounding, which turns a printed fourth decimal where a chance lies within
-# about 1e-7 of a rounding boundary (bench/records/hint-few-plays-2026-11-28.txt).
-COMPILED_NETWORK_MOST = 320
+# Where the compiled network is used: up to this many nodes times hidden units (3 plays of an
+# 80-unit network, 6 of a 40-unit one), where it is the faster: it evaluates node by node, about
+# 1.5 us a play at 80 units on the development machine, where numpy pays some 5 us for a batch of
+# one and 10 for three, and catches up at four. The two differ by float32 rounding, which turns a
+# printed fourth decimal where a chance lies within about 1e-7 of a rounding boundary: 8 of 3,349
+# such turns in `hint` (bench/records/hint-few-plays-2026-11-28.txt); 0 sets numpy alone.
+COMPILED_NETWORK_MOST = 240
 
 
 def chances_of_nodes(nodes: Sequence, shape: GameShape, network: Network) -> np.ndarray:
