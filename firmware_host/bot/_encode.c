@@ -261,19 +261,30 @@ fail:
 #define OUTPUTS 5
 #define MAX_WIDTH (2 * 96 + 48 + MAX_TERMS)
 
-static float sigmoid(float x) {   /* network.py's `_sigmoid`: x clipped to +-40 */
-    x = x < -40.0f ? -40.0f : x > 40.0f ? 40.0f : x;
-    return 1.0f / (1.0f + expf(-x));
+static float clipped(float x) {   /* network.py's `_sigmoid` clips to +-40 (np.maximum, np.minimum: NaN stays) */
+    x = x < -40.0f ? -40.0f : x;
+    return x > 40.0f ? 40.0f : x;
 }
 
-/* A float32 array of `count` numbers, C-contiguous, as a buffer: 0, or -1 with the fault named. */
-static int float_array(PyObject *array, Py_ssize_t count, const char *name, Py_buffer *view) {
-    int held = PyObject_GetBuffer(array, view, PyBUF_C_CONTIGUOUS | PyBUF_FORMAT) == 0;
-    if (held && view->itemsize == 4 && view->format && strcmp(view->format, "f") == 0 && view->len == count * 4)
-        return 0;
+static float sigmoid(float x) { return 1.0f / (1.0f + expf(-clipped(x))); }
+
+/* A C-contiguous float32 array as a buffer (`writable`: to write into) of rows of `columns` numbers,
+ * `rows` of them (-1: any number): the rows, or -1 with the fault named. */
+static Py_ssize_t float_rows(PyObject *array, Py_ssize_t columns, Py_ssize_t rows, int writable, const char *name,
+                             Py_buffer *view) {
+    int flags = PyBUF_C_CONTIGUOUS | PyBUF_FORMAT | (writable ? PyBUF_WRITABLE : 0);
+    int held = PyObject_GetBuffer(array, view, flags) == 0;
+    if (held && view->itemsize == 4 && view->format && strcmp(view->format, "f") == 0
+            && view->len % (columns * 4) == 0 && (rows < 0 || view->len == rows * columns * 4))
+        return view->len / (columns * 4);
     if (held) PyBuffer_Release(view);
-    else PyErr_Clear();   /* (not a buffer, or not C-contiguous: said below) */
-    PyErr_Format(PyExc_ValueError, "%s: a C-contiguous float32 array of %zd numbers", name, count);
+    else PyErr_Clear();   /* (not a buffer, not C-contiguous or read-only: said below) */
+    if (rows < 0)
+        PyErr_Format(PyExc_ValueError, "%s: a %sC-contiguous float32 array of rows of %zd", name,
+                     writable ? "writable " : "", columns);
+    else
+        PyErr_Format(PyExc_ValueError, "%s: a %sC-contiguous float32 array of %zd numbers", name,
+                     writable ? "writable " : "", rows * columns);
     return -1;
 }
 
@@ -295,10 +306,14 @@ static PyObject *chances(PyObject *self, PyObject *args) {
     double *sums = NULL;
     Py_ssize_t hidden = PyObject_Size(PyTuple_GET_ITEM(network, 1));
     if (hidden < 0) return NULL;
+    if (hidden == 0) {
+        PyErr_SetString(PyExc_ValueError, "network: at least one hidden unit");
+        return NULL;
+    }
     const Py_ssize_t sizes[4] = {hidden * width, hidden, OUTPUTS * hidden, OUTPUTS};
     static const char *names[4] = {"hidden_weights", "hidden_bias", "output_weights", "output_bias"};
     for (; held < 4; held++)
-        if (float_array(PyTuple_GET_ITEM(network, held), sizes[held], names[held], &views[held]) < 0) goto done;
+        if (float_rows(PyTuple_GET_ITEM(network, held), sizes[held], 1, 0, names[held], &views[held]) < 0) goto done;
     const float *hidden_weights = views[0].buf, *hidden_bias = views[1].buf;
     const float *output_weights = views[2].buf, *output_bias = views[3].buf;
     activations = PyMem_Malloc(hidden * sizeof(float));
@@ -346,23 +361,11 @@ done:
  * as numpy's operations in players.py (tests/bot/test_bot_chances_compiled.py): on a turn of a few
  * plays numpy's fixed cost per operation is most of it. */
 
-/* A C-contiguous float32 array of rows of `columns` numbers: their count, or -1 with the fault named. */
-static Py_ssize_t float_rows(PyObject *array, Py_ssize_t columns, const char *name, Py_buffer *view) {
-    int held = PyObject_GetBuffer(array, view, PyBUF_C_CONTIGUOUS | PyBUF_FORMAT) == 0;
-    if (held && view->itemsize == 4 && view->format && strcmp(view->format, "f") == 0
-            && view->len % (columns * 4) == 0)
-        return view->len / (columns * 4);
-    if (held) PyBuffer_Release(view);
-    else PyErr_Clear();
-    PyErr_Format(PyExc_ValueError, "%s: a C-contiguous float32 array of rows of %zd", name, columns);
-    return -1;
-}
-
 /* players.py's `equity`: win * 2 - 1 + win_double + win_triple - lose_double - lose_triple, left to
  * right, each step rounded to float32 (win * 2 is exact: a fused multiply-add rounds alike). */
 static PyObject *equity(PyObject *self, PyObject *array) {
     Py_buffer view;
-    Py_ssize_t count = float_rows(array, OUTPUTS, "chances", &view);
+    Py_ssize_t count = float_rows(array, OUTPUTS, -1, 0, "chances", &view);
     if (count < 0) return NULL;
     PyObject *result = PyByteArray_FromStringAndSize(NULL, count * (Py_ssize_t)sizeof(float));
     if (result) {
@@ -387,9 +390,9 @@ static PyObject *ten_thousandths_rows(PyObject *self, PyObject *args) {
     PyObject *chances_array, *points_array, *rows = NULL;
     Py_buffer chances_view, points_view;
     if (!PyArg_ParseTuple(args, "OO", &chances_array, &points_array)) return NULL;
-    Py_ssize_t count = float_rows(chances_array, OUTPUTS, "chances", &chances_view);
+    Py_ssize_t count = float_rows(chances_array, OUTPUTS, -1, 0, "chances", &chances_view);
     if (count < 0) return NULL;
-    if (float_rows(points_array, 1, "points", &points_view) != count) {
+    if (float_rows(points_array, 1, -1, 0, "points", &points_view) != count) {
         if (!PyErr_Occurred()) {
             PyBuffer_Release(&points_view);
             PyErr_Format(PyExc_ValueError, "points: one for each of the %zd rows of chances", count);
@@ -418,24 +421,13 @@ static PyObject *ten_thousandths_rows(PyObject *self, PyObject *args) {
  * C's expf need not match): `sigmoid_head` adds the biases, clips to +-40 and negates, in place;
  * `sigmoid_tail` takes 1 / (1 + e). Each step is numpy's own, element by element, so the layer is
  * numpy's bit for bit, in two calls where numpy makes five. */
-static int writable_rows(PyObject *array, Py_buffer *view, Py_ssize_t columns) {
-    int held = PyObject_GetBuffer(array, view, PyBUF_C_CONTIGUOUS | PyBUF_FORMAT | PyBUF_WRITABLE) == 0;
-    if (held && view->itemsize == 4 && view->format && strcmp(view->format, "f") == 0
-            && (columns == 0 || view->len % (columns * 4) == 0))
-        return 0;
-    if (held) PyBuffer_Release(view);
-    else PyErr_Clear();
-    PyErr_SetString(PyExc_ValueError, "sums: a writable C-contiguous float32 array, rows of the biases' length");
-    return -1;
-}
-
 static PyObject *sigmoid_head(PyObject *self, PyObject *args) {
     PyObject *array, *bias_array;
     Py_buffer view, bias_view;
     if (!PyArg_ParseTuple(args, "OO", &array, &bias_array)) return NULL;
-    Py_ssize_t columns = float_rows(bias_array, 1, "biases", &bias_view);
+    Py_ssize_t columns = float_rows(bias_array, 1, -1, 0, "biases", &bias_view);
     if (columns < 0) return NULL;
-    if (columns == 0 || writable_rows(array, &view, columns) < 0) {
+    if (columns == 0 || float_rows(array, columns, -1, 1, "sums", &view) < 0) {
         if (columns == 0) PyErr_SetString(PyExc_ValueError, "biases: at least one");
         PyBuffer_Release(&bias_view);
         return NULL;
@@ -443,10 +435,7 @@ static PyObject *sigmoid_head(PyObject *self, PyObject *args) {
     const float *bias = bias_view.buf;
     for (float *row = view.buf, *end = row + view.len / 4; row < end; row += columns)
         for (Py_ssize_t k = 0; k < columns; k++) {
-            float value = row[k] + bias[k];
-            value = value < -40.0f ? -40.0f : value;   /* np.maximum and np.minimum: NaN stays NaN */
-            value = value > 40.0f ? 40.0f : value;
-            row[k] = -value;
+            row[k] = -clipped(row[k] + bias[k]);
         }
     PyBuffer_Release(&view);
     PyBuffer_Release(&bias_view);
@@ -455,7 +444,7 @@ static PyObject *sigmoid_head(PyObject *self, PyObject *args) {
 
 static PyObject *sigmoid_tail(PyObject *self, PyObject *array) {
     Py_buffer view;
-    if (writable_rows(array, &view, 0) < 0) return NULL;
+    if (float_rows(array, 1, -1, 1, "sums", &view) < 0) return NULL;
     float *values = view.buf;
     for (Py_ssize_t i = 0, count = view.len / 4; i < count; i++) values[i] = 1.0f / (1.0f + values[i]);
     PyBuffer_Release(&view);

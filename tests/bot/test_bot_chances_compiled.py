@@ -158,6 +158,8 @@ def test_chances_of_nodes_takes_numpy_past_a_few_plays(monkeypatch):
     (lambda p: (np.asfortranarray(p[0]),) + p[1:], ValueError, "hidden_weights: a C-contiguous float32"),
     (lambda p: p[:2] + (p[2][:, :-1].copy(),) + p[3:], ValueError, "output_weights: "),
     (lambda p: p[:3] + (p[3][:4].copy(),), ValueError, "output_bias: "),
+    (lambda p: (p[0][:0].copy(), p[1][:0].copy(), p[2][:, :0].copy(), p[3]), ValueError,
+     "network: at least one hidden unit"),
 ])
 def test_a_network_of_the_wrong_form_is_refused_with_its_fault(change, error, problem):
     rules = Rules.for_variant("portes")
