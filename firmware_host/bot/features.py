@@ -276,7 +276,7 @@ def encode_nodes(nodes: Sequence, shape: GameShape) -> np.ndarray:
 # 1.5 us a play at 80 units on the development machine, where numpy pays some 5 us for a batch of
 # one and 10 for three, and catches up at four. The two differ by float32 rounding, which turns a
 # printed fourth decimal where a chance lies within about 1e-7 of a rounding boundary: 8 of 3,349
-# such turns in `hint` (bench/records/hint-few-plays-2026-11-28.txt); 0 sets numpy alone.
+# such turns in `hint` (bench/records/rules-commands-2026-11-28c.txt); 0 sets numpy alone.
 COMPILED_NETWORK_MOST = 240
 
 
