@@ -21,6 +21,11 @@ except ImportError:
     _encode = None
 if os.environ.get("TAVLI_PURE_PYTHON"):  # as for the rules' search: a switch for measuring and testing
     _encode = None
+# One built before it had the network's parts (built once, copied) is left unused, whole: numpy
+# runs until `setup.py build_ext --inplace` builds it again.
+if _encode is not None and not all(hasattr(_encode, name) for name in (
+        "encode", "chances", "equity", "ten_thousandths_rows", "sigmoid_head", "sigmoid_tail")):
+    _encode = None
 
 OUTCOMES = ("win", "win_double", "win_triple", "lose_double", "lose_triple")
 
