@@ -1,5 +1,5 @@
 """The compiled parts: the legal-play search's inner loop (firmware_host/rules/_search.c) and the
-bot's inputs (firmware_host/bot/_encode.c).
+bot's inputs and its network for a few plays (firmware_host/bot/_encode.c).
 
 Optional: where no C compiler or Python headers are found (build-essential and python3-dev on
 Debian and Raspberry Pi OS), the install goes on without them and the rules and the bot run in pure

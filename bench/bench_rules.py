@@ -21,7 +21,9 @@ position of GAMES random Portes games, beside the library's times: the ratios ar
 measure, position by position. Beside them, the commands as other programs see them once
 started (issue 33): `moves --jsonl` and `hint --jsonl` answering the position's request line in
 process (read, parsed, answered, written to nowhere), best of the same runs; goal within 5x of
-gnubg for both. OPENBLAS_NUM_THREADS is 1, as the command line sets it.
+gnubg for both. OPENBLAS_NUM_THREADS is 1, as the command line sets it. Last, the steps of such a
+request line on the first turn of one, two and three plays (the line parsed, the position read, the
+turn's plays listed, their text, the bot's chances), each timed on its own.
 
 The first line says which search was timed: the compiled one where the extension is built
 (setup.py), the pure-Python one otherwise or with TAVLI_PURE_PYTHON=1 in the environment; with
@@ -283,6 +285,50 @@ def command_times(position: Position, dice: tuple[int, int], runs: int, answer_h
     return min(moves), min(hint)
 
 
+def request_steps(turns: list[tuple[Position, tuple[int, int]]], runs: int, answer_hint) -> None:
+    """The steps of a request line of `moves --jsonl` and `hint --jsonl`, each the best of `runs`
+    on its own, on the first turn of one, two and three plays in `turns`: where a small turn's time
+    goes (what gnubg settles in 10-20 us)."""
+    from firmware_host.bot import Bot
+    from firmware_host.files import parse_json
+
+    def best(step, prepare=lambda: None) -> float:
+        times = []
+        for _ in range(runs):
+            made = prepare()
+            start = time.thread_time()
+            step(made)
+            times.append(time.thread_time() - start)
+        return 1e6 * min(times)
+
+    firsts: dict[int, tuple[Position, tuple[int, int]]] = {}
+    for position, dice in turns:
+        firsts.setdefault(len(Turn(position, dice).plays()), (position, dice))
+    names = ("line parsed", "position", "turn, plays", "plays' text", "bot's chances", "moves --jsonl",
+             "hint --jsonl", "hint - moves")
+    print(f"\nthe request's steps, each on its own, best of {runs} runs, thread CPU microseconds "
+          "(the first turn of so many plays in the corpus)")
+    print(f"{'plays':>5} " + " ".join(f"{name:>13}" for name in names))
+    for count in (1, 2, 3):
+        if count not in firsts:
+            continue
+        position, dice = firsts[count]
+        line = json.dumps({"position": position.to_json(), "dice": list(dice)}) + "\n"
+        data = position.to_json()
+        rules = Rules.for_variant(position.variant)
+        bot = Bot.trained(rules)
+        moves, hint = command_times(position, dice, runs, answer_hint)
+        cells = (best(lambda _: parse_json(line, "line 1")),
+                 best(lambda _: Position.from_json(data)),
+                 best(lambda _: Turn(position, dice, rules).plays()),
+                 best(lambda plays: [play.to_json_text() for play in plays],
+                      lambda: Turn(position, dice, rules).plays()),
+                 best(lambda turn: bot.chances(turn, turn.plays()), lambda: Turn(position, dice, rules))
+                 - best(lambda turn: turn.plays(), lambda: Turn(position, dice, rules)),
+                 1e6 * moves, 1e6 * hint, 1e6 * (hint - moves))
+        print(f"{count:5d} " + " ".join(f"{cell:13.1f}" for cell in cells), flush=True)
+
+
 def time_beside_gnubg(edges: dict[str, tuple[int, float, float]], repeats: int, games: int, seed: int
                       ) -> None:
     """GNU Backgammon's 0-ply best move (every play listed and evaluated) beside the library's
@@ -366,6 +412,7 @@ def time_beside_gnubg(edges: dict[str, tuple[int, float, float]], repeats: int, 
     print("hint --jsonl beyond moves --jsonl on the same line (the bot's own cost), p50 us: " + ", ".join(
         f"{key} plays {1e6 * percentile(sorted(own[key]), 0.5):.1f} ({len(own[key])} positions)"
         for key in ("1", "2", "3", "4+") if key in own), flush=True)
+    request_steps(corpus("portes", games, seed), 200, answer_hint)
 
 
 def main() -> None:

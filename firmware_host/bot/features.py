@@ -12,26 +12,22 @@ batch of such states becomes numpy arrays, and from them two things are read:
 
 `encode_nodes` gives `encode`'s inputs straight from the search states, in C where it was built
 (_encode.c, setup.py): numpy's fixed cost per batch dwarfs the network on the few plays of most
-rolls. The numpy code here stays the specification (TAVLI_PURE_PYTHON=1 runs it).
+rolls. `chances_of_nodes` runs the network on them too, in C for a few plays, where numpy's fixed
+cost per operation is most of `hint`'s own time. The numpy code here and in `network` stays the
+specification (TAVLI_PURE_PYTHON=1 runs it).
 """
 from __future__ import annotations
 
-import os
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import Iterable, Sequence
 
 import numpy as np
 
+from firmware_host.bot.network import Network, _encode   # the compiled part, where built (network.py)
 from firmware_host.rules import Rules
 from firmware_host.rules.variants import Capture, Family
 
-try:  # the inputs in C, where they were built (setup.py); numpy otherwise
-    from firmware_host.bot import _encode
-except ImportError:
-    _encode = None
-if os.environ.get("TAVLI_PURE_PYTHON"):  # as for the rules' search: a switch for measuring and testing
-    _encode = None
 COMPILED = _encode is not None
 
 BAR, OFF = 0, 25
@@ -273,6 +269,26 @@ def encode_nodes(nodes: Sequence, shape: GameShape) -> np.ndarray:
     data = _encode.encode(nodes, shape.parallel, shape.hitting, shape.pinning, shape.release_from,
                           _term_scales(shape))
     return np.frombuffer(data, np.float32).reshape(len(nodes), input_size(shape))
+
+
+# Where the compiled network is used: up to this many nodes times hidden units (3 plays of an
+# 80-unit network, 6 of a 40-unit one), where it is the faster: it evaluates node by node, about
+# 1.5 us a play at 80 units on the development machine, where numpy pays some 5 us for a batch of
+# one and 10 for three, and catches up at four. The two differ by float32 rounding, which turns a
+# printed fourth decimal where a chance lies within about 1e-7 of a rounding boundary: 8 of 3,349
+# such turns in `hint` (bench/records/rules-commands-2026-11-28c.txt); 0 sets numpy alone.
+COMPILED_NETWORK_MOST = 240
+
+
+def chances_of_nodes(nodes: Sequence, shape: GameShape, network: Network) -> np.ndarray:
+    """`network.forward(encode_nodes(nodes, shape))`, (N, 5) float32: in C for a few nodes where
+    built, equal to numpy's to float32 rounding (numpy's own sums differ as much from one batch size
+    to another); numpy otherwise."""
+    if _encode is None or len(nodes) * len(network.hidden_bias) > COMPILED_NETWORK_MOST:
+        return network.forward(encode_nodes(nodes, shape))
+    data = _encode.chances(nodes, shape.parallel, shape.hitting, shape.pinning, shape.release_from,
+                           _term_scales(shape), network.parameters)
+    return np.frombuffer(data, np.float32).reshape(len(nodes), len(network.output_bias))
 
 
 @lru_cache(maxsize=None)

@@ -1,4 +1,5 @@
-"""The evaluator's network: one hidden layer of sigmoids and five sigmoid outputs, in numpy.
+"""The evaluator's network: one hidden layer of sigmoids and five sigmoid outputs, in numpy (the
+sigmoid's steps around numpy's exp in C where built, the same bit for bit).
 
 The outputs are the chances of the side that just played, as TD-Gammon's: winning at all, winning
 two points or more (a gammon, a pinned mother), winning three (koks, a mother worth three), and
@@ -7,11 +8,24 @@ losing two or more, or three. A tie counts as half a win.
 from __future__ import annotations
 
 import io
+import os
 import zipfile
 from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
+
+try:  # the bot's compiled part (_encode.c: its inputs, its network for a few plays, the sigmoid's steps
+    from firmware_host.bot import _encode   # around exp), where built (setup.py); numpy otherwise
+except ImportError:
+    _encode = None
+if os.environ.get("TAVLI_PURE_PYTHON"):  # as for the rules' search: a switch for measuring and testing
+    _encode = None
+# One built before it had the network's parts (built once, copied) is left unused, whole: numpy
+# runs until `setup.py build_ext --inplace` builds it again.
+if _encode is not None and not all(hasattr(_encode, name) for name in (
+        "encode", "chances", "equity", "ten_thousandths_rows", "sigmoid_head", "sigmoid_tail")):
+    _encode = None
 
 OUTCOMES = ("win", "win_double", "win_triple", "lose_double", "lose_triple")
 
@@ -31,6 +45,20 @@ def _sigmoid(fresh: np.ndarray) -> np.ndarray:
     np.exp(fresh, out=fresh)
     np.add(fresh, _ONE, out=fresh)
     return np.divide(_ONE, fresh, out=fresh)
+
+
+def _biased_sigmoid(fresh: np.ndarray, bias: np.ndarray) -> np.ndarray:
+    """`_sigmoid(fresh + bias)` in `fresh` (rows of float32 sums). Where built, the operations before
+    and after np.exp run in one compiled call each (`_encode.sigmoid_head`, `sigmoid_tail`): the
+    same operations element by element, so the same bit for bit, in three calls where numpy makes
+    seven (most of the network's time on the few plays of most turns)."""
+    if _encode is None:
+        fresh += bias
+        return _sigmoid(fresh)
+    _encode.sigmoid_head(fresh, bias)
+    np.exp(fresh, out=fresh)
+    _encode.sigmoid_tail(fresh)
+    return fresh
 
 
 @dataclass
@@ -53,11 +81,8 @@ class Network:
 
     def forward(self, x: np.ndarray) -> np.ndarray:
         """(N, inputs) -> (N, 5) chances."""
-        hidden = x @ self.hidden_weights.T
-        hidden += self.hidden_bias
-        out = _sigmoid(hidden) @ self.output_weights.T
-        out += self.output_bias
-        return _sigmoid(out)
+        hidden = _biased_sigmoid(x @ self.hidden_weights.T, self.hidden_bias)
+        return _biased_sigmoid(hidden @ self.output_weights.T, self.output_bias)
 
     def gradients(self, x: np.ndarray) -> tuple[np.ndarray, tuple[np.ndarray, ...]]:
         """The outputs for one input (inputs,) and each output's gradient with respect to every

@@ -16,7 +16,8 @@ import numpy as np
 
 from firmware_host.rules import Color, GameResult, Play, Rules, Turn
 from firmware_host.rules.plays import Frame
-from firmware_host.bot.features import Boards, GameShape, board_terms, encode_nodes
+from firmware_host.bot import features
+from firmware_host.bot.features import Boards, GameShape, board_terms, chances_of_nodes
 from firmware_host.bot.network import OUTCOMES, Network
 
 
@@ -43,7 +44,9 @@ def outcome(result: GameResult, player: Color) -> np.ndarray:
     return np.array([1.0, double, triple, 0, 0] if won else [0.0, 0, 0, double, triple], np.float32)
 
 
-_TRIPLES = [OUTCOMES.index("win_triple"), OUTCOMES.index("lose_triple")]
+# The three-point chances' columns, as one slice (a slice's assignment costs a third of a list's).
+_TRIPLES = slice(OUTCOMES.index("win_triple"), None, OUTCOMES.index("lose_triple") - OUTCOMES.index("win_triple"))
+assert OUTCOMES[_TRIPLES] == ("win_triple", "lose_triple")
 _ONE, _TWO = np.array(1.0, np.float32), np.array(2.0, np.float32)
 _TEN_THOUSAND = np.array(10_000.0)
 
@@ -56,7 +59,11 @@ def flip(chances: np.ndarray) -> np.ndarray:
 
 def equity(chances: np.ndarray) -> np.ndarray:
     """Expected points: one for a game won or lost, one more for two points, one more for three.
-    `chances`: one row of five, or a column of them."""
+    `chances`: one row of five, or a column of them. A column of float32 rows goes to C where built
+    (`_encode.equity`: the same operations, bit for bit; numpy's fixed cost per operation is most
+    of the time on the few rows of most turns)."""
+    if features._encode is not None and chances.ndim == 2 and chances.dtype == np.float32:
+        return np.frombuffer(features._encode.equity(np.ascontiguousarray(chances)), np.float32)
     win, win_double, win_triple, lose_double, lose_triple = chances.T
     points = win * _TWO   # the sum written out, left to right, in one array (as float32 constants:
     points -= _ONE        # numpy converts a Python float on every operation, most of the time of
@@ -70,7 +77,7 @@ def equity(chances: np.ndarray) -> np.ndarray:
 def after_nodes(turn: Turn, items: Sequence[Any]) -> list:
     """The mover's-frame state after each play or stage end (`Play.node`, or read off the play's
     position for a play made by hand)."""
-    return [item.node if item.node is not None else
+    return [node if (node := item.node) is not None else
             Frame(item.position, turn.mover, turn.rules).node for item in items]
 
 
@@ -97,6 +104,15 @@ def ten_thousandths(values: np.ndarray) -> np.ndarray:
     return np.rint(scaled, out=scaled)
 
 
+def ten_thousandths_rows(chances: np.ndarray, points: np.ndarray) -> list[list[int]]:
+    """Each row's five chances and its expected points (float32) in `ten_thousandths`, as ints: in C
+    where built (the same, bit for bit), numpy otherwise."""
+    if features._encode is not None:
+        return features._encode.ten_thousandths_rows(np.ascontiguousarray(chances, np.float32),
+                                                     np.ascontiguousarray(points, np.float32))
+    return ten_thousandths(np.concatenate((chances, points[:, None]), axis=1)).astype(np.intp).tolist()
+
+
 def rounded(values: np.ndarray) -> np.ndarray:
     """Chances or expected points (float32) to the four decimals `hint` writes, as float64: the same
     as Python's round(float(v), 4) for each (the division is correctly rounded, as round's result)."""
@@ -119,20 +135,21 @@ class Bot:
 
     def chances(self, turn: Turn, items: Sequence[Any]) -> np.ndarray:
         """(N, 5) chances of the mover after each play or stage end; exact where it ends the game."""
-        open_items = [i for i, item in enumerate(items) if item.result is None]
-        if len(open_items) == len(items):   # most rolls: no play ends the game
-            chances = self.network.forward(encode_nodes(after_nodes(turn, items), self.shape))
+        results = [item.result for item in items]
+        ended = len(results) - results.count(None)
+        if not ended:   # most rolls: no play ends the game
+            chances = chances_of_nodes(after_nodes(turn, items), self.shape, self.network)
         else:
             chances = np.empty((len(items), len(OUTCOMES)), np.float32)
+            open_items = [i for i, result in enumerate(results) if result is None]
             if open_items:
                 nodes = after_nodes(turn, [items[i] for i in open_items])
-                chances[open_items] = self.network.forward(encode_nodes(nodes, self.shape))
-        if open_items and self.shape.most_points < 3:
-            for column in _TRIPLES:   # what the rules cannot score is not guessed at (a column at a
-                chances[:, column] = 0.0   # time: a list index costs more on the few rows of most turns)
-        for i, item in enumerate(items):
-            if item.result is not None:
-                chances[i] = outcome(item.result, turn.mover)
+                chances[open_items] = chances_of_nodes(nodes, self.shape, self.network)
+        if ended < len(results) and self.shape.most_points < 3:
+            chances[:, _TRIPLES] = 0.0   # what the rules cannot score is not guessed at
+        for i, result in enumerate(results if ended else ()):
+            if result is not None:
+                chances[i] = outcome(result, turn.mover)
         return chances
 
     def _best(self, turn: Turn):
@@ -152,15 +169,25 @@ class Bot:
     def ranking(self, turn: Turn, limit: int | None = None) -> tuple[list[Play], np.ndarray, np.ndarray]:
         """`ranked` as arrays: the plays best first (ties in the listing's order), their (N, 5)
         chances and (N,) expected points, for callers that write thousands."""
-        plays = turn.plays(limit=limit) if len(turn.stages) == 1 else [self.choose(turn)]
-        chances = self.chances(turn, plays)
-        points = equity(chances)
+        plays, chances, points = self.evaluation(turn, limit)
         if len(plays) == 1:   # many turns: nothing to order
             return plays, chances, points
-        # Python's sort, stable with reverse too, on the few plays of most turns costs a third of
-        # numpy's argsort and its indexing.
-        order = sorted(range(len(plays)), key=points.tolist().__getitem__, reverse=True)
+        order = best_first(points)
         return [plays[i] for i in order], chances.take(order, axis=0), points.take(order)
+
+    def evaluation(self, turn: Turn, limit: int | None = None) -> tuple[list[Play], np.ndarray, np.ndarray]:
+        """`ranking` in the listing's order (`best_first` orders it), for a caller that orders
+        what it writes rather than the arrays."""
+        plays = turn.plays(limit=limit) if len(turn.stages) == 1 else [self.choose(turn)]
+        chances = self.chances(turn, plays)
+        return plays, chances, equity(chances)
+
+
+def best_first(points: np.ndarray) -> list[int]:
+    """The plays' order by their expected points, best first, ties in the listing's order. (Python's
+    sort, stable with reverse too, on the few plays of most turns costs a third of numpy's argsort
+    and its indexing.)"""
+    return sorted(range(len(points)), key=points.tolist().__getitem__, reverse=True)
 
 
 class TrainedChooser:

@@ -20,7 +20,7 @@ import numpy as np
 
 from firmware_host.bot import OUTCOMES, Bot
 from firmware_host.bot.features import GameShape, input_size
-from firmware_host.bot.players import ten_thousandths
+from firmware_host.bot.players import best_first, ten_thousandths_rows
 from firmware_host.bot.network import Network
 from firmware_host.bot.training import Settings, Trainer, settings_json
 from firmware_host.commands import UsageError
@@ -129,16 +129,18 @@ def hint_text(bots: _Bots, position: Position, dice: Any, options: Any, max_play
     if options is not None and not isinstance(options, dict):
         raise RulesError(f"rules must be an object of options, not {json.dumps(options)}")
     turn = Turn(position, dice, options)
-    plays, chances, points = bots.for_rules(turn.rules).ranking(turn, limit=max_plays)
+    plays, chances, points = bots.for_rules(turn.rules).evaluation(turn, limit=max_plays)
     texts = _chance_texts()
     # The chances (in OUTCOMES' order) and the expected points in ten-thousandths, in one operation;
     # each head names the chances in sorted order (tests/bot/test_bot_hint_text.py holds it to json.dumps).
-    rows = ten_thousandths(np.concatenate((chances, points[:, None]), axis=1)).astype(np.intp).tolist()
+    rows = ten_thousandths_rows(chances, points)
     heads = [_RANKED_HEAD % (texts[lose_double], texts[lose_triple], texts[win], texts[win_double],
                              texts[win_triple], value / 10_000)   # k / 10_000: as `rounded` divides
              for win, win_double, win_triple, lose_double, lose_triple, value in rows]
-    # Each play's own text follows its head, which sorts before every key of it.
-    return '{"plays": [' + ", ".join([head + play.to_json_text()[1:] for head, play in zip(heads, plays)]) + "]}"
+    # Each play's own text follows its head, which sorts before every key of it; the plays are
+    # written best first (the texts ordered, not the arrays).
+    ranked = [head + play.to_json_text()[1:] for head, play in zip(heads, plays)]
+    return '{"plays": [' + ", ".join([ranked[i] for i in best_first(points)]) + "]}"
 
 
 # "chances" (its outcomes in sorted order) and "equity", each a number as repr writes it.

@@ -96,6 +96,11 @@ class GameResult:
         return {"winner": self.winner.value if self.winner else None, "points": self.points,
                 "reason": self.reason}
 
+    @lru_cache(maxsize=64)  # a few results in all, one in every play that ends the game
+    def to_json_text(self) -> str:
+        """`to_json` as JSON text, keys sorted."""
+        return json.dumps(self.to_json(), sort_keys=True)
+
 
 class Play:
     """One legal play: its moves, the position after it (the opponent to move), the game's end
@@ -182,7 +187,7 @@ class Play:
         if self.remainder:
             text += ', "remainder": [' + ", ".join(map(str, self.remainder)) + "]"
         if self.result is not None:
-            text += ', "result": ' + json.dumps(self.result.to_json(), sort_keys=True)
+            text += ', "result": ' + self.result.to_json_text()
         return text + "}"
 
     def __str__(self) -> str:
