@@ -32,6 +32,8 @@ COMPILED = _search is not None  # whether `Turn.search` runs compiled where the 
 _compiled_walk = getattr(_search, "walk", None)
 # Whether the compiled search records edges (the referee's trees); not one built before it did.
 _COMPILED_EDGES = getattr(_search, "SEARCH_EDGES", False)
+# Whether it also gives each visit's key (`search(..., keys)`); not one built before it did.
+_COMPILED_KEYS = getattr(_search, "SEARCH_KEYS", False)
 # Whether the compiled walk judges `Frame.walk_limits`; not one built before it did.
 _COMPILED_WALK_LIMITS = getattr(_search, "WALK_LIMITS", False)
 _CAPTURE_CODES = {Capture.NONE: 0, Capture.HIT: 1, Capture.PIN: 2, Capture.CHOICE: 3}
@@ -462,30 +464,34 @@ class Turn:
         return candidates
 
     def search(self, start: Node, dice: tuple[int, ...],
-               edges: dict[tuple, list[tuple[FrameMove, tuple]]] | None = None) -> Iterator[_Visit]:
+               edges: dict[tuple, list[tuple[FrameMove, tuple]]] | None = None,
+               keys: list[tuple] | None = None) -> Iterator[_Visit]:
         """Every state reachable by playing some of `dice` in any allowed order, each once.
 
         A state is keyed by (node, dice still to play). With `edges`, every move found is
-        recorded there as key -> [(move, child key), ...], the graph the referee judges on.
-        The compiled search runs it where it is built and the rules allow (`COMPILED`,
-        `Frame.search_config`), the Python one otherwise.
+        recorded there as key -> [(move, child key), ...], the graph the referee judges on; with
+        `keys` too, each visit's key is appended to it as the visit is yielded (from the compiled
+        search, the very objects the edges name their children by: the referee's trees match
+        them by identity). The compiled search runs it where it is built and the rules allow
+        (`COMPILED`, `Frame.search_config`), the Python one otherwise.
         """
         dice = tuple(sorted(dice))
         config = self.frame.search_config
         if config is not None and _search is not None and len(dice) <= _search.MAX_DICE \
-                and (edges is None or _COMPILED_EDGES):
-            return self._compiled_search(start, dice, config, edges)
-        return self._python_search(start, dice, edges)
+                and (edges is None or _COMPILED_EDGES) and (keys is None or _COMPILED_KEYS):
+            return self._compiled_search(start, dice, config, edges, keys)
+        return self._python_search(start, dice, edges, keys)
 
     def _compiled_search(self, start: Node, dice: tuple[int, ...], config: tuple[int, ...],
-                         edges: dict[tuple, list[tuple[FrameMove, tuple]]] | None = None) -> Iterator[_Visit]:
+                         edges: dict[tuple, list[tuple[FrameMove, tuple]]] | None = None,
+                         keys: list[tuple] | None = None) -> Iterator[_Visit]:
         """`search` in C (firmware_host/rules/_search.c): the same visits in the same order, and the
-        same `edges`. The visits where all are borne off come back without their result, which is
-        set here (the compiled search leaves out the options that end the game otherwise)."""
+        same `edges` and `keys`. The visits where all are borne off come back without their result,
+        which is set here (the compiled search leaves out the options that end the game otherwise)."""
         if edges is None:
             visits, borne_off = _search.search(_Visit, Node, start, dice, config)
         else:
-            visits, borne_off = _search.search(_Visit, Node, start, dice, config, edges)
+            visits, borne_off = _search.search(_Visit, Node, start, dice, config, edges, keys)
         frame, turn_start = self.frame, self.start
         for index in borne_off:
             visit = visits[index]
@@ -493,14 +499,17 @@ class Turn:
         return iter(visits)
 
     def _python_search(self, start: Node, dice: tuple[int, ...],
-                       edges: dict[tuple, list[tuple[FrameMove, tuple]]] | None) -> Iterator[_Visit]:
+                       edges: dict[tuple, list[tuple[FrameMove, tuple]]] | None,
+                       keys: list[tuple] | None = None) -> Iterator[_Visit]:
         """`search` in Python: the specification the compiled search is tested against."""
         level = {(start, dice): _Visit(start, (), dice)}
         frame = self.frame
         steps, may_end_midway = frame.steps, frame.mother_every_move
         while level:
             next_level: dict[tuple, _Visit] = {}
-            for visit in level.values():
+            for reached, visit in level.items():
+                if keys is not None:
+                    keys.append(reached)
                 yield visit
                 if visit.result is not None:
                     continue

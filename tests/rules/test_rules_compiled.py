@@ -55,11 +55,16 @@ def test_house_rules_cover_every_variant():
     assert set(HOUSE_RULES) == set(VARIANTS)
 
 
-def visits(turn: Turn, node, dice, compiled: bool) -> tuple[list[tuple], dict]:
-    """The search's visits and its edges (the referee's graph), by the compiled or the Python search."""
+def visits(turn: Turn, node, dice, compiled: bool) -> tuple[list[tuple], dict, list[tuple]]:
+    """The search's visits, its edges (the referee's graph) and each visit's key, by the compiled or
+    the Python search."""
     edges: dict = {}
-    search = turn.search(node, dice, edges) if compiled else turn._python_search(node, tuple(sorted(dice)), edges)
-    return [(v.node, v.moves, v.remaining, v.result) for v in search], edges
+    keys: list = []
+    search = turn.search(node, dice, edges, keys) if compiled \
+        else turn._python_search(node, tuple(sorted(dice)), edges, keys)
+    found = [(v.node, v.moves, v.remaining, v.result) for v in search]
+    assert keys == [(node, remaining) for node, _, remaining, _ in found]
+    return found, edges, keys
 
 
 def listing(turn: Turn) -> list[tuple] | str:
@@ -132,6 +137,17 @@ def test_edges_are_recorded_by_the_compiled_search_as_by_the_python_search():
 
 
 @compiled_only
+def test_the_compiled_search_names_each_child_by_its_visits_key_object():
+    """The referee's trees match an edge's child to its visit by identity (`tree_states`): each
+    child key in the compiled edges is the very object given as that visit's key."""
+    turn = Turn(Position.start("gulbara"), (2, 2), Rules.for_variant("gulbara"))
+    found, edges, keys = visits(turn, turn.start, (2, 2, 2, 2), compiled=True)
+    by_identity = {id(key) for key in keys}
+    children = [child for out in edges.values() for _, child in out]
+    assert len(children) > len(keys) and all(id(child) in by_identity for child in children)
+
+
+@compiled_only
 def test_an_extension_built_before_it_recorded_edges_leaves_them_to_the_python_search(monkeypatch):
     """A copy of the extension built from an older _search.c (no SEARCH_EDGES, a search of five
     arguments) still searches without edges, and the referee's graph comes from Python."""
@@ -141,8 +157,9 @@ def test_an_extension_built_before_it_recorded_edges_leaves_them_to_the_python_s
     monkeypatch.setattr(plays, "_search", old_build)
     monkeypatch.setattr(plays, "_COMPILED_EDGES", getattr(old_build, "SEARCH_EDGES", False))
     turn = Turn(Position.start("portes"), (6, 5), Rules.for_variant("portes"))
-    python_visits, python_edges = visits(turn, turn.start, (6, 5), compiled=False)
-    assert visits(turn, turn.start, (6, 5), compiled=True) == (python_visits, python_edges)
+    monkeypatch.setattr(plays, "_COMPILED_KEYS", getattr(old_build, "SEARCH_KEYS", False))
+    python_visits, python_edges, python_keys = visits(turn, turn.start, (6, 5), compiled=False)
+    assert visits(turn, turn.start, (6, 5), compiled=True) == (python_visits, python_edges, python_keys)
     assert [(v.node, v.moves, v.remaining, v.result) for v in turn.search(turn.start, (6, 5))] == python_visits
 
 
