@@ -1073,14 +1073,74 @@ typedef struct {
 } Walk;
 
 /* `Frame.allowed_at_end` of the limits `Frame.walk_limits` names. */
+/* `Frame.allowed_at_end` by `Frame.walk_limits`, `held` the points the mover holds as bits: not
+ * every point of one of the `tables`, and at most `at_most` of `at_most_points` (-1: any). */
+static int limits_allow(uint32_t held, const uint32_t *tables, int table_count, uint32_t at_most_points,
+                        int at_most) {
+    for (int i = 0; i < table_count; i++)
+        if ((held & tables[i]) == tables[i]) return 0;
+    return at_most < 0 || __builtin_popcount(held & at_most_points) <= at_most;
+}
+
 static int walk_allowed_at_end(const Walk *w, const State *s) {
     if (!w->table_count && w->at_most < 0) return 1;
     uint32_t held = 0;
     for (int p = 1; p < OFF; p++)
         if (s->me[p]) held |= 1u << p;
-    for (int i = 0; i < w->table_count; i++)
-        if ((held & w->tables[i]) == w->tables[i]) return 0;
-    return w->at_most < 0 || __builtin_popcount(held & w->at_most_points) <= w->at_most;
+    return limits_allow(held, w->tables, w->table_count, w->at_most_points, w->at_most);
+}
+
+/* `Frame.allowed_ends`: of `visits` (node, moves, remaining, result), those whose game is over or
+ * whose board `limits_allow` (the play's start is not read: Frame.walk_limits is None where it is). */
+static PyObject *allowed_ends(PyObject *module, PyObject *args) {
+    (void)module;
+    PyObject *visits, *tables;
+    unsigned long long at_most_points;
+    int at_most, unblock;
+    if (!PyArg_ParseTuple(args, "O!(O!Kii):allowed_ends", &PyList_Type, &visits, &PyTuple_Type, &tables,
+                          &at_most_points, &at_most, &unblock))
+        return NULL;
+    uint32_t table_bits[2];
+    int table_count = (int)PyTuple_GET_SIZE(tables);
+    if (table_count > 2) {
+        PyErr_SetString(PyExc_ValueError, "allowed_ends: at most 2 point sets");
+        return NULL;
+    }
+    for (int i = 0; i < table_count; i++) {
+        table_bits[i] = (uint32_t)PyLong_AsUnsignedLongMask(PyTuple_GET_ITEM(tables, i));
+        if (PyErr_Occurred()) return NULL;
+    }
+    PyObject *chosen = PyList_New(0);
+    for (Py_ssize_t i = 0; chosen && i < PyList_GET_SIZE(visits); i++) {
+        PyObject *visit = PyList_GET_ITEM(visits, i), *node, *me;
+        if (!PyTuple_Check(visit) || PyTuple_GET_SIZE(visit) != 4 || !PyTuple_Check(node = PyTuple_GET_ITEM(visit, 0))
+            || PyTuple_GET_SIZE(node) < 1 || !PyTuple_Check(me = PyTuple_GET_ITEM(node, 0))
+            || PyTuple_GET_SIZE(me) != POSITIONS) {
+            PyErr_SetString(PyExc_TypeError, "allowed_ends: a visit is (node, moves, remaining, result)");
+            Py_CLEAR(chosen);
+            break;
+        }
+        int over = PyObject_IsTrue(PyTuple_GET_ITEM(visit, 3)), allowed = 1;
+        if (over < 0) {
+            Py_CLEAR(chosen);
+            break;
+        }
+        if (!over) {
+            uint32_t held = 0;
+            for (int p = 1; p < OFF; p++) {
+                long n = PyLong_AsLong(PyTuple_GET_ITEM(me, p));
+                if (n == -1 && PyErr_Occurred()) break;
+                if (n) held |= 1u << p;
+            }
+            if (PyErr_Occurred()) {
+                Py_CLEAR(chosen);
+                break;
+            }
+            allowed = limits_allow(held, table_bits, table_count, (uint32_t)at_most_points, at_most);
+        }
+        if (allowed && PyList_Append(chosen, visit) < 0) Py_CLEAR(chosen);
+    }
+    return chosen;
 }
 
 /* `Frame.opening_duty` under prime_rule = unblock_all_on_one_point: the opponent's checkers all on
@@ -1453,6 +1513,10 @@ static PyMethodDef methods[] = {
      "forward_fit(start, board, dice, closed, states) -> (fits, states_visited)\n\n"
      "firmware_host/referee/reach.py's forward_fit search: True or False, or None where it gave up\n"
      "after `states` states (frame counts of 26, the dice, the closed points)."},
+    {"allowed_ends", allowed_ends, METH_VARARGS,
+     "allowed_ends(visits, limits) -> [visit, ...]\n\n"
+     "Of the search's visits, those whose game is over or whose board Frame.allowed_at_end allows,\n"
+     "by limits: Frame.walk_limits (the point sets as bits of frame positions)."},
     {"may_reach", may_reach, METH_VARARGS,
      "may_reach(start, board, dice, closed, stop, fit_states, work_left) -> (reaches, states_visited)\n\n"
      "firmware_host/referee/reach.py's may_reach: whether forward moves with the first k of `dice`\n"

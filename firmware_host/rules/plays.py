@@ -34,6 +34,7 @@ _compiled_walk = getattr(_search, "walk", None)
 _COMPILED_EDGES = getattr(_search, "SEARCH_EDGES", False)
 # Whether it also gives each visit's key (`search(..., keys)`); not one built before it did.
 _COMPILED_KEYS = getattr(_search, "SEARCH_KEYS", False)
+_compiled_allowed_ends = getattr(_search, "allowed_ends", None)
 # Whether the compiled walk judges `Frame.walk_limits`; not one built before it did.
 _COMPILED_WALK_LIMITS = getattr(_search, "WALK_LIMITS", False)
 _CAPTURE_CODES = {Capture.NONE: 0, Capture.HIT: 1, Capture.PIN: 2, Capture.CHOICE: 3}
@@ -442,8 +443,7 @@ class Turn:
         """Of the states `search` reached from `node`, those where a legal play of `dice` ends."""
         frame = self.frame
         # A limit no play can keep (a hand-set position that already breaks it) lapses.
-        candidates = _prefer(visits, lambda v: v.result or frame.allowed_at_end(v.node, node)) \
-            if frame.end_limits else visits
+        candidates = (frame.allowed_ends(visits, node) or visits) if frame.end_limits else visits
         duty = frame.opening_duty(node)
         if duty and self.rules.unblock_precedence == "unblock_first":
             candidates = _prefer(candidates, lambda v: frame.fulfils(duty, v.node))
@@ -1137,6 +1137,15 @@ class Frame:
             return not any(not all(turn_start.me[q] for q in self._prime(first))
                            for first in self._primes_without_opponent_ahead(node))
         return True
+
+    def allowed_ends(self, visits: list[_Visit], turn_start: Node) -> list[_Visit]:
+        """The `visits` whose play may end there: the game over, or `allowed_at_end`. Judged in C
+        where the extension is built and the limits read the board alone (`walk_limits`): asked
+        of every state a search of a roll reaches."""
+        if _compiled_allowed_ends is not None and _search is not None and self.walk_limits is not None:
+            return _compiled_allowed_ends(visits, self.walk_limits)
+        allowed_at_end = self.allowed_at_end
+        return [visit for visit in visits if visit.result or allowed_at_end(visit.node, turn_start)]
 
     def _primes_without_opponent_ahead(self, node: Node) -> Iterator[int]:
         """The opponent's route index where each such prime starts: a walk along his route, a

@@ -76,12 +76,18 @@ def listing(turn: Turn) -> list[tuple] | str:
 
 def assert_same(position: Position, dice, rules: Rules, monkeypatch) -> Turn:
     """Both searches from the turn's start (and from up to 20 ends of a cascade's first stage),
-    and both listings; returns the compiled turn."""
+    the states where a play may end by the limits judged at its end, and both listings; returns
+    the compiled turn."""
     turn = Turn(position, dice, rules)
     label = f"{position.to_json_text()} {dice} {rules.options}"
     stage = turn.stages[0]
     compiled = visits(turn, turn.start, stage, compiled=True)
     assert compiled == visits(turn, turn.start, stage, compiled=False), label
+    found = list(turn.search(turn.start, stage))
+    with monkeypatch.context() as pure:
+        pure.setattr(plays, "_search", None)
+        allowed = turn.frame.allowed_ends(found, turn.start)
+    assert turn.frame.allowed_ends(found, turn.start) == allowed, label
     if len(turn.stages) > 1:
         for end in turn.stage_ends(turn.start, stage)[:20]:
             if end.result is None and not end.remaining:
