@@ -39,16 +39,18 @@ class TreeState(NamedTuple):
 class StageTree:
     """The states on the way to a legal play of `dice` from `root` (one roll, or one cascade stage).
 
-    `keeps`, when given, narrows the stage's legal ends further (a whole-cascade rule that judges
-    a stage end by what the later stages can still play)."""
+    `kept`, when given, narrows the stage's legal ends further (a whole-cascade rule that judges
+    a stage end by what the later stages can still play: `WholeCascade.kept`)."""
 
     def __init__(self, turn: Turn, root: Node, dice: tuple[int, ...],
-                 keeps: Callable[[object], bool] | None = None):
+                 kept: Callable[[list], list] | None = None):
         self.dice = dice
         edges: dict[tuple, list[tuple[FrameMove, tuple]]] = {}
         keys: list[tuple] = []
         visits = list(turn.search(root, dice, edges, keys))
-        complete = [v for v in turn.select_ends(root, dice, visits) if keeps is None or keeps(v)]
+        complete = turn.select_ends(root, dice, visits)
+        if kept is not None:
+            complete = kept(complete)
         found = (_tree_states if _compiled_tree_states is None else _compiled_tree_states)(
             visits, keys, edges, complete, TreeState)
         self.edges: dict[tuple, list[tuple[FrameMove, tuple]]] = found[0]

@@ -595,13 +595,29 @@ class WholeCascade:
     def keeps(self, end, stage: int) -> bool:
         """Whether the stage end `end` (a visit of `Turn.select_ends` for stage `stage`) is on the
         way to a legal play of the whole cascade."""
-        if _ended_midway(end):
-            return True
-        played = self._played_before(stage) + len(self.stages[stage]) - len(end.remaining)
-        if end.remaining or end.result is not None or stage + 1 == len(self.stages):
-            return played == self.most
+        return bool(self.kept([end], stage))
+
+    def kept(self, ends: list, stage: int) -> list:
+        """The stage ends of `ends` (visits of `Turn.select_ends` for stage `stage`) that `keeps`,
+        in their order. Asked of every end of every stage tree the referee builds: those that play
+        the whole stage share a goal, and its walk is set up once."""
+        played = self._played_before(stage) + len(self.stages[stage])   # (the stage played in full)
+        most = self.most
+        if stage + 1 == len(self.stages):
+            return [end for end in ends if _ended_midway(end) or played - len(end.remaining) == most]
         # No play uses more than `most`, so reaching it is reaching it exactly.
-        return self._reaches(end.node, stage + 1, self.most - played)
+        goal, walk, reaches = most - played, None, self._reaches
+        kept = []
+        for end in ends:
+            if end.remaining or end.result is not None:
+                if _ended_midway(end) or played - len(end.remaining) == most:
+                    kept.append(end)
+                continue
+            if walk is None:
+                walk = self._walker(stage + 1, goal)
+            if reaches(end.node, stage + 1, goal, walk):
+                kept.append(end)
+        return kept
 
     def most_dice(self, node: Node, stage: int) -> int:
         """The most dice the stages from `stage` on can play from `node` (each stage maximised on
@@ -613,15 +629,17 @@ class WholeCascade:
             goal = self._possible[key]
         return goal
 
-    def _reaches(self, node: Node, stage: int, goal: int) -> bool:
+    def _reaches(self, node: Node, stage: int, goal: int,
+                 walk: Callable[[Node], tuple[int, bool]] | None = None) -> bool:
         """Whether some play of the stages from `stage` on from `node` uses `goal` dice or more.
-        Leaves `_found` at `goal` or more, or `_possible` below it."""
+        Leaves `_found` at `goal` or more, or `_possible` below it. `walk`: `_walker(stage, goal)`,
+        where the caller has it."""
         key = (node, stage)
         found = self._found.get(key, 0)
         if found >= goal or self._possible.get(key, goal) < goal:
             return found >= goal
         # The walk first: a way found is the common answer, and proves it without the bound.
-        walked, exact = self._walk(node, stage, goal)
+        walked, exact = (walk or self._walker(stage, goal))(node)
         if walked >= goal:
             self._found[key] = walked
             return True
@@ -679,22 +697,28 @@ class WholeCascade:
         a play's end (the allowed ends are preferred, then the most dice), so the walk's way must
         end each stage it plays in full on an allowed board, and a goal within a stage proves
         nothing (its legal ends may play fewer dice) and is not walked."""
+        return self._walker(stage, goal)(node)
+
+    def _walker(self, stage: int, goal: int) -> Callable[[Node], tuple[int, bool]]:
+        """`_walk` of `goal` dice from the start of `stage`, its arguments made once for the nodes
+        of many stage ends."""
         frame = self.turn.frame
         start = self._played_before(stage)
         if frame.mother_every_move or frame.end_limits and (
                 frame.end_limits_read_start or start + goal not in self._stage_starts):
-            return 0, False
+            return _no_walk
         moves = _WALK_MOVES * goal
         config = frame.search_config
         if _compiled_walk is not None and config is not None:
             # In C (`_search.walk`): the same walk, what it went through remembered for the walk.
             dice = self._dice[start:]
             if _COMPILED_WALK_LIMITS and frame.walk_limits is not None:
-                starts = sum(1 << (index - start) for index in self._stage_starts if index >= start)
-                return _compiled_walk(node, dice, goal, config, moves, (starts,) + frame.walk_limits)
+                limits = (sum(1 << (index - start) for index in self._stage_starts if index >= start),
+                          ) + frame.walk_limits
+                return lambda node: _compiled_walk(node, dice, goal, config, moves, limits)
             if not frame.owes_openings and not frame.end_limits:    # (an extension built before)
-                return _compiled_walk(node, dice, goal, config, moves)
-        return self._python_walk(node, start, goal, moves)
+                return lambda node: _compiled_walk(node, dice, goal, config, moves)
+        return lambda node: self._python_walk(node, start, goal, moves)
 
     def _python_walk(self, node: Node, start: int, goal: int, moves: int) -> tuple[int, bool]:
         """`_walk` in Python, from the cascade's `start`-th die within `moves` nodes expanded: the
@@ -822,6 +846,11 @@ _FRAME_POSITIONS = range(OFF + 1)
 
 # `WholeCascade._walk`: the nodes tried per die before the walk gives up (and the search decides).
 _WALK_MOVES = 3
+
+
+def _no_walk(node: Node) -> tuple[int, bool]:
+    """`WholeCascade._walk` where the rules leave a way it finds no proof: nothing found, not exact."""
+    return 0, False
 
 
 class _BoundTables(NamedTuple):

@@ -148,14 +148,14 @@ def test_a_stage_tree_holds_the_same_states_in_the_same_order_on_every_path(monk
         turn = Turn(position, (low, low), rules)
         whole = turn.whole_cascade
         for stage, root in stage_roots(turn, 3):
-            keeps = None if whole is None else functools.partial(whole.keeps, stage=stage)
+            kept = None if whole is None else functools.partial(whole.kept, stage=stage)
             built = []
             for search, states in ((plays._search, tree._compiled_tree_states),
                                    (None, tree._compiled_tree_states), (plays._search, None)):
                 with monkeypatch.context() as patch:
                     patch.setattr(plays, "_search", search)
                     patch.setattr(tree, "_compiled_tree_states", states)
-                    stage_tree = tree.StageTree(turn, root, turn.stages[stage], keeps)
+                    stage_tree = tree.StageTree(turn, root, turn.stages[stage], kept)
                 built.append((list(stage_tree.edges.items()), list(stage_tree.states.items()),
                               list(stage_tree.by_seen.items())))
             assert built[0] == built[1] == built[2], (position.variant, low, whole_cascade, stage)

@@ -111,7 +111,7 @@ def test_the_bound_is_the_relaxations_loop_on_every_stage_end_and_every_dice_pla
 @given(turn=positions, data=st.data(), pick_seed=st.integers(0, 2 ** 16))
 def test_kept_stage_ends_and_the_chosen_play_are_the_exhaustive_definitions(turn, data, pick_seed):
     """Every end of each stage on a random way is kept exactly when the whole cascade's most dice
-    can still be played from it, and `pick_play` with a seeded random choice picks what a chooser
+    can still be played from it (asked of all the stage's ends at once or of each), and `pick_play` with a seeded random choice picks what a chooser
     offered only the exhaustively kept ends picks."""
     assume(turn is not None)
     whole, memo = turn.whole_cascade, {}
@@ -129,8 +129,10 @@ def test_kept_stage_ends_and_the_chosen_play_are_the_exhaustive_definitions(turn
     node, before = turn.start, 0
     for stage, dice in enumerate(turn.stages):
         ends = turn.stage_ends(node, dice)
-        for end in ends:
-            assert whole.keeps(end, stage) == kept(end, stage, before)
+        expected_ends = [end for end in ends if kept(end, stage, before)]
+        # All at once (a stage tree's ends), on a turn that has proved nothing yet, and one by one.
+        assert Turn(turn.position, turn.dice, turn.rules).whole_cascade.kept(ends, stage) == expected_ends
+        assert [end for end in ends if whole.keeps(end, stage)] == expected_ends
         onward = [end for end in ends if end.result is None and not end.remaining]
         if not onward:
             break
