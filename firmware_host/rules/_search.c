@@ -1114,16 +1114,56 @@ static int walk_allowed_at_end(const Walk *w, const State *s) {
     return limits_allow(held, w->tables, w->table_count, w->at_most_points, w->at_most);
 }
 
+/* The points held in counts of the mover's frame (a tuple of 26), as bits 1..24; -1 on an error. */
+static long long held_bits(PyObject *counts) {
+    if (!PyTuple_Check(counts) || PyTuple_GET_SIZE(counts) != POSITIONS) {
+        PyErr_SetString(PyExc_TypeError, "allowed_ends: counts are a tuple of 26");
+        return -1;
+    }
+    uint32_t held = 0;
+    for (int p = 1; p < OFF; p++) {
+        long n = PyLong_AsLong(PyTuple_GET_ITEM(counts, p));
+        if (n == -1 && PyErr_Occurred()) return -1;
+        if (n) held |= 1u << p;
+    }
+    return held;
+}
+
+/* The opponent's route index 0..23 as a frame position of the mover (Frame._opponent_route_position). */
+#define OPPONENT_ROUTE(i) (((i) + 12) % 24 + 1)
+
+/* prime_rule = no_prime_without_opponent_ahead at a play's end: each run of six points held along
+ * the opponent's route with none of his checkers further on his route was held at the play's
+ * start (`held_at_start`). 1 allowed, 0 not, -1 on an error. */
+static int no_new_prime(uint32_t held, PyObject *opp, uint32_t held_at_start) {
+    for (int last = 0, run = 0; last < 24; last++) {
+        run = held >> OPPONENT_ROUTE(last) & 1 ? run + 1 : 0;
+        if (run < 6) continue;
+        int first = last - 5, ahead = 0;
+        for (int j = first + 6; j < 24 && !ahead; j++) {
+            long n = PyLong_AsLong(PyTuple_GET_ITEM(opp, OPPONENT_ROUTE(j)));
+            if (n == -1 && PyErr_Occurred()) return -1;
+            ahead = n != 0;
+        }
+        if (ahead) continue;
+        for (int j = first; j <= last; j++)
+            if (!(held_at_start >> OPPONENT_ROUTE(j) & 1)) return 0;
+    }
+    return 1;
+}
+
 /* `Frame.allowed_ends`: of `visits` (node, moves, remaining, result), those whose game is over or
- * whose board `limits_allow` (the play's start is not read: Frame.walk_limits is None where it is). */
+ * whose board `limits_allow` and, under the no-prime rule, `no_new_prime` against the start's. */
 static PyObject *allowed_ends(PyObject *module, PyObject *args) {
     (void)module;
-    PyObject *visits, *tables;
+    PyObject *visits, *tables, *start;
     unsigned long long at_most_points;
-    int at_most, unblock;
-    if (!PyArg_ParseTuple(args, "O!(O!Kii):allowed_ends", &PyList_Type, &visits, &PyTuple_Type, &tables,
-                          &at_most_points, &at_most, &unblock))
+    int at_most, no_prime;
+    if (!PyArg_ParseTuple(args, "O!(O!Kip)O:allowed_ends", &PyList_Type, &visits, &PyTuple_Type, &tables,
+                          &at_most_points, &at_most, &no_prime, &start))
         return NULL;
+    long long held_at_start = no_prime ? held_bits(start) : 0;
+    if (held_at_start < 0) return NULL;
     uint32_t table_bits[2];
     int table_count = (int)PyTuple_GET_SIZE(tables);
     if (table_count > 2) {
@@ -1136,33 +1176,32 @@ static PyObject *allowed_ends(PyObject *module, PyObject *args) {
     }
     PyObject *chosen = PyList_New(0);
     for (Py_ssize_t i = 0; chosen && i < PyList_GET_SIZE(visits); i++) {
-        PyObject *visit = PyList_GET_ITEM(visits, i), *node, *me;
+        PyObject *visit = PyList_GET_ITEM(visits, i), *node;
         if (!PyTuple_Check(visit) || PyTuple_GET_SIZE(visit) != 4 || !PyTuple_Check(node = PyTuple_GET_ITEM(visit, 0))
-            || PyTuple_GET_SIZE(node) < 1 || !PyTuple_Check(me = PyTuple_GET_ITEM(node, 0))
-            || PyTuple_GET_SIZE(me) != POSITIONS) {
+            || PyTuple_GET_SIZE(node) < 2) {
             PyErr_SetString(PyExc_TypeError, "allowed_ends: a visit is (node, moves, remaining, result)");
             Py_CLEAR(chosen);
             break;
         }
-        int over = PyObject_IsTrue(PyTuple_GET_ITEM(visit, 3)), allowed = 1;
-        if (over < 0) {
-            Py_CLEAR(chosen);
-            break;
-        }
-        if (!over) {
-            uint32_t held = 0;
-            for (int p = 1; p < OFF; p++) {
-                long n = PyLong_AsLong(PyTuple_GET_ITEM(me, p));
-                if (n == -1 && PyErr_Occurred()) break;
-                if (n) held |= 1u << p;
-            }
-            if (PyErr_Occurred()) {
+        int allowed = PyObject_IsTrue(PyTuple_GET_ITEM(visit, 3));   /* the game over */
+        if (!allowed) {
+            long long held = held_bits(PyTuple_GET_ITEM(node, 0));
+            if (held < 0) {
                 Py_CLEAR(chosen);
                 break;
             }
-            allowed = limits_allow(held, table_bits, table_count, (uint32_t)at_most_points, at_most);
+            allowed = limits_allow((uint32_t)held, table_bits, table_count, (uint32_t)at_most_points, at_most);
+            if (allowed && no_prime) {
+                PyObject *opp = PyTuple_GET_ITEM(node, 1);
+                if (!PyTuple_Check(opp) || PyTuple_GET_SIZE(opp) != POSITIONS) {
+                    PyErr_SetString(PyExc_TypeError, "allowed_ends: counts are a tuple of 26");
+                    allowed = -1;
+                } else {
+                    allowed = no_new_prime((uint32_t)held, opp, (uint32_t)held_at_start);
+                }
+            }
         }
-        if (allowed && PyList_Append(chosen, visit) < 0) Py_CLEAR(chosen);
+        if (allowed < 0 || (allowed && PyList_Append(chosen, visit) < 0)) Py_CLEAR(chosen);
     }
     return chosen;
 }
@@ -1538,9 +1577,10 @@ static PyMethodDef methods[] = {
      "firmware_host/referee/reach.py's forward_fit search: True or False, or None where it gave up\n"
      "after `states` states (frame counts of 26, the dice, the closed points)."},
     {"allowed_ends", allowed_ends, METH_VARARGS,
-     "allowed_ends(visits, limits) -> [visit, ...]\n\n"
+     "allowed_ends(visits, limits, start) -> [visit, ...]\n\n"
      "Of the search's visits, those whose game is over or whose board Frame.allowed_at_end allows,\n"
-     "by limits: Frame.walk_limits (the point sets as bits of frame positions)."},
+     "by limits: Frame.end_limit_bits (the point sets as bits of frame positions); start: the mover's\n"
+     "counts at the play's start (read by the no-prime rule)."},
     {"may_reach", may_reach, METH_VARARGS,
      "may_reach(start, board, dice, closed, stop, fit_states, work_left) -> (reaches, states_visited)\n\n"
      "firmware_host/referee/reach.py's may_reach: whether forward moves with the first k of `dice`\n"

@@ -929,6 +929,10 @@ def _facts_of(rules: Rules, mover: Color) -> dict[str, Any]:
     mother_rule = bool(opts.get("mother_rule"))
     mother_every_move = mother_rule and opts.get("mother_check") == "every_move"
     mutual_no_move_draw = bool(opts.get("mutual_no_move_draw"))
+    # The limits judged on the board a play ends on, point sets as bits of frame positions: the
+    # sets it may not end holding all of, a set and how many of its points it may hold (-1: any).
+    board_limits = (() if table_every_move else tuple(_points_bits(table) for table in tables),
+                    _points_bits(OPP_START_TABLE), 4 if prime_rule == "opp_start_table_max4" else -1)
     return {
         "capture": variant.capture, "family": variant.family, "opts": opts,
         "route": ROUTES[key], "_board_of": _FRAME_OF_POINT[key], "_points_of_route": _POINT_OF_FRAME[key],
@@ -950,9 +954,10 @@ def _facts_of(rules: Rules, mover: Color) -> dict[str, Any]:
         # many of its points it may hold, -1: any; whether the duty to unblock a prime applies);
         # None where they read more than the board (the play's start, the opponent's moves).
         "walk_limits": None if prime_rule in ("no_prime_without_opponent_ahead", "opponent_must_be_able_to_move")
-        else (() if table_every_move else tuple(_points_bits(table) for table in tables),
-              _points_bits(OPP_START_TABLE), 4 if prime_rule == "opp_start_table_max4" else -1,
-              int(prime_rule == "unblock_all_on_one_point")),
+        else board_limits + (int(prime_rule == "unblock_all_on_one_point"),),
+        # `allowed_at_end`'s limits as the compiled `allowed_ends` judges them: the board's, and
+        # whether a prime with no opposing checker ahead of it must have stood at the play's start.
+        "end_limit_bits": board_limits + (int(prime_rule == "no_prime_without_opponent_ahead"),),
         # Whether `opening_duty` can ever name a duty: the prime rules that oblige one.
         "owes_openings": prime_rule in ("unblock_all_on_one_point", "opponent_must_be_able_to_move"),
         "mother_rule": mother_rule, "mother_every_move": mother_every_move,
@@ -1169,10 +1174,10 @@ class Frame:
 
     def allowed_ends(self, visits: list[_Visit], turn_start: Node) -> list[_Visit]:
         """The `visits` whose play may end there: the game over, or `allowed_at_end`. Judged in C
-        where the extension is built and the limits read the board alone (`walk_limits`): asked
-        of every state a search of a roll reaches."""
-        if _compiled_allowed_ends is not None and _search is not None and self.walk_limits is not None:
-            return _compiled_allowed_ends(visits, self.walk_limits)
+        where the extension is built (`end_limit_bits`): asked of every state a search of a roll
+        reaches, and under whole-cascade maximisation of every stage searched."""
+        if _compiled_allowed_ends is not None and _search is not None:
+            return _compiled_allowed_ends(visits, self.end_limit_bits, turn_start.me)
         allowed_at_end = self.allowed_at_end
         return [visit for visit in visits if visit.result or allowed_at_end(visit.node, turn_start)]
 

@@ -234,3 +234,45 @@ def test_the_extension_is_built_where_a_compiler_exists():
     module = importlib.import_module("firmware_host.rules._search")
     assert callable(module.search)
     assert plays.COMPILED == (not os.environ.get("TAVLI_PURE_PYTHON"))
+
+
+END_LIMIT_RULES = [("narde", {}), ("narde", {"start_table_scope": "own"}), ("moultezim", {}),
+                   ("fevga", {}), ("fevga", {"start_table_scope": "both"}), ("gulbara", {}),
+                   ("fevga", {"prime_rule": "no_prime_without_opponent_ahead"})]
+
+
+@st.composite
+def boards_with_primes(draw):
+    """The mover's 15 checkers, most of them on a run of four to seven points along the opponent's
+    route (often a prime), the rest anywhere; the opponent's on points the mover leaves, often
+    none ahead of the run; as frame counts (0 bar .. 25 off)."""
+    me, opp = [0] * 26, [0] * 26
+    # (from 0: the opponent's starting table, where Moultezim allows four points held)
+    first, length = draw(st.just(0) | st.integers(0, 18)), draw(st.sampled_from([4, 5, 6, 7]))
+    route = plays._OPPONENT_ROUTE
+    for i in range(first, min(first + length, 24)):
+        me[route[i]] += 1
+    for point in draw(st.lists(st.integers(1, 25), min_size=15 - sum(me), max_size=15 - sum(me))):
+        me[point] += 1
+    behind = [route[i] for i in range(first) if not me[route[i]]]
+    anywhere = [p for p in range(1, 25) if not me[p]]
+    for _ in range(15):
+        spots = behind if behind and draw(st.booleans()) else anywhere
+        opp[draw(st.sampled_from(spots))] += 1
+    return tuple(me), tuple(opp)
+
+
+@compiled_only
+@settings(max_examples=300, deadline=None)
+@given(st.sampled_from(END_LIMIT_RULES), st.lists(boards_with_primes(), min_size=1, max_size=6), boards_with_primes())
+def test_the_compiled_end_limits_allow_what_the_python_ones_do(variant_options, boards, start):
+    """`Frame.allowed_ends` in C (rules/_search.c `allowed_ends`) against `Frame.allowed_at_end`,
+    on boards made to hold primes (a run of six points, the opponent's checkers behind it or not)
+    and a play's start that holds one or not: the start tables, Moultezim's four points and the
+    no-prime rule (a prime with no opposing checker ahead only where it stood at the start)."""
+    variant, options = variant_options
+    frame = Turn(Position.start(variant), (6, 5), Rules.for_variant(variant, options)).frame
+    visits = [plays._Visit(plays.Node(me, opp), (), ()) for me, opp in boards]
+    turn_start = plays.Node(*start)
+    expected = [visit for visit in visits if frame.allowed_at_end(visit.node, turn_start)]
+    assert frame.allowed_ends(visits, turn_start) == expected
