@@ -720,30 +720,6 @@ typedef struct {
     long count, states;
 } Fit;
 
-/* Doubles the table (most fits visit a few states: it starts small). 0, or -1 out of memory. */
-static int fit_grow(Fit *f) {
-    size_t capacity = (f->mask + 1) * 2;
-    FitEntry *old = f->table, *table = PyMem_Calloc(capacity, sizeof(FitEntry));
-    if (!table) {
-        PyErr_NoMemory();
-        return -1;
-    }
-    f->table = table;
-    size_t old_capacity = f->mask + 1;
-    f->mask = capacity - 1;
-    for (size_t i = 0; i < old_capacity; i++) {
-        if (!old[i].taken) continue;
-        const uint8_t *bytes = (const uint8_t *)&old[i].key;
-        uint64_t hash = 1469598103934665603ULL;
-        for (size_t b = 0; b < sizeof(FitKey); b++) hash = (hash ^ bytes[b]) * 1099511628211ULL;
-        size_t j = (size_t)hash & f->mask;
-        while (table[j].taken) j = (j + 1) & f->mask;
-        table[j] = old[i];
-    }
-    PyMem_Free(old);
-    return 0;
-}
-
 static FitEntry *fit_slot(Fit *f, const FitKey *key) {
     const uint8_t *bytes = (const uint8_t *)key;
     uint64_t hash = 1469598103934665603ULL;
@@ -841,7 +817,6 @@ static int fit_go(Fit *f, int p, const uint8_t *left, int pips_left,
         if (leaving >= 0) fits = fit_splits(f, p, 0, leaving, limits, used, leavers, left, pips_left, arriving);
         if (fits < 0) return -1;
     }
-    if ((size_t)(f->count + 1) * 2 > f->mask + 1 && fit_grow(f) < 0) return -1;
     entry = fit_slot(f, &key); /* the table has grown since */
     entry->key = key, entry->taken = 1, entry->fits = (uint8_t)fits;
     f->count++;
@@ -889,9 +864,10 @@ static int fit_run(const int *start, const int *board, const long *dice, Py_ssiz
     for (int p = 0; p < OFF; p++)
         for (int v = 0; v < f.nv; v++) f.usable[p][v] = p + f.values[v] >= OFF || !closed_at[p + f.values[v]];
     f.states = states;
-    /* The table grows as keys come (kept at most half full): the bound is checked as a state is
-     * entered, so those entered before it was reached (one per location at most) still complete. */
+    /* The bound is checked as a state is entered, so those entered before it was reached (one
+     * per location at most) still complete: the table holds `states` + OFF keys at most. */
     size_t capacity = 64;
+    while (capacity < 2 * ((size_t)(states > 0 ? states : 0) + OFF)) capacity *= 2;
     f.table = PyMem_Calloc(capacity, sizeof(FitEntry));
     if (!f.table) {
         PyErr_NoMemory();

@@ -180,6 +180,22 @@ def test_the_compiled_fit_answers_as_the_python_search_does(case):
     assert reach._compiled_fit(start, board, dice, closed, states) == (search.fits(), len(search.memo))
 
 
+def test_the_compiled_fit_counts_the_states_of_a_long_search_as_the_python_one():
+    """A fit that visits over a hundred states before it rules the board out (met judging a Gul
+    Bara cascade under start_rule = first_checker): the compiled fit's count of states is the
+    work the referee's guidance spends, and a table of states that grew as it went lost two of
+    them (113 counted), which changed where a lifted checker was shown it may go."""
+    reach = importlib.import_module("firmware_host.referee.reach")
+    if reach._compiled_fit is None:
+        pytest.skip("the compiled search is not active (not built, or TAVLI_PURE_PYTHON is set)")
+    start = _frame(p1=12, p9=1, p11=1, p22=1)
+    board = _frame(p1=10, p3=1, p9=1, p11=1, p14=1, p22=1)
+    case = (start, board, (1, 1, 1, 1, 2, 2, 2, 2, 3), frozenset({12, 13, 14, 23, 24}), 200)
+    search = reach._FitSearch(*case)
+    assert (search.fits(), len(search.memo)) == (False, 111)
+    assert reach._compiled_fit(*case) == (False, 111)
+
+
 def test_forward_fit_spends_its_states_on_the_work_either_way(monkeypatch):
     reach = importlib.import_module("firmware_host.referee.reach")
     start = (0, 2, 0, 0, 0, 0, 5, 0, 3, 0, 0, 0, 5) + (0,) * 13
