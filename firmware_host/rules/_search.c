@@ -1068,9 +1068,28 @@ typedef struct {
      * the opponent's one point is behind (`Frame.opening_duty`) stops the walk at a stage start. */
     uint64_t stage_starts;
     uint32_t tables[2];
-    int table_count, at_most, unblock;
+    int table_count, at_most, unblock, no_prime;
     uint32_t at_most_points;
 } Walk;
+
+/* The opponent's route index 0..23 as a frame position of the mover (Frame._opponent_route_position). */
+#define OPPONENT_ROUTE(i) (((i) + 12) % 24 + 1)
+
+/* prime_rule = no_prime_without_opponent_ahead at a play's end: each run of six points held along
+ * the opponent's route with none of his checkers (`opp`, counts) further on his route was held at
+ * the play's start (`held_at_start`). */
+static int no_new_prime(uint32_t held, const uint8_t *opp, uint32_t held_at_start) {
+    for (int last = 0, run = 0; last < 24; last++) {
+        run = held >> OPPONENT_ROUTE(last) & 1 ? run + 1 : 0;
+        if (run < 6) continue;
+        int first = last - 5, ahead = 0;
+        for (int j = first + 6; j < 24 && !ahead; j++) ahead = opp[OPPONENT_ROUTE(j)] != 0;
+        if (ahead) continue;
+        for (int j = first; j <= last; j++)
+            if (!(held_at_start >> OPPONENT_ROUTE(j) & 1)) return 0;
+    }
+    return 1;
+}
 
 /* `Frame.allowed_at_end` of the limits `Frame.walk_limits` names. */
 /* `Frame.allowed_at_end` by `Frame.walk_limits`, `held` the points the mover holds as bits: not
@@ -1082,12 +1101,17 @@ static int limits_allow(uint32_t held, const uint32_t *tables, int table_count, 
     return at_most < 0 || __builtin_popcount(held & at_most_points) <= at_most;
 }
 
+/* The walk's test of a stage's full play: under the no-prime rule as if no point stood at the play's
+ * start (no prime with no opposing checker ahead at all), stricter than the rule, whose start is a
+ * stage's and not the walk's: a way found is still a legal play's, and a board turned down only
+ * makes the walk inexact (WholeCascade._walk). */
 static int walk_allowed_at_end(const Walk *w, const State *s) {
-    if (!w->table_count && w->at_most < 0) return 1;
+    if (!w->table_count && w->at_most < 0 && !w->no_prime) return 1;
     uint32_t held = 0;
     for (int p = 1; p < OFF; p++)
         if (s->me[p]) held |= 1u << p;
-    return limits_allow(held, w->tables, w->table_count, w->at_most_points, w->at_most);
+    return limits_allow(held, w->tables, w->table_count, w->at_most_points, w->at_most) &&
+           (!w->no_prime || no_new_prime(held, s->opp, 0));
 }
 
 /* The points held in counts of the mover's frame (a tuple of 26), as bits 1..24; -1 on an error. */
@@ -1103,29 +1127,6 @@ static long long held_bits(PyObject *counts) {
         if (n) held |= 1u << p;
     }
     return held;
-}
-
-/* The opponent's route index 0..23 as a frame position of the mover (Frame._opponent_route_position). */
-#define OPPONENT_ROUTE(i) (((i) + 12) % 24 + 1)
-
-/* prime_rule = no_prime_without_opponent_ahead at a play's end: each run of six points held along
- * the opponent's route with none of his checkers further on his route was held at the play's
- * start (`held_at_start`). 1 allowed, 0 not, -1 on an error. */
-static int no_new_prime(uint32_t held, PyObject *opp, uint32_t held_at_start) {
-    for (int last = 0, run = 0; last < 24; last++) {
-        run = held >> OPPONENT_ROUTE(last) & 1 ? run + 1 : 0;
-        if (run < 6) continue;
-        int first = last - 5, ahead = 0;
-        for (int j = first + 6; j < 24 && !ahead; j++) {
-            long n = PyLong_AsLong(PyTuple_GET_ITEM(opp, OPPONENT_ROUTE(j)));
-            if (n == -1 && PyErr_Occurred()) return -1;
-            ahead = n != 0;
-        }
-        if (ahead) continue;
-        for (int j = first; j <= last; j++)
-            if (!(held_at_start >> OPPONENT_ROUTE(j) & 1)) return 0;
-    }
-    return 1;
 }
 
 /* `Frame.allowed_ends`: of `visits` (node, moves, remaining, result), those whose game is over or
@@ -1168,13 +1169,11 @@ static PyObject *allowed_ends(PyObject *module, PyObject *args) {
             }
             allowed = limits_allow((uint32_t)held, table_bits, table_count, (uint32_t)at_most_points, at_most);
             if (allowed && no_prime) {
-                PyObject *opp = PyTuple_GET_ITEM(node, 1);
-                if (!PyTuple_Check(opp) || PyTuple_GET_SIZE(opp) != POSITIONS) {
-                    PyErr_SetString(PyExc_TypeError, "allowed_ends: counts are a tuple of 26");
-                    allowed = -1;
-                } else {
-                    allowed = no_new_prime((uint32_t)held, opp, (uint32_t)held_at_start);
-                }
+                int opp[POSITIONS];
+                uint8_t opp_counts[POSITIONS];
+                allowed = read_fit_counts(PyTuple_GET_ITEM(node, 1), opp, "allowed_ends: opp");
+                for (int p = 0; p < POSITIONS && !allowed; p++) opp_counts[p] = (uint8_t)opp[p];
+                if (!allowed) allowed = no_new_prime((uint32_t)held, opp_counts, (uint32_t)held_at_start);
             }
         }
         if (allowed < 0 || (allowed && PyList_Append(chosen, visit) < 0)) Py_CLEAR(chosen);
@@ -1289,9 +1288,9 @@ static PyObject *walk(PyObject *module, PyObject *args) {
     if (limits) {
         unsigned long long stage_starts, at_most_points;
         PyObject *tables;
-        if (!PyArg_ParseTuple(limits, "KO!Kii;limits: (stage starts, (points, ...), points, at most, "
-                              "unblock) as bits (Frame.walk_limits)", &stage_starts, &PyTuple_Type,
-                              &tables, &at_most_points, &w->at_most, &w->unblock))
+        if (!PyArg_ParseTuple(limits, "KO!Kiip;limits: (stage starts, (points, ...), points, at most, "
+                              "unblock, no prime) as bits (Frame.walk_limits)", &stage_starts, &PyTuple_Type,
+                              &tables, &at_most_points, &w->at_most, &w->unblock, &w->no_prime))
             goto done;
         w->table_count = (int)PyTuple_GET_SIZE(tables);
         if (w->table_count > 2 || w->count >= 64) {
@@ -1595,7 +1594,7 @@ PyMODINIT_FUNC PyInit__search(void) {
     if (created && (PyModule_AddIntConstant(created, "MAX_DICE", MAX_DICE) < 0 ||
                     PyModule_AddIntConstant(created, "SEARCH_EDGES", 1) < 0 || /* search(..., edges) */
                     PyModule_AddIntConstant(created, "SEARCH_KEYS", 1) < 0 ||  /* search(..., edges, keys) */
-                    PyModule_AddIntConstant(created, "WALK_LIMITS", 1) < 0))  /* walk(..., limits) */
+                    PyModule_AddIntConstant(created, "WALK_LIMITS", 2) < 0))  /* walk(..., limits), 2: no prime too */
         Py_CLEAR(created);
     return created;
 }

@@ -35,8 +35,9 @@ _COMPILED_EDGES = getattr(_search, "SEARCH_EDGES", False)
 # Whether it also gives each visit's key (`search(..., keys)`); not one built before it did.
 _COMPILED_KEYS = getattr(_search, "SEARCH_KEYS", False)
 _compiled_allowed_ends = getattr(_search, "allowed_ends", None)
-# Whether the compiled walk judges `Frame.walk_limits`; not one built before it did.
-_COMPILED_WALK_LIMITS = getattr(_search, "WALK_LIMITS", False)
+# Whether the compiled walk judges `Frame.walk_limits`, the no-prime rule's too (2); not one built
+# before it did.
+_COMPILED_WALK_LIMITS = getattr(_search, "WALK_LIMITS", 0) >= 2
 _CAPTURE_CODES = {Capture.NONE: 0, Capture.HIT: 1, Capture.PIN: 2, Capture.CHOICE: 3}
 
 BAR, OFF = 0, 25
@@ -692,11 +693,15 @@ class WholeCascade:
         plays as many dice or more. One walk instead of a stage search per stage: a cascade whose
         every die can be played asks it of every stage end the referee meets.
 
-        Where the rules judge a play's end by its board alone (Fevga's starting table, Moultezim's
-        four points of the opponent's): a full stage is a legal end where its board is allowed at
-        a play's end (the allowed ends are preferred, then the most dice), so the walk's way must
-        end each stage it plays in full on an allowed board, and a goal within a stage proves
-        nothing (its legal ends may play fewer dice) and is not walked."""
+        Where the rules judge a play's end by its board (Fevga's starting table, Moultezim's four
+        points of the opponent's, Narde's prime with no opposing checker ahead): a full stage is a
+        legal end where its board is allowed at a play's end (the allowed ends are preferred, then
+        the most dice), so the walk's way must end each stage it plays in full on an allowed board,
+        and a goal within a stage proves nothing (its legal ends may play fewer dice) and is not
+        walked. The no-prime rule allows a prime that stood at the stage's start, which the walk
+        does not follow: it allows a stage's end only with no such prime at all
+        (`Frame.allowed_whatever_the_start`), a stricter test, so a way it finds is still a legal
+        play's start, and a board it turns down leaves its answer inexact (the search decides)."""
         return self._walker(stage, goal)(node)
 
     def _walker(self, stage: int, goal: int) -> Callable[[Node], tuple[int, bool]]:
@@ -704,8 +709,7 @@ class WholeCascade:
         of many stage ends."""
         frame = self.turn.frame
         start = self._played_before(stage)
-        if frame.mother_every_move or frame.end_limits and (
-                frame.end_limits_read_start or start + goal not in self._stage_starts):
+        if frame.mother_every_move or frame.end_limits and start + goal not in self._stage_starts:
             return _no_walk
         moves = _WALK_MOVES * goal
         config = frame.search_config
@@ -726,14 +730,14 @@ class WholeCascade:
         frame = self.turn.frame
         target, dice, stage_starts = start + goal, self._dice, self._stage_starts
         steps, known, ways = frame.iter_steps, self._walked, self._ways
-        allowed_at_end = frame.allowed_at_end if frame.end_limits else None
+        allowed_at_end = frame.allowed_whatever_the_start if frame.end_limits else None
         left = moves
 
         def walk(node: Node, index: int) -> tuple[int, bool]:
             """(the most dice the walk reaches from `node`, counted from the cascade's first; exact)"""
             nonlocal left
             if allowed_at_end is not None and index != start and index in stage_starts \
-                    and not allowed_at_end(node, node):
+                    and not allowed_at_end(node):
                 return index - 1, False     # (a stage's full play ends here, not a legal end: no way)
             if index == target:
                 return index, False     # (a way found: the callers stop there)
@@ -946,15 +950,14 @@ def _facts_of(rules: Rules, mover: Color) -> dict[str, Any]:
         # Whether `allowed_at_end` can ever say no: most rule sets judge nothing at the end.
         "end_limits": bool(tables and not table_every_move)
         or prime_rule in ("opp_start_table_max4", "no_prime_without_opponent_ahead"),
-        # Whether `allowed_at_end` reads the play's start too (the primes already held), not only
-        # the board it ends on.
-        "end_limits_read_start": prime_rule == "no_prime_without_opponent_ahead",
         # `allowed_at_end`'s limits and `opening_duty`'s as the compiled walk judges them, point sets
         # as bits of frame positions: (the sets a play may not end holding all of, a set and how
-        # many of its points it may hold, -1: any; whether the duty to unblock a prime applies);
-        # None where they read more than the board (the play's start, the opponent's moves).
-        "walk_limits": None if prime_rule in ("no_prime_without_opponent_ahead", "opponent_must_be_able_to_move")
-        else board_limits + (int(prime_rule == "unblock_all_on_one_point"),),
+        # many of its points it may hold, -1: any; whether the duty to unblock a prime applies;
+        # whether a prime with no opposing checker ahead is refused, as `allowed_whatever_the_start`);
+        # None where they read the opponent's moves.
+        "walk_limits": None if prime_rule == "opponent_must_be_able_to_move"
+        else board_limits + (int(prime_rule == "unblock_all_on_one_point"),
+                             int(prime_rule == "no_prime_without_opponent_ahead")),
         # `allowed_at_end`'s limits as the compiled `allowed_ends` judges them: the board's, and
         # whether a prime with no opposing checker ahead of it must have stood at the play's start.
         "end_limit_bits": board_limits + (int(prime_rule == "no_prime_without_opponent_ahead"),),
@@ -1172,6 +1175,12 @@ class Frame:
                            for first in self._primes_without_opponent_ahead(node))
         return True
 
+    def allowed_whatever_the_start(self, node: Node) -> bool:
+        """`allowed_at_end` after a start that held no point: the board allowed whatever the play's
+        start (the no-prime rule, which allows a prime that stood at the start, then refuses every
+        prime with no opposing checker ahead; the other limits read the board alone)."""
+        return self.allowed_at_end(node, _NO_POINTS_HELD)
+
     def allowed_ends(self, visits: list[_Visit], turn_start: Node) -> list[_Visit]:
         """The `visits` whose play may end there: the game over, or `allowed_at_end`. Judged in C
         where the extension is built (`end_limit_bits`): asked of every state a search of a roll
@@ -1276,6 +1285,7 @@ class Frame:
 
 # Parallel games: the opponent's route (index 0..23) as the mover's frame positions.
 _OPPONENT_ROUTE = tuple(Frame._opponent_route_position(i) for i in range(24))
+_NO_POINTS_HELD = Node((0,) * (OFF + 1), (0,) * (OFF + 1))   # (`Frame.allowed_whatever_the_start`)
 
 
 def side_can_move(position: Position, rules: Rules) -> bool:
