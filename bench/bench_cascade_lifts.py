@@ -1,6 +1,6 @@
 """The referee's worst case: every checker lifted from every board on the way through Gul Bara cascades.
 
-Run: .venv/bin/python bench/bench_cascade_lifts.py [--games N] [--seed S] [--plays K] [--bot]
+Run: .venv/bin/python bench/bench_cascade_lifts.py [--games N] [--seed S] [--plays K] [--bot] [--verdicts]
                                                    [--variant V] [--option KEY=VALUE ...] [--json FILE]
 
 A person who pauses with a checker in hand shows the referee a board no quick player does (issue
@@ -19,6 +19,10 @@ time: p50, p99 and max over all readings, the count over 5 and over 50 ms, and t
 reading as a `judge --jsonl` request line (to reproduce it); each cascade's running figures go to
 stderr as it ends, for a run cut short; for the wall time: p50, p99 and max. Goals on this machine: p99 < 5 ms, max < 50 ms.
 
+--verdicts: also a sha256 of every verdict's JSON (`json.dumps(verdict.to_json(), sort_keys=True)`, one
+line each, in order), made outside the timed calls: the same hash before and after a change to
+the referee's speed shows it judged every reading alike.
+
 --bot: also the shipped bot's decision on every cascade roll (`Bot.choose` on a fresh `Turn`, as
 the controller asks it; under `gulbara_cascade_maximize = whole_cascade` that includes proving
 the most dice): p50, p99, max and the slowest roll. Goal: max < 50 ms.
@@ -31,6 +35,7 @@ os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")  # the bot's small matrices: 
 
 import argparse
 import gc
+import hashlib
 import json
 import random
 import sys
@@ -64,12 +69,14 @@ def main() -> None:
     parser.add_argument("--plays", type=int, default=2, help="other plays walked per cascade besides the chosen one")
     parser.add_argument("--option", action="append", default=[], metavar="KEY=VALUE", help="a house rule")
     parser.add_argument("--bot", action="store_true", help="also time the bot's decision on every cascade roll")
+    parser.add_argument("--verdicts", action="store_true", help="also hash every verdict's JSON (sha256)")
     parser.add_argument("--json", metavar="FILE", help="also write the figures as JSON")
     args = parser.parse_args()
     options = dict(option.split("=", 1) for option in args.option)
     rules = Rules.for_variant(args.variant, options)
     times, wall_times, slowest, cascades, kinds = [], [], (0.0, "", ""), 0, {}
     bot_times, slowest_bot = [], (0.0, "")
+    verdicts = hashlib.sha256() if args.verdicts else None
     if args.bot:
         from firmware_host.bot import Bot
         bot = Bot.trained(rules)
@@ -99,6 +106,8 @@ def main() -> None:
                         wall_times.append((time.perf_counter_ns() - wall0) / 1e6)
                         times.append(ms)
                         kinds[verdict.kind] = kinds.get(verdict.kind, 0) + 1
+                        if verdicts is not None:
+                            verdicts.update(json.dumps(verdict.to_json(), sort_keys=True).encode() + b"\n")
                         if ms > slowest[0]:
                             slowest = (ms, verdict.kind, request_line(position, dice, reading, options))
             print(f"cascade {cascades} ({dice[0]}-{dice[1]}): {len(times)} readings so far, max "
@@ -113,6 +122,7 @@ def main() -> None:
                                     "after": [round(x, 2) for x in os.getloadavg()]},
         "command": "bench/bench_cascade_lifts.py " + " ".join(
             [f"--games {args.games}", f"--seed {args.seed}", f"--plays {args.plays}"] + ["--bot"] * args.bot
+            + ["--verdicts"] * args.verdicts
             + [f"--variant {args.variant}"] * (args.variant != "gulbara")
             + [f"--option {o}" for o in args.option]),
         "cascades": cascades, "readings": len(times), "verdicts": kinds,
@@ -124,6 +134,8 @@ def main() -> None:
                     "max": round(max(wall_times), 3)},
         "wall_s": round(time.monotonic() - started, 1),
     }
+    if verdicts is not None:
+        figures["verdict_json_sha256"] = verdicts.hexdigest()
     if args.bot:
         figures["bot"] = {"rolls": len(bot_times), "p50_ms": round(percentile(bot_times, 0.5), 3),
                           "p99_ms": round(percentile(bot_times, 0.99), 3), "max_ms": round(max(bot_times), 3),

@@ -8,7 +8,7 @@ cascade is chosen stage by stage, each stage's ends judged as they stand.
 from __future__ import annotations
 
 import random
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from importlib import resources
 from typing import Any, Protocol, Sequence
 
@@ -17,7 +17,7 @@ import numpy as np
 from firmware_host.rules import Color, GameResult, Play, Rules, Turn
 from firmware_host.rules.plays import Frame
 from firmware_host.bot import features
-from firmware_host.bot.features import Boards, GameShape, board_terms, chances_of_nodes
+from firmware_host.bot.features import Boards, GameShape, board_terms, chances_of_nodes, input_size
 from firmware_host.bot.network import OUTCOMES, Network
 
 
@@ -125,7 +125,7 @@ class Bot:
 
     def __init__(self, rules: Rules, network: Network):
         self.rules = rules
-        self.shape = GameShape.of(rules)
+        self.shape = _shape_read_by(network, rules)
         self.network = network
 
     @classmethod
@@ -202,6 +202,21 @@ class TrainedChooser:
         if variant not in self._networks:
             self._networks[variant] = load_network(variant)
         return Bot(turn.rules, self._networks[variant]).choose(turn)
+
+
+def _shape_read_by(network: Network, rules: Rules) -> GameShape:
+    """The game's shape as `network` reads boards: the shipped weights were trained under each
+    variant's own start rule (`tavli-board train VARIANT`), and a house rule that sets another
+    would add or drop the first-checker rule's inputs; the network then reads them as it learned
+    them (the variant's own rule), while the game's rules still decide every legal play."""
+    shape = GameShape.of(rules)
+    if input_size(shape) != network.inputs:
+        own = GameShape.of(Rules.for_variant(rules.variant.name))
+        shape = replace(shape, release_from=own.release_from)
+    if input_size(shape) != network.inputs:
+        raise ValueError(f"the network reads {network.inputs} inputs; a {rules.variant.name} board "
+                         f"gives {input_size(shape)}")
+    return shape
 
 
 def load_network(variant: str) -> Network:

@@ -10,7 +10,7 @@ from __future__ import annotations
 import enum
 from collections import OrderedDict
 from dataclasses import dataclass, field, replace
-from functools import cached_property
+from functools import cached_property, partial
 from heapq import heappop, heappush
 from itertools import count
 from operator import mul, sub
@@ -265,8 +265,8 @@ class Referee:
         if tree is not None:
             self._trees.move_to_end(key)
             return tree
-        keeps = None if self._whole is None else lambda end: self._whole.keeps(end, stage)
-        tree = self._trees[key] = StageTree(self.turn, root, self.turn.stages[stage], keeps)
+        kept = None if self._whole is None else partial(self._whole.kept, stage=stage)
+        tree = self._trees[key] = StageTree(self.turn, root, self.turn.stages[stage], kept)
         self._tree_states += len(tree)
         while self._tree_states > TREE_CACHE_STATES and len(self._trees) > 2:
             # The roll's first tree is kept for good (it is `root_tree`).

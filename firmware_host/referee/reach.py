@@ -16,12 +16,13 @@ from typing import Generic, Iterator, Mapping, TypeVar
 
 from firmware_host.rules.plays import COMPILED, HOME, OFF, Node
 
-# `forward_fit`'s search and `StageEnds`' scan in C where the extension is built (and
+# `may_reach`, `forward_fit`'s search and `StageEnds`' scan in C where the extension is built (and
 # TAVLI_PURE_PYTHON is not set).
-_compiled_fit = _compiled_covering = None
+_compiled_reach = _compiled_fit = _compiled_covering = None
 if COMPILED:
     from firmware_host.rules import _search
-    _compiled_fit = getattr(_search, "forward_fit", None)  # (None from a build older than it)
+    _compiled_reach = getattr(_search, "may_reach", None)  # (None from a build older than it)
+    _compiled_fit = getattr(_search, "forward_fit", None)
     _compiled_covering = getattr(_search, "covering_ends", None)
 
 
@@ -114,7 +115,15 @@ def may_reach(start: tuple[int, ...], board: tuple[int, ...], dice: tuple[int, .
     the moves: a necessary condition for `board` to lie on a legal way from `start`.
 
     With `stop` (the die values that cannot move at `board`), the turn must also be able to end
-    there: all the dice played, or the next one one of `stop`. `work`: `forward_fit`'s bound."""
+    there: all the dice played, or the next one one of `stop`. `work`: `forward_fit`'s bound.
+    In C where the extension is built (rules/_search.c, the same tests and the same work spent):
+    it is asked of every stage end a cascade's search tries."""
+    if _compiled_reach is not None:
+        reaches, visited = _compiled_reach(start, board, dice, closed, stop, FIT_STATES,
+                                           None if work is None else work.left)
+        if work is not None:
+            work.spent += visited
+        return reaches
     if not covers(start, accumulate(board)):   # (`checkers_to_move(start, board)`, by running totals)
         return False
     gained = sum(map(mul, _LOCATIONS, map(sub, board, start)))

@@ -468,14 +468,16 @@ static int read_config(PyObject *config_tuple, Config *c) {
 
 /* The Python search's `edges`: (node, dice left) -> [(move, child's key), ...] for every state
  * reached whose game goes on, its moves in the order found. `visits` holds the visits level after
- * level: their nodes and dice left make the keys. */
+ * level: their nodes and dice left make the keys. `keys_out` (a list, or NULL): each visit's key
+ * appended in the visits' order, the very objects the edges name their children by. */
 static int record_edges(PyObject *edges, const Level *levels, const EdgeList *moved, Py_ssize_t dice_count,
-                        PyObject **nodes[], PyObject *visits) {
-    PyObject **keys[MAX_DICE + 1] = {NULL};
+                        PyObject **nodes[], PyObject *visits, PyObject *keys_out) {
+    PyObject **keys[MAX_DICE + 1] = {NULL}, **outs[MAX_DICE + 1] = {NULL};
     int status = -1;
     Py_ssize_t at = 0;
     for (int k = 0; k <= dice_count && levels[k].count; k++) {
-        if (!(keys[k] = PyMem_Calloc(levels[k].count, sizeof(PyObject *)))) {
+        if (!(keys[k] = PyMem_Calloc(levels[k].count, sizeof(PyObject *))) ||
+            !(outs[k] = PyMem_Calloc(levels[k].count, sizeof(PyObject *)))) {
             PyErr_NoMemory();
             goto done;
         }
@@ -484,19 +486,21 @@ static int record_edges(PyObject *edges, const Level *levels, const EdgeList *mo
             if (!key) goto done;
             untrack(key);
             keys[k][i] = key;
+            if (keys_out && PyList_Append(keys_out, key) < 0) goto done;
             if (levels[k].entries[i].finished) continue;
             PyObject *out = PyList_New(0);
             if (!out || PyDict_SetItem(edges, key, out) < 0) {
                 Py_XDECREF(out);
                 goto done;
             }
-            Py_DECREF(out); /* the dict holds it */
+            outs[k][i] = out; /* borrowed: the dict holds it */
+            Py_DECREF(out);
         }
     }
     for (int k = 0; k < dice_count && levels[k + 1].count; k++) {
         for (Py_ssize_t e = 0; e < moved[k].count; e++) {
             const Edge *edge = &moved[k].edges[e];
-            PyObject *out = PyDict_GetItemWithError(edges, keys[k][edge->parent]);
+            PyObject *out = outs[k][edge->parent]; /* (not looked up in the dict: no key hashed) */
             PyObject *move = PyTuple_New(5), *pair;
             if (!out || !move) {
                 Py_XDECREF(move);
@@ -518,6 +522,7 @@ static int record_edges(PyObject *edges, const Level *levels, const EdgeList *mo
     status = 0;
 done:
     for (int k = 0; k <= MAX_DICE; k++) {
+        PyMem_Free(outs[k]);
         if (!keys[k]) continue;
         for (Py_ssize_t i = 0; i < levels[k].count; i++) Py_XDECREF(keys[k][i]);
         PyMem_Free(keys[k]);
@@ -528,14 +533,20 @@ done:
 static PyObject *search(PyObject *module, PyObject *args) {
     (void)module;
     PyTypeObject *visit_type, *node_type;
-    PyObject *start, *dice_tuple, *config_tuple, *edges = Py_None;
-    if (!PyArg_ParseTuple(args, "O!O!OO!O!|O:search", &PyType_Type, &visit_type, &PyType_Type, &node_type,
-                          &start, &PyTuple_Type, &dice_tuple, &PyTuple_Type, &config_tuple, &edges))
+    PyObject *start, *dice_tuple, *config_tuple, *edges = Py_None, *keys_out = Py_None;
+    if (!PyArg_ParseTuple(args, "O!O!OO!O!|OO:search", &PyType_Type, &visit_type, &PyType_Type, &node_type,
+                          &start, &PyTuple_Type, &dice_tuple, &PyTuple_Type, &config_tuple, &edges, &keys_out))
         return NULL;
     if (edges == Py_None) {
         edges = NULL;
     } else if (!PyDict_Check(edges)) {
         PyErr_SetString(PyExc_TypeError, "search: edges is a dict or None");
+        return NULL;
+    }
+    if (keys_out == Py_None) {
+        keys_out = NULL;
+    } else if (!PyList_Check(keys_out) || !edges) {
+        PyErr_SetString(PyExc_TypeError, "search: keys is a list, given with edges, or None");
         return NULL;
     }
     if (!PyType_IsSubtype(node_type, &PyTuple_Type) || !PyType_IsSubtype(visit_type, &PyTuple_Type)) {
@@ -654,7 +665,7 @@ static PyObject *search(PyObject *module, PyObject *args) {
             nodes[k][i] = node, moves[k][i] = path; /* borrowed: the visits list holds them */
         }
     }
-    if (edges && record_edges(edges, levels, moved, dice_count, nodes, visits) < 0) goto fail;
+    if (edges && record_edges(edges, levels, moved, dice_count, nodes, visits, keys_out) < 0) goto fail;
     Py_DECREF(empty);
     result = PyTuple_Pack(2, visits, borne_off);
     Py_DECREF(visits), Py_DECREF(borne_off);
@@ -829,44 +840,19 @@ static int read_fit_counts(PyObject *counts, int *out, const char *name) {
     return 0;
 }
 
-static PyObject *forward_fit(PyObject *module, PyObject *args) {
-    PyObject *start, *board, *dice, *closed;
-    long states;
-    if (!PyArg_ParseTuple(args, "O!O!O!Ol:forward_fit", &PyTuple_Type, &start, &PyTuple_Type, &board,
-                          &PyTuple_Type, &dice, &closed, &states))
-        return NULL;
+/* The fit of `start` to `board` with `n_dice` dice (each 1..6) within `states` states: 1 fits, 0 not,
+ * -1 gave up (the states it visited in *visited); -2 out of memory (an error set). */
+static int fit_run(const int *start, const int *board, const long *dice, Py_ssize_t n_dice,
+                   const uint8_t *closed_at, long states, long *visited) {
     Fit f;
     memset(&f, 0, sizeof f);
-    if (read_fit_counts(start, f.start, "start") < 0 || read_fit_counts(board, f.board, "board") < 0)
-        return NULL;
+    memcpy(f.start, start, sizeof f.start);
+    memcpy(f.board, board, sizeof f.board);
     int per_value[7] = {0}, total = 0;
-    Py_ssize_t n_dice = PyTuple_GET_SIZE(dice);
-    if (n_dice > 255) {
-        PyErr_SetString(PyExc_ValueError, "dice: at most 255");
-        return NULL;
-    }
-    for (Py_ssize_t i = 0; i < n_dice; i++) {
-        long die = PyLong_AsLong(PyTuple_GET_ITEM(dice, i));
-        if (die == -1 && PyErr_Occurred()) return NULL;
-        if (die < 1 || die > 6) {
-            PyErr_Format(PyExc_ValueError, "dice[%zd]: %ld is no die", i, die);
-            return NULL;
-        }
-        per_value[die]++, total += (int)die;
-    }
-    uint8_t left[FIT_VALUES] = {0}, closed_at[POSITIONS] = {0};
+    for (Py_ssize_t i = 0; i < n_dice; i++) per_value[dice[i]]++, total += (int)dice[i];
+    uint8_t left[FIT_VALUES] = {0};
     for (int die = 1; die <= 6; die++)
         if (per_value[die]) left[f.nv] = (uint8_t)per_value[die], f.values[f.nv++] = die;
-    PyObject *iterator = PyObject_GetIter(closed), *item;
-    if (!iterator) return NULL;
-    while ((item = PyIter_Next(iterator))) {
-        long point = PyLong_AsLong(item);
-        Py_DECREF(item);
-        if (point == -1 && PyErr_Occurred()) break;
-        if (point >= 0 && point < POSITIONS) closed_at[point] = 1;
-    }
-    Py_DECREF(iterator);
-    if (PyErr_Occurred()) return NULL;
     int gained = 0, most = 0;
     for (int p = 0; p < POSITIONS; p++) f.gain[p] = (gained += f.board[p] - f.start[p]);
     for (int p = OFF; p >= 0; p--) {
@@ -883,13 +869,178 @@ static PyObject *forward_fit(PyObject *module, PyObject *args) {
     size_t capacity = 64;
     while (capacity < 2 * ((size_t)(states > 0 ? states : 0) + OFF)) capacity *= 2;
     f.table = PyMem_Calloc(capacity, sizeof(FitEntry));
-    if (!f.table) return PyErr_NoMemory();
+    if (!f.table) {
+        PyErr_NoMemory();
+        return -2;
+    }
     f.mask = capacity - 1;
     uint8_t arriving[FIT_SLOTS][FIT_VALUES];
     memset(arriving, 0, sizeof arriving);
     int fits = fit_go(&f, 0, left, total, arriving);
     PyMem_Free(f.table);
-    return Py_BuildValue("(Ol)", fits < 0 ? Py_None : fits ? Py_True : Py_False, f.count);
+    *visited = f.count;
+    return PyErr_Occurred() ? -2 : fits;
+}
+
+/* The dice of a tuple (each 1..6, at most MAX_FIT_DICE) into `out`; their count, -1 on an error. */
+#define MAX_FIT_DICE 255
+static Py_ssize_t read_fit_dice(PyObject *dice, long *out) {
+    Py_ssize_t n_dice = PyTuple_GET_SIZE(dice);
+    if (n_dice > MAX_FIT_DICE) {
+        PyErr_SetString(PyExc_ValueError, "dice: at most 255");
+        return -1;
+    }
+    for (Py_ssize_t i = 0; i < n_dice; i++) {
+        long die = PyLong_AsLong(PyTuple_GET_ITEM(dice, i));
+        if (die == -1 && PyErr_Occurred()) return -1;
+        if (die < 1 || die > 6) {
+            PyErr_Format(PyExc_ValueError, "dice[%zd]: %ld is no die", i, die);
+            return -1;
+        }
+        out[i] = die;
+    }
+    return n_dice;
+}
+
+/* The points of an iterable (those on the route) marked in `at`. */
+static int read_points(PyObject *points, uint8_t *at) {
+    PyObject *iterator = PyObject_GetIter(points), *item;
+    if (!iterator) return -1;
+    while ((item = PyIter_Next(iterator))) {
+        long point = PyLong_AsLong(item);
+        Py_DECREF(item);
+        if (point == -1 && PyErr_Occurred()) break;
+        if (point >= 0 && point < POSITIONS) at[point] = 1;
+    }
+    Py_DECREF(iterator);
+    return PyErr_Occurred() ? -1 : 0;
+}
+
+static PyObject *forward_fit(PyObject *module, PyObject *args) {
+    (void)module;
+    PyObject *start, *board, *dice, *closed;
+    long states;
+    if (!PyArg_ParseTuple(args, "O!O!O!Ol:forward_fit", &PyTuple_Type, &start, &PyTuple_Type, &board,
+                          &PyTuple_Type, &dice, &closed, &states))
+        return NULL;
+    int start_counts[POSITIONS], board_counts[POSITIONS];
+    long values[MAX_FIT_DICE];
+    uint8_t closed_at[POSITIONS] = {0};
+    if (read_fit_counts(start, start_counts, "start") < 0 || read_fit_counts(board, board_counts, "board") < 0)
+        return NULL;
+    Py_ssize_t n_dice = read_fit_dice(dice, values);
+    if (n_dice < 0 || read_points(closed, closed_at) < 0) return NULL;
+    long visited = 0;
+    int fits = fit_run(start_counts, board_counts, values, n_dice, closed_at, states, &visited);
+    if (fits == -2) return NULL;
+    return Py_BuildValue("(Ol)", fits < 0 ? Py_None : fits ? Py_True : Py_False, visited);
+}
+
+/* -- the referee's reach (firmware_host/referee/reach.py `may_reach`, its specification) ----------
+ *
+ * The same tests in the same order: `covers` by running totals, then the one k whose pips are the
+ * board's gain, or (checkers borne off) each k whose pips cover it, bounded by `_BearingOff`'s
+ * counts; then `forward_fit` with the same bound on its states, the work spent counted alike. */
+
+#define HOME_START 19
+
+static PyObject *may_reach(PyObject *module, PyObject *args) {
+    (void)module;
+    PyObject *start, *board, *dice, *closed, *stop, *work;
+    long fit_states, work_left = 0;
+    if (!PyArg_ParseTuple(args, "O!O!O!OOlO:may_reach", &PyTuple_Type, &start, &PyTuple_Type, &board,
+                          &PyTuple_Type, &dice, &closed, &stop, &fit_states, &work))
+        return NULL;
+    int bounded = work != Py_None; /* else no work bounds the search */
+    if (bounded && (work_left = PyLong_AsLong(work)) == -1 && PyErr_Occurred()) return NULL;
+    int s[POSITIONS], b[POSITIONS];
+    long values[MAX_FIT_DICE];
+    uint8_t closed_at[POSITIONS] = {0}, stops[7] = {0};
+    if (read_fit_counts(start, s, "start") < 0 || read_fit_counts(board, b, "board") < 0) return NULL;
+    Py_ssize_t n = read_fit_dice(dice, values);
+    if (n < 0 || read_points(closed, closed_at) < 0) return NULL;
+    int has_stop = stop != Py_None;
+    if (has_stop) {
+        uint8_t stop_at[POSITIONS] = {0};
+        if (read_points(stop, stop_at) < 0) return NULL;
+        for (int die = 1; die <= 6; die++) stops[die] = stop_at[die];
+    }
+    long spent = 0;
+    int reaches = 0;
+    /* covers: up to every location, start has at least as many checkers as the board */
+    int ahead = 0, behind = 0, gained = 0;
+    for (int p = 0; p < POSITIONS; p++) {
+        ahead += s[p], behind += b[p];
+        if (ahead < behind) goto answer;
+        gained += p * (b[p] - s[p]);
+    }
+    long pips_of_first[MAX_FIT_DICE + 1];
+    pips_of_first[0] = 0;
+    for (Py_ssize_t k = 0; k < n; k++) pips_of_first[k + 1] = pips_of_first[k] + values[k];
+#define FIT(k)                                                                                        \
+    do {                                                                                              \
+        long states = !bounded ? fit_states : (work_left - spent < fit_states ? work_left - spent    \
+                                                                               : fit_states);        \
+        long visited = 0;                                                                             \
+        int fits = fit_run(s, b, values, (k), closed_at, states, &visited);                           \
+        if (fits == -2) return NULL;                                                                  \
+        spent += visited;                                                                             \
+        if (fits != 0) {                                                                              \
+            reaches = 1;                                                                              \
+            goto answer;                                                                              \
+        }                                                                                             \
+    } while (0)
+    if (b[OFF] == s[OFF]) {
+        /* Nothing borne off, the dice move the checkers exactly their pips: one k at most fits. */
+        for (Py_ssize_t k = 0; k <= n; k++) {
+            if (pips_of_first[k] < gained) continue;
+            if (pips_of_first[k] == gained && (!has_stop || k == n || stops[values[k]])) FIT(k);
+            goto answer;
+        }
+        goto answer;
+    }
+    /* _may_bear_off: the bounds are made for the first k the pips allow */
+    int bounds = 0, borne_off = 0, overshoot_from = 0, leaving_ahead = 0, hops_of_at_least[7] = {0};
+    int at_least[7] = {0}; /* of the first k dice, those of each value w or more */
+    for (Py_ssize_t k = 0; k <= n; k++) {
+        if (k) for (int w = 1; w <= values[k - 1]; w++) at_least[w]++;
+        if (pips_of_first[k] < gained) continue;
+        if (has_stop && k < n && !stops[values[k]]) continue;
+        if (!bounds) {
+            int rearmost = OFF - 1;
+            for (int p = 0; p < OFF; p++)
+                if (b[p]) {
+                    rearmost = p;
+                    break;
+                }
+            if (rearmost < HOME_START) goto answer;
+            bounds = 1;
+            borne_off = b[OFF] - s[OFF];
+            overshoot_from = OFF - rearmost;
+            for (int w = 1; w <= 6; w++) {
+                int hops = 0;
+                for (int p = 0; p < OFF; p++) hops += s[p] * ((OFF - p - 1) / w);
+                hops_of_at_least[w] = borne_off + hops;
+            }
+            for (int p = rearmost + 1; p < OFF; p++) leaving_ahead += s[p] > b[p] ? s[p] - b[p] : 0;
+        }
+        /* _BearingOff.allows */
+        if (k < borne_off) continue;
+        int allowed = 1;
+        for (int w = 1; w <= 6 && allowed; w++) allowed = at_least[w] <= hops_of_at_least[w];
+        if (!allowed || k - (overshoot_from < 7 ? at_least[overshoot_from] : 0) < leaving_ahead) continue;
+        /* the waste: the largest `borne_off` of the dice's pips beyond `overshoot_from` */
+        int over[7] = {0}, take = borne_off < 0 ? 0 : borne_off, waste = 0;
+        for (Py_ssize_t i = 0; i < k; i++) over[values[i] > overshoot_from ? values[i] - overshoot_from : 0]++;
+        for (int x = 6; x > 0 && take > 0; x--) {
+            int m = over[x] < take ? over[x] : take;
+            waste += m * x, take -= m;
+        }
+        if (pips_of_first[k] - gained <= waste) FIT(k);
+    }
+#undef FIT
+answer:
+    return Py_BuildValue("(Ol)", reaches ? Py_True : Py_False, spent);
 }
 
 /* -- WholeCascade._walk: a depth-first walk of the dice in their order ------------------------------ */
@@ -917,19 +1068,117 @@ typedef struct {
      * the opponent's one point is behind (`Frame.opening_duty`) stops the walk at a stage start. */
     uint64_t stage_starts;
     uint32_t tables[2];
-    int table_count, at_most, unblock;
+    int table_count, at_most, unblock, no_prime;
     uint32_t at_most_points;
 } Walk;
 
+/* The opponent's route index 0..23 as a frame position of the mover (Frame._opponent_route_position). */
+#define OPPONENT_ROUTE(i) (((i) + 12) % 24 + 1)
+
+/* prime_rule = no_prime_without_opponent_ahead at a play's end: each run of six points held along
+ * the opponent's route with none of his checkers (`opp`, counts) further on his route was held at
+ * the play's start (`held_at_start`). */
+static int no_new_prime(uint32_t held, const uint8_t *opp, uint32_t held_at_start) {
+    for (int last = 0, run = 0; last < 24; last++) {
+        run = held >> OPPONENT_ROUTE(last) & 1 ? run + 1 : 0;
+        if (run < 6) continue;
+        int first = last - 5, ahead = 0;
+        for (int j = first + 6; j < 24 && !ahead; j++) ahead = opp[OPPONENT_ROUTE(j)] != 0;
+        if (ahead) continue;
+        for (int j = first; j <= last; j++)
+            if (!(held_at_start >> OPPONENT_ROUTE(j) & 1)) return 0;
+    }
+    return 1;
+}
+
 /* `Frame.allowed_at_end` of the limits `Frame.walk_limits` names. */
+/* `Frame.allowed_at_end` by `Frame.walk_limits`, `held` the points the mover holds as bits: not
+ * every point of one of the `tables`, and at most `at_most` of `at_most_points` (-1: any). */
+static int limits_allow(uint32_t held, const uint32_t *tables, int table_count, uint32_t at_most_points,
+                        int at_most) {
+    for (int i = 0; i < table_count; i++)
+        if ((held & tables[i]) == tables[i]) return 0;
+    return at_most < 0 || __builtin_popcount(held & at_most_points) <= at_most;
+}
+
+/* The walk's test of a stage's full play: under the no-prime rule as if no point stood at the play's
+ * start (no prime with no opposing checker ahead at all), stricter than the rule, whose start is a
+ * stage's and not the walk's: a way found is still a legal play's, and a board turned down only
+ * makes the walk inexact (WholeCascade._walk). */
 static int walk_allowed_at_end(const Walk *w, const State *s) {
-    if (!w->table_count && w->at_most < 0) return 1;
+    if (!w->table_count && w->at_most < 0 && !w->no_prime) return 1;
     uint32_t held = 0;
     for (int p = 1; p < OFF; p++)
         if (s->me[p]) held |= 1u << p;
-    for (int i = 0; i < w->table_count; i++)
-        if ((held & w->tables[i]) == w->tables[i]) return 0;
-    return w->at_most < 0 || __builtin_popcount(held & w->at_most_points) <= w->at_most;
+    return limits_allow(held, w->tables, w->table_count, w->at_most_points, w->at_most) &&
+           (!w->no_prime || no_new_prime(held, s->opp, 0));
+}
+
+/* The points held in counts of the mover's frame (a tuple of 26), as bits 1..24; -1 on an error. */
+static long long held_bits(PyObject *counts) {
+    if (!PyTuple_Check(counts) || PyTuple_GET_SIZE(counts) != POSITIONS) {
+        PyErr_SetString(PyExc_TypeError, "allowed_ends: counts are a tuple of 26");
+        return -1;
+    }
+    uint32_t held = 0;
+    for (int p = 1; p < OFF; p++) {
+        long n = PyLong_AsLong(PyTuple_GET_ITEM(counts, p));
+        if (n == -1 && PyErr_Occurred()) return -1;
+        if (n) held |= 1u << p;
+    }
+    return held;
+}
+
+/* `Frame.allowed_ends`: of `visits` (node, moves, remaining, result), those whose game is over or
+ * whose board `limits_allow` and, under the no-prime rule, `no_new_prime` against the start's. */
+static PyObject *allowed_ends(PyObject *module, PyObject *args) {
+    (void)module;
+    PyObject *visits, *tables, *start;
+    unsigned long long at_most_points;
+    int at_most, no_prime;
+    if (!PyArg_ParseTuple(args, "O!(O!Kip)O:allowed_ends", &PyList_Type, &visits, &PyTuple_Type, &tables,
+                          &at_most_points, &at_most, &no_prime, &start))
+        return NULL;
+    long long held_at_start = no_prime ? held_bits(start) : 0;
+    if (held_at_start < 0) return NULL;
+    uint32_t table_bits[2];
+    int table_count = (int)PyTuple_GET_SIZE(tables);
+    if (table_count > 2) {
+        PyErr_SetString(PyExc_ValueError, "allowed_ends: at most 2 point sets");
+        return NULL;
+    }
+    for (int i = 0; i < table_count; i++) {
+        table_bits[i] = (uint32_t)PyLong_AsUnsignedLongMask(PyTuple_GET_ITEM(tables, i));
+        if (PyErr_Occurred()) return NULL;
+    }
+    PyObject *chosen = PyList_New(0);
+    for (Py_ssize_t i = 0; chosen && i < PyList_GET_SIZE(visits); i++) {
+        PyObject *visit = PyList_GET_ITEM(visits, i), *node;
+        if (!PyTuple_Check(visit) || PyTuple_GET_SIZE(visit) != 4 || !PyTuple_Check(node = PyTuple_GET_ITEM(visit, 0))
+            || PyTuple_GET_SIZE(node) < 2) {
+            PyErr_SetString(PyExc_TypeError, "allowed_ends: a visit is (node, moves, remaining, result)");
+            Py_CLEAR(chosen);
+            break;
+        }
+        int allowed = PyObject_IsTrue(PyTuple_GET_ITEM(visit, 3));   /* the game over */
+        if (!allowed) {
+            long long held = held_bits(PyTuple_GET_ITEM(node, 0));
+            if (held < 0) {
+                Py_CLEAR(chosen);
+                break;
+            }
+            allowed = limits_allow((uint32_t)held, table_bits, table_count, (uint32_t)at_most_points, at_most);
+            if (allowed && no_prime) {
+                int opp[POSITIONS];
+                uint8_t opp_counts[POSITIONS];
+                allowed = read_fit_counts(PyTuple_GET_ITEM(node, 1), opp, "allowed_ends: opp");
+                for (int p = 0; p < POSITIONS && !allowed; p++) opp_counts[p] = (uint8_t)opp[p];
+                if (!allowed) allowed = no_new_prime((uint32_t)held, opp_counts, (uint32_t)held_at_start);
+            }
+        }
+        if (allowed < 0 || (allowed && PyList_Append(chosen, visit) < 0)) Py_CLEAR(chosen);
+    }
+    return chosen;
 }
 
 /* `Frame.opening_duty` under prime_rule = unblock_all_on_one_point: the opponent's checkers all on
@@ -1039,9 +1288,9 @@ static PyObject *walk(PyObject *module, PyObject *args) {
     if (limits) {
         unsigned long long stage_starts, at_most_points;
         PyObject *tables;
-        if (!PyArg_ParseTuple(limits, "KO!Kii;limits: (stage starts, (points, ...), points, at most, "
-                              "unblock) as bits (Frame.walk_limits)", &stage_starts, &PyTuple_Type,
-                              &tables, &at_most_points, &w->at_most, &w->unblock))
+        if (!PyArg_ParseTuple(limits, "KO!Kiip;limits: (stage starts, (points, ...), points, at most, "
+                              "unblock, no prime) as bits (Frame.walk_limits)", &stage_starts, &PyTuple_Type,
+                              &tables, &at_most_points, &w->at_most, &w->unblock, &w->no_prime))
             goto done;
         w->table_count = (int)PyTuple_GET_SIZE(tables);
         if (w->table_count > 2 || w->count >= 64) {
@@ -1135,6 +1384,162 @@ static PyObject *covering_ends(PyObject *module, PyObject *args) {
     return order;
 }
 
+/* -- the referee's stage tree (firmware_host/referee/tree.py `StageTree`, its specification) ------
+ *
+ * The states from which a legal play of the stage is still reachable, from the search's visits in
+ * reverse (each state after its children): a state is kept where a legal play ends there (one of
+ * `complete`, the very visit objects) or a kept child follows it, with the moves to its kept
+ * children. A child is known by its key object (the compiled search's `keys` are the objects its
+ * edges name), else by its key's value; each kept key is hashed once for the three dicts. */
+
+typedef struct {
+    PyObject **pointers;
+    Py_ssize_t *indices;
+    size_t mask;
+} PointerTable;
+
+static size_t pointer_slot(const PointerTable *t, PyObject *pointer) {
+    size_t i = (size_t)(((uintptr_t)pointer >> 4) * 0x9E3779B97F4A7C15ULL) & t->mask;
+    while (t->pointers[i] && t->pointers[i] != pointer) i = (i + 1) & t->mask;
+    return i;
+}
+
+static Py_ssize_t pointer_index(const PointerTable *t, PyObject *pointer) {
+    size_t i = pointer_slot(t, pointer);
+    return t->pointers[i] ? t->indices[i] : -1;
+}
+
+static void pointer_add(PointerTable *t, PyObject *pointer, Py_ssize_t index) {
+    size_t i = pointer_slot(t, pointer);
+    t->pointers[i] = pointer, t->indices[i] = index;
+}
+
+/* The index of the visit whose key equals `child` (not one of the keys' objects), by a dict of
+ * the keys made at the first such child; -1 where none (with an error set where one occurred). */
+static Py_ssize_t index_by_value(PyObject *keys, PyObject **by_value, PyObject *child) {
+    if (!*by_value) {
+        if (!(*by_value = PyDict_New())) return -1;
+        for (Py_ssize_t i = 0; i < PyList_GET_SIZE(keys); i++) {
+            PyObject *index = PyLong_FromSsize_t(i);
+            int failed = !index || PyDict_SetItem(*by_value, PyList_GET_ITEM(keys, i), index) < 0;
+            Py_XDECREF(index);
+            if (failed) return -1;
+        }
+    }
+    PyObject *index = PyDict_GetItemWithError(*by_value, child);
+    return index ? PyLong_AsSsize_t(index) : -1;
+}
+
+static PyObject *tree_states(PyObject *module, PyObject *args) {
+    (void)module;
+    PyObject *visits, *keys, *edges, *complete;
+    PyTypeObject *state_type;
+    if (!PyArg_ParseTuple(args, "O!O!O!O!O!:tree_states", &PyList_Type, &visits, &PyList_Type, &keys,
+                          &PyDict_Type, &edges, &PyList_Type, &complete, &PyType_Type, &state_type))
+        return NULL;
+    Py_ssize_t count = PyList_GET_SIZE(visits);
+    if (PyList_GET_SIZE(keys) != count || !PyType_IsSubtype(state_type, &PyTuple_Type)) {
+        PyErr_SetString(PyExc_TypeError, "tree_states: a key for each visit; the state type a tuple subclass");
+        return NULL;
+    }
+    for (Py_ssize_t i = 0; i < count; i++) {
+        PyObject *visit = PyList_GET_ITEM(visits, i);
+        if (!PyTuple_Check(visit) || PyTuple_GET_SIZE(visit) != 4 ||
+            !PyTuple_Check(PyTuple_GET_ITEM(visit, 0)) || PyTuple_GET_SIZE(PyTuple_GET_ITEM(visit, 0)) < 2) {
+            PyErr_SetString(PyExc_TypeError, "tree_states: a visit is (node, moves, remaining, result)");
+            return NULL;
+        }
+    }
+    size_t size = 16;
+    while (size < (size_t)(2 * count) * 2) size <<= 1;
+    PointerTable table = {PyMem_Calloc(size, sizeof(PyObject *)), PyMem_Malloc(size * sizeof(Py_ssize_t)),
+                          size - 1};
+    uint8_t *ending = PyMem_Calloc(count ? count : 1, 1), *kept = PyMem_Calloc(count ? count : 1, 1);
+    PyObject *kept_edges = PyDict_New(), *states = PyDict_New(), *by_seen = PyDict_New();
+    PyObject *by_value = NULL, *result = NULL;
+    if (!table.pointers || !table.indices || !ending || !kept) {
+        PyErr_NoMemory();
+        goto done;
+    }
+    if (!kept_edges || !states || !by_seen) goto done;
+    for (Py_ssize_t i = 0; i < count; i++) {
+        pointer_add(&table, PyList_GET_ITEM(keys, i), i);
+        pointer_add(&table, PyList_GET_ITEM(visits, i), i);
+    }
+    for (Py_ssize_t c = 0; c < PyList_GET_SIZE(complete); c++) {
+        PyObject *visit = PyList_GET_ITEM(complete, c);
+        Py_ssize_t i = pointer_index(&table, visit);
+        if (i < 0 || PyList_GET_ITEM(visits, i) != visit) {
+            PyErr_SetString(PyExc_ValueError, "tree_states: the complete visits are visits of the list");
+            goto done;
+        }
+        ending[i] = 1;
+    }
+    for (Py_ssize_t i = count - 1; i >= 0; i--) {
+        PyObject *key = PyList_GET_ITEM(keys, i), *visit = PyList_GET_ITEM(visits, i);
+        Py_hash_t hash = PyObject_Hash(key);
+        if (hash == -1) goto done;
+        PyObject *out = _PyDict_GetItem_KnownHash(edges, key, hash);
+        if (!out && PyErr_Occurred()) goto done;
+        PyObject *onward = PyList_New(0);
+        if (!onward) goto done;
+        Py_ssize_t moves = out && PyList_Check(out) ? PyList_GET_SIZE(out) : 0;
+        for (Py_ssize_t e = 0; e < moves; e++) {
+            PyObject *edge = PyList_GET_ITEM(out, e);
+            if (!PyTuple_Check(edge) || PyTuple_GET_SIZE(edge) != 2) {
+                PyErr_SetString(PyExc_TypeError, "tree_states: an edge is (move, child's key)");
+                Py_DECREF(onward);
+                goto done;
+            }
+            PyObject *child = PyTuple_GET_ITEM(edge, 1);
+            Py_ssize_t j = pointer_index(&table, child);
+            if (j < 0 || PyList_GET_ITEM(keys, j) != child) {
+                j = index_by_value(keys, &by_value, child);
+                if (j < 0 && PyErr_Occurred()) {
+                    Py_DECREF(onward);
+                    goto done;
+                }
+            }
+            if (j >= 0 && kept[j] && PyList_Append(onward, edge) < 0) {
+                Py_DECREF(onward);
+                goto done;
+            }
+        }
+        if (!ending[i] && !PyList_GET_SIZE(onward)) {
+            Py_DECREF(onward);
+            continue;
+        }
+        kept[i] = 1;
+        int failed = _PyDict_SetItem_KnownHash(kept_edges, key, onward, hash) < 0;
+        Py_DECREF(onward);
+        PyObject *state = failed ? NULL : state_type->tp_alloc(state_type, 4);
+        if (!state) goto done;
+        PyObject *fields[4] = {key, PyTuple_GET_ITEM(visit, 1), ending[i] ? Py_True : Py_False,
+                               PyTuple_GET_ITEM(visit, 3)};
+        for (int f = 0; f < 4; f++) {
+            Py_INCREF(fields[f]);
+            PyTuple_SET_ITEM(state, f, fields[f]);
+        }
+        failed = _PyDict_SetItem_KnownHash(states, key, state, hash) < 0;
+        PyObject *node = PyTuple_GET_ITEM(visit, 0);
+        PyObject *seen = failed ? NULL : PyTuple_Pack(2, PyTuple_GET_ITEM(node, 0), PyTuple_GET_ITEM(node, 1));
+        PyObject *same = seen ? PyDict_GetItemWithError(by_seen, seen) : NULL;
+        if (seen && !same && !PyErr_Occurred()) {
+            if ((same = PyList_New(0)) && PyDict_SetItem(by_seen, seen, same) < 0) Py_CLEAR(same);
+            Py_XDECREF(same); /* (borrowed from here on: the dict holds it) */
+        }
+        failed = !same || PyList_Append(same, state) < 0;
+        Py_XDECREF(seen);
+        Py_DECREF(state);
+        if (failed) goto done;
+    }
+    result = PyTuple_Pack(3, kept_edges, states, by_seen);
+done:
+    Py_XDECREF(kept_edges), Py_XDECREF(states), Py_XDECREF(by_seen), Py_XDECREF(by_value);
+    PyMem_Free(table.pointers), PyMem_Free(table.indices), PyMem_Free(ending), PyMem_Free(kept);
+    return result;
+}
+
 static PyMethodDef methods[] = {
     {"search", search, METH_VARARGS,
      "search(visit_type, node_type, start, dice, config, edges=None) -> (visits, borne_off)\n\n"
@@ -1146,6 +1551,16 @@ static PyMethodDef methods[] = {
      "forward_fit(start, board, dice, closed, states) -> (fits, states_visited)\n\n"
      "firmware_host/referee/reach.py's forward_fit search: True or False, or None where it gave up\n"
      "after `states` states (frame counts of 26, the dice, the closed points)."},
+    {"allowed_ends", allowed_ends, METH_VARARGS,
+     "allowed_ends(visits, limits, start) -> [visit, ...]\n\n"
+     "Of the search's visits, those whose game is over or whose board Frame.allowed_at_end allows,\n"
+     "by limits: Frame.end_limit_bits (the point sets as bits of frame positions); start: the mover's\n"
+     "counts at the play's start (read by the no-prime rule)."},
+    {"may_reach", may_reach, METH_VARARGS,
+     "may_reach(start, board, dice, closed, stop, fit_states, work_left) -> (reaches, states_visited)\n\n"
+     "firmware_host/referee/reach.py's may_reach: whether forward moves with the first k of `dice`\n"
+     "may turn `start` into `board` (stop: the die values that cannot move at the board, or None),\n"
+     "each forward_fit within fit_states and the work left (None: no work bounds it)."},
     {"walk", walk, METH_VARARGS,
      "walk(start, dice, target, config, moves, limits=None) -> (reached, exact)\n\n"
      "WholeCascade._walk's depth-first walk of `dice` in their order from `start`, stopping at\n"
@@ -1158,6 +1573,11 @@ static PyMethodDef methods[] = {
      "firmware_host/referee/reach.py's _covering_order on ends and a board packed as 52 bytes each\n"
      "(the mover's counts, then the opponent's): the ends forward moves may turn into the board,\n"
      "the one at `first` first, then the least unlike (a stable sort)."},
+    {"tree_states", tree_states, METH_VARARGS,
+     "tree_states(visits, keys, edges, complete, state_type) -> (edges, states, by_seen)\n\n"
+     "firmware_host/referee/tree.py's StageTree states: of the search's visits (with keys and edges,\n"
+     "search(..., edges, keys)), those from which one of `complete` (visits of the list) is reachable,\n"
+     "each as state_type(key, moves, complete, result), with the moves to them and by what they show."},
     {NULL, NULL, 0, NULL},
 };
 
@@ -1173,7 +1593,8 @@ PyMODINIT_FUNC PyInit__search(void) {
     PyObject *created = PyModule_Create(&module);
     if (created && (PyModule_AddIntConstant(created, "MAX_DICE", MAX_DICE) < 0 ||
                     PyModule_AddIntConstant(created, "SEARCH_EDGES", 1) < 0 || /* search(..., edges) */
-                    PyModule_AddIntConstant(created, "WALK_LIMITS", 1) < 0))  /* walk(..., limits) */
+                    PyModule_AddIntConstant(created, "SEARCH_KEYS", 1) < 0 ||  /* search(..., edges, keys) */
+                    PyModule_AddIntConstant(created, "WALK_LIMITS", 2) < 0))  /* walk(..., limits), 2: no prime too */
         Py_CLEAR(created);
     return created;
 }

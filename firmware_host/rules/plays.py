@@ -32,8 +32,12 @@ COMPILED = _search is not None  # whether `Turn.search` runs compiled where the 
 _compiled_walk = getattr(_search, "walk", None)
 # Whether the compiled search records edges (the referee's trees); not one built before it did.
 _COMPILED_EDGES = getattr(_search, "SEARCH_EDGES", False)
-# Whether the compiled walk judges `Frame.walk_limits`; not one built before it did.
-_COMPILED_WALK_LIMITS = getattr(_search, "WALK_LIMITS", False)
+# Whether it also gives each visit's key (`search(..., keys)`); not one built before it did.
+_COMPILED_KEYS = getattr(_search, "SEARCH_KEYS", False)
+_compiled_allowed_ends = getattr(_search, "allowed_ends", None)
+# Whether the compiled walk judges `Frame.walk_limits`, the no-prime rule's too (2); not one built
+# before it did.
+_COMPILED_WALK_LIMITS = getattr(_search, "WALK_LIMITS", 0) >= 2
 _CAPTURE_CODES = {Capture.NONE: 0, Capture.HIT: 1, Capture.PIN: 2, Capture.CHOICE: 3}
 
 BAR, OFF = 0, 25
@@ -445,8 +449,7 @@ class Turn:
         """Of the states `search` reached from `node`, those where a legal play of `dice` ends."""
         frame = self.frame
         # A limit no play can keep (a hand-set position that already breaks it) lapses.
-        candidates = _prefer(visits, lambda v: v.result or frame.allowed_at_end(v.node, node)) \
-            if frame.end_limits else visits
+        candidates = (frame.allowed_ends(visits, node) or visits) if frame.end_limits else visits
         duty = frame.opening_duty(node)
         if duty and self.rules.unblock_precedence == "unblock_first":
             candidates = _prefer(candidates, lambda v: frame.fulfils(duty, v.node))
@@ -467,30 +470,34 @@ class Turn:
         return candidates
 
     def search(self, start: Node, dice: tuple[int, ...],
-               edges: dict[tuple, list[tuple[FrameMove, tuple]]] | None = None) -> Iterator[_Visit]:
+               edges: dict[tuple, list[tuple[FrameMove, tuple]]] | None = None,
+               keys: list[tuple] | None = None) -> Iterator[_Visit]:
         """Every state reachable by playing some of `dice` in any allowed order, each once.
 
         A state is keyed by (node, dice still to play). With `edges`, every move found is
-        recorded there as key -> [(move, child key), ...], the graph the referee judges on.
-        The compiled search runs it where it is built and the rules allow (`COMPILED`,
-        `Frame.search_config`), the Python one otherwise.
+        recorded there as key -> [(move, child key), ...], the graph the referee judges on; with
+        `keys` too, each visit's key is appended to it as the visit is yielded (from the compiled
+        search, the very objects the edges name their children by: the referee's trees match
+        them by identity). The compiled search runs it where it is built and the rules allow
+        (`COMPILED`, `Frame.search_config`), the Python one otherwise.
         """
         dice = tuple(sorted(dice))
         config = self.frame.search_config
         if config is not None and _search is not None and len(dice) <= _search.MAX_DICE \
-                and (edges is None or _COMPILED_EDGES):
-            return self._compiled_search(start, dice, config, edges)
-        return self._python_search(start, dice, edges)
+                and (edges is None or _COMPILED_EDGES) and (keys is None or _COMPILED_KEYS):
+            return self._compiled_search(start, dice, config, edges, keys)
+        return self._python_search(start, dice, edges, keys)
 
     def _compiled_search(self, start: Node, dice: tuple[int, ...], config: tuple[int, ...],
-                         edges: dict[tuple, list[tuple[FrameMove, tuple]]] | None = None) -> Iterator[_Visit]:
+                         edges: dict[tuple, list[tuple[FrameMove, tuple]]] | None = None,
+                         keys: list[tuple] | None = None) -> Iterator[_Visit]:
         """`search` in C (firmware_host/rules/_search.c): the same visits in the same order, and the
-        same `edges`. The visits where all are borne off come back without their result, which is
-        set here (the compiled search leaves out the options that end the game otherwise)."""
+        same `edges` and `keys`. The visits where all are borne off come back without their result,
+        which is set here (the compiled search leaves out the options that end the game otherwise)."""
         if edges is None:
             visits, borne_off = _search.search(_Visit, Node, start, dice, config)
         else:
-            visits, borne_off = _search.search(_Visit, Node, start, dice, config, edges)
+            visits, borne_off = _search.search(_Visit, Node, start, dice, config, edges, keys)
         frame, turn_start = self.frame, self.start
         for index in borne_off:
             visit = visits[index]
@@ -498,14 +505,17 @@ class Turn:
         return iter(visits)
 
     def _python_search(self, start: Node, dice: tuple[int, ...],
-                       edges: dict[tuple, list[tuple[FrameMove, tuple]]] | None) -> Iterator[_Visit]:
+                       edges: dict[tuple, list[tuple[FrameMove, tuple]]] | None,
+                       keys: list[tuple] | None = None) -> Iterator[_Visit]:
         """`search` in Python: the specification the compiled search is tested against."""
         level = {(start, dice): _Visit(start, (), dice)}
         frame = self.frame
         steps, may_end_midway = frame.steps, frame.mother_every_move
         while level:
             next_level: dict[tuple, _Visit] = {}
-            for visit in level.values():
+            for reached, visit in level.items():
+                if keys is not None:
+                    keys.append(reached)
                 yield visit
                 if visit.result is not None:
                     continue
@@ -591,13 +601,29 @@ class WholeCascade:
     def keeps(self, end, stage: int) -> bool:
         """Whether the stage end `end` (a visit of `Turn.select_ends` for stage `stage`) is on the
         way to a legal play of the whole cascade."""
-        if _ended_midway(end):
-            return True
-        played = self._played_before(stage) + len(self.stages[stage]) - len(end.remaining)
-        if end.remaining or end.result is not None or stage + 1 == len(self.stages):
-            return played == self.most
+        return bool(self.kept([end], stage))
+
+    def kept(self, ends: list, stage: int) -> list:
+        """The stage ends of `ends` (visits of `Turn.select_ends` for stage `stage`) that `keeps`,
+        in their order. Asked of every end of every stage tree the referee builds: those that play
+        the whole stage share a goal, and its walk is set up once."""
+        played = self._played_before(stage) + len(self.stages[stage])   # (the stage played in full)
+        most = self.most
+        if stage + 1 == len(self.stages):
+            return [end for end in ends if _ended_midway(end) or played - len(end.remaining) == most]
         # No play uses more than `most`, so reaching it is reaching it exactly.
-        return self._reaches(end.node, stage + 1, self.most - played)
+        goal, walk, reaches = most - played, None, self._reaches
+        kept = []
+        for end in ends:
+            if end.remaining or end.result is not None:
+                if _ended_midway(end) or played - len(end.remaining) == most:
+                    kept.append(end)
+                continue
+            if walk is None:
+                walk = self._walker(stage + 1, goal)
+            if reaches(end.node, stage + 1, goal, walk):
+                kept.append(end)
+        return kept
 
     def most_dice(self, node: Node, stage: int) -> int:
         """The most dice the stages from `stage` on can play from `node` (each stage maximised on
@@ -609,15 +635,17 @@ class WholeCascade:
             goal = self._possible[key]
         return goal
 
-    def _reaches(self, node: Node, stage: int, goal: int) -> bool:
+    def _reaches(self, node: Node, stage: int, goal: int,
+                 walk: Callable[[Node], tuple[int, bool]] | None = None) -> bool:
         """Whether some play of the stages from `stage` on from `node` uses `goal` dice or more.
-        Leaves `_found` at `goal` or more, or `_possible` below it."""
+        Leaves `_found` at `goal` or more, or `_possible` below it. `walk`: `_walker(stage, goal)`,
+        where the caller has it."""
         key = (node, stage)
         found = self._found.get(key, 0)
         if found >= goal or self._possible.get(key, goal) < goal:
             return found >= goal
         # The walk first: a way found is the common answer, and proves it without the bound.
-        walked, exact = self._walk(node, stage, goal)
+        walked, exact = (walk or self._walker(stage, goal))(node)
         if walked >= goal:
             self._found[key] = walked
             return True
@@ -670,27 +698,36 @@ class WholeCascade:
         plays as many dice or more. One walk instead of a stage search per stage: a cascade whose
         every die can be played asks it of every stage end the referee meets.
 
-        Where the rules judge a play's end by its board alone (Fevga's starting table, Moultezim's
-        four points of the opponent's): a full stage is a legal end where its board is allowed at
-        a play's end (the allowed ends are preferred, then the most dice), so the walk's way must
-        end each stage it plays in full on an allowed board, and a goal within a stage proves
-        nothing (its legal ends may play fewer dice) and is not walked."""
+        Where the rules judge a play's end by its board (Fevga's starting table, Moultezim's four
+        points of the opponent's, Narde's prime with no opposing checker ahead): a full stage is a
+        legal end where its board is allowed at a play's end (the allowed ends are preferred, then
+        the most dice), so the walk's way must end each stage it plays in full on an allowed board,
+        and a goal within a stage proves nothing (its legal ends may play fewer dice) and is not
+        walked. The no-prime rule allows a prime that stood at the stage's start, which the walk
+        does not follow: it allows a stage's end only with no such prime at all
+        (`Frame.allowed_whatever_the_start`), a stricter test, so a way it finds is still a legal
+        play's start, and a board it turns down leaves its answer inexact (the search decides)."""
+        return self._walker(stage, goal)(node)
+
+    def _walker(self, stage: int, goal: int) -> Callable[[Node], tuple[int, bool]]:
+        """`_walk` of `goal` dice from the start of `stage`, its arguments made once for the nodes
+        of many stage ends."""
         frame = self.turn.frame
         start = self._played_before(stage)
-        if frame.mother_every_move or frame.end_limits and (
-                frame.end_limits_read_start or start + goal not in self._stage_starts):
-            return 0, False
+        if frame.mother_every_move or frame.end_limits and start + goal not in self._stage_starts:
+            return _no_walk
         moves = _WALK_MOVES * goal
         config = frame.search_config
         if _compiled_walk is not None and config is not None:
             # In C (`_search.walk`): the same walk, what it went through remembered for the walk.
             dice = self._dice[start:]
             if _COMPILED_WALK_LIMITS and frame.walk_limits is not None:
-                starts = sum(1 << (index - start) for index in self._stage_starts if index >= start)
-                return _compiled_walk(node, dice, goal, config, moves, (starts,) + frame.walk_limits)
+                limits = (sum(1 << (index - start) for index in self._stage_starts if index >= start),
+                          ) + frame.walk_limits
+                return lambda node: _compiled_walk(node, dice, goal, config, moves, limits)
             if not frame.owes_openings and not frame.end_limits:    # (an extension built before)
-                return _compiled_walk(node, dice, goal, config, moves)
-        return self._python_walk(node, start, goal, moves)
+                return lambda node: _compiled_walk(node, dice, goal, config, moves)
+        return lambda node: self._python_walk(node, start, goal, moves)
 
     def _python_walk(self, node: Node, start: int, goal: int, moves: int) -> tuple[int, bool]:
         """`_walk` in Python, from the cascade's `start`-th die within `moves` nodes expanded: the
@@ -698,14 +735,14 @@ class WholeCascade:
         frame = self.turn.frame
         target, dice, stage_starts = start + goal, self._dice, self._stage_starts
         steps, known, ways = frame.iter_steps, self._walked, self._ways
-        allowed_at_end = frame.allowed_at_end if frame.end_limits else None
+        allowed_at_end = frame.allowed_whatever_the_start if frame.end_limits else None
         left = moves
 
         def walk(node: Node, index: int) -> tuple[int, bool]:
             """(the most dice the walk reaches from `node`, counted from the cascade's first; exact)"""
             nonlocal left
             if allowed_at_end is not None and index != start and index in stage_starts \
-                    and not allowed_at_end(node, node):
+                    and not allowed_at_end(node):
                 return index - 1, False     # (a stage's full play ends here, not a legal end: no way)
             if index == target:
                 return index, False     # (a way found: the callers stop there)
@@ -820,6 +857,11 @@ _FRAME_POSITIONS = range(OFF + 1)
 _WALK_MOVES = 3
 
 
+def _no_walk(node: Node) -> tuple[int, bool]:
+    """`WholeCascade._walk` where the rules leave a way it finds no proof: nothing found, not exact."""
+    return 0, False
+
+
 class _BoundTables(NamedTuple):
     """`WholeCascade._bound`'s weights for the dice after some played: each a per-frame-position
     weight (0..25) of the mover's checkers, by whether all can get into the home board."""
@@ -896,6 +938,10 @@ def _facts_of(rules: Rules, mover: Color) -> dict[str, Any]:
     mother_rule = bool(opts.get("mother_rule"))
     mother_every_move = mother_rule and opts.get("mother_check") == "every_move"
     mutual_no_move_draw = bool(opts.get("mutual_no_move_draw"))
+    # The limits judged on the board a play ends on, point sets as bits of frame positions: the
+    # sets it may not end holding all of, a set and how many of its points it may hold (-1: any).
+    board_limits = (() if table_every_move else tuple(_points_bits(table) for table in tables),
+                    _points_bits(OPP_START_TABLE), 4 if prime_rule == "opp_start_table_max4" else -1)
     return {
         "capture": variant.capture, "family": variant.family, "opts": opts,
         "route": ROUTES[key], "_board_of": _FRAME_OF_POINT[key], "_points_of_route": _POINT_OF_FRAME[key],
@@ -909,17 +955,17 @@ def _facts_of(rules: Rules, mover: Color) -> dict[str, Any]:
         # Whether `allowed_at_end` can ever say no: most rule sets judge nothing at the end.
         "end_limits": bool(tables and not table_every_move)
         or prime_rule in ("opp_start_table_max4", "no_prime_without_opponent_ahead"),
-        # Whether `allowed_at_end` reads the play's start too (the primes already held), not only
-        # the board it ends on.
-        "end_limits_read_start": prime_rule == "no_prime_without_opponent_ahead",
         # `allowed_at_end`'s limits and `opening_duty`'s as the compiled walk judges them, point sets
         # as bits of frame positions: (the sets a play may not end holding all of, a set and how
-        # many of its points it may hold, -1: any; whether the duty to unblock a prime applies);
-        # None where they read more than the board (the play's start, the opponent's moves).
-        "walk_limits": None if prime_rule in ("no_prime_without_opponent_ahead", "opponent_must_be_able_to_move")
-        else (() if table_every_move else tuple(_points_bits(table) for table in tables),
-              _points_bits(OPP_START_TABLE), 4 if prime_rule == "opp_start_table_max4" else -1,
-              int(prime_rule == "unblock_all_on_one_point")),
+        # many of its points it may hold, -1: any; whether the duty to unblock a prime applies;
+        # whether a prime with no opposing checker ahead is refused, as `allowed_whatever_the_start`);
+        # None where they read the opponent's moves.
+        "walk_limits": None if prime_rule == "opponent_must_be_able_to_move"
+        else board_limits + (int(prime_rule == "unblock_all_on_one_point"),
+                             int(prime_rule == "no_prime_without_opponent_ahead")),
+        # `allowed_at_end`'s limits as the compiled `allowed_ends` judges them: the board's, and
+        # whether a prime with no opposing checker ahead of it must have stood at the play's start.
+        "end_limit_bits": board_limits + (int(prime_rule == "no_prime_without_opponent_ahead"),),
         # Whether `opening_duty` can ever name a duty: the prime rules that oblige one.
         "owes_openings": prime_rule in ("unblock_all_on_one_point", "opponent_must_be_able_to_move"),
         "mother_rule": mother_rule, "mother_every_move": mother_every_move,
@@ -1134,6 +1180,21 @@ class Frame:
                            for first in self._primes_without_opponent_ahead(node))
         return True
 
+    def allowed_whatever_the_start(self, node: Node) -> bool:
+        """`allowed_at_end` after a start that held no point: the board allowed whatever the play's
+        start (the no-prime rule, which allows a prime that stood at the start, then refuses every
+        prime with no opposing checker ahead; the other limits read the board alone)."""
+        return self.allowed_at_end(node, _NO_POINTS_HELD)
+
+    def allowed_ends(self, visits: list[_Visit], turn_start: Node) -> list[_Visit]:
+        """The `visits` whose play may end there: the game over, or `allowed_at_end`. Judged in C
+        where the extension is built (`end_limit_bits`): asked of every state a search of a roll
+        reaches, and under whole-cascade maximisation of every stage searched."""
+        if _compiled_allowed_ends is not None and _search is not None:
+            return _compiled_allowed_ends(visits, self.end_limit_bits, turn_start.me)
+        allowed_at_end = self.allowed_at_end
+        return [visit for visit in visits if visit.result or allowed_at_end(visit.node, turn_start)]
+
     def _primes_without_opponent_ahead(self, node: Node) -> Iterator[int]:
         """The opponent's route index where each such prime starts: a walk along his route, a
         prime being the six points up to where a run of held points reaches six or more."""
@@ -1229,6 +1290,7 @@ class Frame:
 
 # Parallel games: the opponent's route (index 0..23) as the mover's frame positions.
 _OPPONENT_ROUTE = tuple(Frame._opponent_route_position(i) for i in range(24))
+_NO_POINTS_HELD = Node((0,) * (OFF + 1), (0,) * (OFF + 1))   # (`Frame.allowed_whatever_the_start`)
 
 
 def side_can_move(position: Position, rules: Rules) -> bool:

@@ -6,6 +6,7 @@ exceed the checkers to move to any board ahead. Boards here are the mover's fram
 the bar, 1..24 the route, 25 borne off.
 """
 import importlib
+import itertools
 
 import pytest
 from hypothesis import given, settings, strategies as st
@@ -27,12 +28,22 @@ def boards(draw):
 
 
 @st.composite
-def played(draw):
+def home_boards(draw):
+    """A start bearing off: up to 15 checkers in the home board (19 to 24), the others borne off."""
+    counts = [0] * 26
+    for point in draw(st.lists(st.integers(19, 24), min_size=1, max_size=15)):
+        counts[point] += 1
+    counts[OFF] = 15 - sum(counts)
+    return tuple(counts)
+
+
+@st.composite
+def played(draw, starts=boards()):
     """A start, a sequence of cascade dice and a board reached by playing a prefix of them, one
     checker forward per die. rules.md: bearing off when all 15 are in the home board (19 to 24
     here); an exact die bears off from its point, a larger die from the highest occupied point
     only."""
-    start = draw(boards())
+    start = draw(starts)
     low = draw(st.integers(1, 6))
     dice = tuple(d for d in range(low, 7) for _ in range(4))
     used = draw(st.integers(0, len(dice)))
@@ -141,11 +152,11 @@ def test_a_checker_ahead_of_the_rearmost_is_borne_off_only_by_an_exact_die():
 
 
 @st.composite
-def fit_cases(draw):
+def fit_cases(draw, starts=boards()):
     """A start, cascade dice, a board that forward moves with a prefix of them reach or one
     checker of it moved elsewhere (most such boards no play reaches), closed points and a bound
     on the states to visit (small ones make the search give up)."""
-    start, dice, used, board = draw(played())
+    start, dice, used, board = draw(played(starts))
     board = list(board)
     if draw(st.booleans()):
         origin = draw(st.sampled_from([p for p in range(OFF + 1) if board[p]]))
@@ -167,6 +178,22 @@ def test_the_compiled_fit_answers_as_the_python_search_does(case):
     start, board, dice, closed, states = case
     search = reach._FitSearch(start, board, dice, closed, states)
     assert reach._compiled_fit(start, board, dice, closed, states) == (search.fits(), len(search.memo))
+
+
+def test_the_compiled_fit_counts_the_states_of_a_long_search_as_the_python_one():
+    """A fit that visits over a hundred states before it rules the board out (met judging a Gul
+    Bara cascade under start_rule = first_checker): the compiled fit's count of states is the
+    work the referee's guidance spends, and a table of states that grew as it went lost two of
+    them (113 counted), which changed where a lifted checker was shown it may go."""
+    reach = importlib.import_module("firmware_host.referee.reach")
+    if reach._compiled_fit is None:
+        pytest.skip("the compiled search is not active (not built, or TAVLI_PURE_PYTHON is set)")
+    start = _frame(p1=12, p9=1, p11=1, p22=1)
+    board = _frame(p1=10, p3=1, p9=1, p11=1, p14=1, p22=1)
+    case = (start, board, (1, 1, 1, 1, 2, 2, 2, 2, 3), frozenset({12, 13, 14, 23, 24}), 200)
+    search = reach._FitSearch(*case)
+    assert (search.fits(), len(search.memo)) == (False, 111)
+    assert reach._compiled_fit(*case) == (False, 111)
 
 
 def test_forward_fit_spends_its_states_on_the_work_either_way(monkeypatch):
@@ -219,3 +246,84 @@ def test_the_stage_ends_tried_for_a_board_are_those_it_lies_ahead_of_nearest_fir
     assert set(order) == expected_set
     keys = [(nodes[i] != first, unlike(nodes[i].me, board), i) for i in order]
     assert keys == sorted(keys)
+
+
+@st.composite
+def reach_cases(draw):
+    """`fit_cases`' boards (half of them bearing off) with the whole cascade's dice, the die values
+    that cannot move at the board (or none given), and a bound on the work (none, spent already,
+    or small)."""
+    start, board, _, closed, _ = draw(fit_cases(boards() | home_boards()))
+    low = draw(st.integers(1, 6))
+    dice = tuple(d for d in range(low, 7) for _ in range(4))
+    stop = draw(st.none() | st.frozensets(st.integers(1, 6)))
+    return start, board, dice, closed, stop, draw(st.sampled_from([None, -3, 0, 1, 5, 40, 3000]))
+
+
+@settings(max_examples=400, deadline=None)
+@given(reach_cases())
+def test_the_compiled_reach_answers_as_the_python_one_does(case):
+    """rules/_search.c's may_reach is reach.may_reach's Python in C: the same answer after the same
+    work spent (the work bounds which guidance the referee gives)."""
+    reach = importlib.import_module("firmware_host.referee.reach")
+    if reach._compiled_reach is None:
+        pytest.skip("the compiled search is not active (not built, or TAVLI_PURE_PYTHON is set)")
+    start, board, dice, closed, stop, limit = case
+    compiled, answers = reach._compiled_reach, []
+    for path in (compiled, None):
+        work = None if limit is None else reach.Work(limit)
+        reach._compiled_reach = path
+        try:
+            answers.append((may_reach(start, board, dice, closed, stop, work), work and work.spent))
+        finally:
+            reach._compiled_reach = compiled
+    assert answers[0] == answers[1]
+
+
+def test_a_reach_with_its_work_spent_gives_up_as_maybe(monkeypatch):
+    """A checker from 1 to 5 with 2-2 lands on 3 on the way: closed, no play reaches the board, which
+    the fit rules out with work left; with none left it gives up at once and answers "maybe"
+    (the trees decide), compiled and in Python alike."""
+    reach = importlib.import_module("firmware_host.referee.reach")
+    start = _frame(p1=2, p12=13)
+    board = _frame(p1=1, p5=1, p12=13)
+    for path in {reach._compiled_reach, None}:
+        monkeypatch.setattr(reach, "_compiled_reach", path)
+        assert not may_reach(start, board, (2, 2, 3, 3), frozenset({3}), work=reach.Work(100))
+        assert may_reach(start, board, (2, 2, 3, 3), frozenset({3}), work=reach.Work(0))
+        assert may_reach(start, board, (2, 2, 3, 3), work=reach.Work(100))
+
+
+def test_the_compiled_reach_answers_as_the_python_one_does_on_every_small_bear_off():
+    """Every pair of boards of three checkers in the home board or borne off (the start and the
+    board judged, forward or not), with a high and a low cascade's dice, every die value or only
+    the low ones or none said to stop the turn, bounded or not: the compiled may_reach answers
+    as the Python one after the same work (its bearing-off bounds decide most of them)."""
+    reach = importlib.import_module("firmware_host.referee.reach")
+    if reach._compiled_reach is None:
+        pytest.skip("the compiled search is not active (not built, or TAVLI_PURE_PYTHON is set)")
+    boards = []
+    for spots in itertools.combinations_with_replacement(range(HOME_START, OFF + 1), 3):
+        counts = [0] * 26
+        for spot in spots:
+            counts[spot] += 1
+        counts[OFF] += 12
+        boards.append(tuple(counts))
+    compiled, differing, reached = reach._compiled_reach, [], 0
+    for start, board in itertools.product(boards, boards):
+        for dice, stop, limit in itertools.product(((5,) * 4 + (6,) * 4, (1,) * 4 + (2,) * 4 + (3,) * 4),
+                                                   (None, frozenset(range(1, 7)), frozenset({1, 2})),
+                                                   (None, 12)):
+            answers = []
+            for path in (compiled, None):
+                work = None if limit is None else reach.Work(limit)
+                reach._compiled_reach = path
+                try:
+                    answers.append((may_reach(start, board, dice, frozenset(), stop, work), work and work.spent))
+                finally:
+                    reach._compiled_reach = compiled
+            reached += answers[1][0]
+            if answers[0] != answers[1]:
+                differing.append((start, board, dice, stop, limit, answers))
+    assert not differing, differing[:3]
+    assert reached

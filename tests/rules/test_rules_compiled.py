@@ -55,11 +55,16 @@ def test_house_rules_cover_every_variant():
     assert set(HOUSE_RULES) == set(VARIANTS)
 
 
-def visits(turn: Turn, node, dice, compiled: bool) -> tuple[list[tuple], dict]:
-    """The search's visits and its edges (the referee's graph), by the compiled or the Python search."""
+def visits(turn: Turn, node, dice, compiled: bool) -> tuple[list[tuple], dict, list[tuple]]:
+    """The search's visits, its edges (the referee's graph) and each visit's key, by the compiled or
+    the Python search."""
     edges: dict = {}
-    search = turn.search(node, dice, edges) if compiled else turn._python_search(node, tuple(sorted(dice)), edges)
-    return [(v.node, v.moves, v.remaining, v.result) for v in search], edges
+    keys: list = []
+    search = turn.search(node, dice, edges, keys) if compiled \
+        else turn._python_search(node, tuple(sorted(dice)), edges, keys)
+    found = [(v.node, v.moves, v.remaining, v.result) for v in search]
+    assert keys == [(node, remaining) for node, _, remaining, _ in found]
+    return found, edges, keys
 
 
 def listing(turn: Turn) -> list[tuple] | str:
@@ -71,12 +76,18 @@ def listing(turn: Turn) -> list[tuple] | str:
 
 def assert_same(position: Position, dice, rules: Rules, monkeypatch) -> Turn:
     """Both searches from the turn's start (and from up to 20 ends of a cascade's first stage),
-    and both listings; returns the compiled turn."""
+    the states where a play may end by the limits judged at its end, and both listings; returns
+    the compiled turn."""
     turn = Turn(position, dice, rules)
     label = f"{position.to_json_text()} {dice} {rules.options}"
     stage = turn.stages[0]
     compiled = visits(turn, turn.start, stage, compiled=True)
     assert compiled == visits(turn, turn.start, stage, compiled=False), label
+    found = list(turn.search(turn.start, stage))
+    with monkeypatch.context() as pure:
+        pure.setattr(plays, "_search", None)
+        allowed = turn.frame.allowed_ends(found, turn.start)
+    assert turn.frame.allowed_ends(found, turn.start) == allowed, label
     if len(turn.stages) > 1:
         for end in turn.stage_ends(turn.start, stage)[:20]:
             if end.result is None and not end.remaining:
@@ -132,6 +143,17 @@ def test_edges_are_recorded_by_the_compiled_search_as_by_the_python_search():
 
 
 @compiled_only
+def test_the_compiled_search_names_each_child_by_its_visits_key_object():
+    """The referee's trees match an edge's child to its visit by identity (`tree_states`): each
+    child key in the compiled edges is the very object given as that visit's key."""
+    turn = Turn(Position.start("gulbara"), (2, 2), Rules.for_variant("gulbara"))
+    found, edges, keys = visits(turn, turn.start, (2, 2, 2, 2), compiled=True)
+    by_identity = {id(key) for key in keys}
+    children = [child for out in edges.values() for _, child in out]
+    assert len(children) > len(keys) and all(id(child) in by_identity for child in children)
+
+
+@compiled_only
 def test_an_extension_built_before_it_recorded_edges_leaves_them_to_the_python_search(monkeypatch):
     """A copy of the extension built from an older _search.c (no SEARCH_EDGES, a search of five
     arguments) still searches without edges, and the referee's graph comes from Python."""
@@ -141,8 +163,9 @@ def test_an_extension_built_before_it_recorded_edges_leaves_them_to_the_python_s
     monkeypatch.setattr(plays, "_search", old_build)
     monkeypatch.setattr(plays, "_COMPILED_EDGES", getattr(old_build, "SEARCH_EDGES", False))
     turn = Turn(Position.start("portes"), (6, 5), Rules.for_variant("portes"))
-    python_visits, python_edges = visits(turn, turn.start, (6, 5), compiled=False)
-    assert visits(turn, turn.start, (6, 5), compiled=True) == (python_visits, python_edges)
+    monkeypatch.setattr(plays, "_COMPILED_KEYS", getattr(old_build, "SEARCH_KEYS", False))
+    python_visits, python_edges, python_keys = visits(turn, turn.start, (6, 5), compiled=False)
+    assert visits(turn, turn.start, (6, 5), compiled=True) == (python_visits, python_edges, python_keys)
     assert [(v.node, v.moves, v.remaining, v.result) for v in turn.search(turn.start, (6, 5))] == python_visits
 
 
@@ -211,3 +234,45 @@ def test_the_extension_is_built_where_a_compiler_exists():
     module = importlib.import_module("firmware_host.rules._search")
     assert callable(module.search)
     assert plays.COMPILED == (not os.environ.get("TAVLI_PURE_PYTHON"))
+
+
+END_LIMIT_RULES = [("narde", {}), ("narde", {"start_table_scope": "own"}), ("moultezim", {}),
+                   ("fevga", {}), ("fevga", {"start_table_scope": "both"}), ("gulbara", {}),
+                   ("fevga", {"prime_rule": "no_prime_without_opponent_ahead"})]
+
+
+@st.composite
+def boards_with_primes(draw):
+    """The mover's 15 checkers, most of them on a run of four to seven points along the opponent's
+    route (often a prime), the rest anywhere; the opponent's on points the mover leaves, often
+    none ahead of the run; as frame counts (0 bar .. 25 off)."""
+    me, opp = [0] * 26, [0] * 26
+    # (from 0: the opponent's starting table, where Moultezim allows four points held)
+    first, length = draw(st.just(0) | st.integers(0, 18)), draw(st.sampled_from([4, 5, 6, 7]))
+    route = plays._OPPONENT_ROUTE
+    for i in range(first, min(first + length, 24)):
+        me[route[i]] += 1
+    for point in draw(st.lists(st.integers(1, 25), min_size=15 - sum(me), max_size=15 - sum(me))):
+        me[point] += 1
+    behind = [route[i] for i in range(first) if not me[route[i]]]
+    anywhere = [p for p in range(1, 25) if not me[p]]
+    for _ in range(15):
+        spots = behind if behind and draw(st.booleans()) else anywhere
+        opp[draw(st.sampled_from(spots))] += 1
+    return tuple(me), tuple(opp)
+
+
+@compiled_only
+@settings(max_examples=300, deadline=None)
+@given(st.sampled_from(END_LIMIT_RULES), st.lists(boards_with_primes(), min_size=1, max_size=6), boards_with_primes())
+def test_the_compiled_end_limits_allow_what_the_python_ones_do(variant_options, boards, start):
+    """`Frame.allowed_ends` in C (rules/_search.c `allowed_ends`) against `Frame.allowed_at_end`,
+    on boards made to hold primes (a run of six points, the opponent's checkers behind it or not)
+    and a play's start that holds one or not: the start tables, Moultezim's four points and the
+    no-prime rule (a prime with no opposing checker ahead only where it stood at the start)."""
+    variant, options = variant_options
+    frame = Turn(Position.start(variant), (6, 5), Rules.for_variant(variant, options)).frame
+    visits = [plays._Visit(plays.Node(me, opp), (), ()) for me, opp in boards]
+    turn_start = plays.Node(*start)
+    expected = [visit for visit in visits if frame.allowed_at_end(visit.node, turn_start)]
+    assert frame.allowed_ends(visits, turn_start) == expected

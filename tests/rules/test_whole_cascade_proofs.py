@@ -15,7 +15,8 @@ import pytest
 from hypothesis import HealthCheck, assume, given, settings, strategies as st
 
 from firmware_host.rules import Position, Turn
-from firmware_host.rules.plays import _COMPILED_WALK_LIMITS, CHECKERS, HOME, OFF, WHITE, Node, _compiled_walk
+from firmware_host.rules.plays import (_COMPILED_WALK_LIMITS, _OPPONENT_ROUTE, CHECKERS, HOME, OFF, WHITE, Node,
+                                       _compiled_walk)
 from test_rules_properties import exhaustive_most
 
 WHOLE = {"gulbara_cascade_maximize": "whole_cascade"}
@@ -64,9 +65,12 @@ def reference_may_show(whole, me) -> bool:
 # Narde's (by the primes held at its start too, where a walk's way proves nothing and the stage
 # searches decide), Fevga's and Moultezim's (by the board alone: Fevga's starting table, and its
 # duty to open a prime; Moultezim's four points of the opponent's starting table).
+# The games whose plays may not end on some boards: Fevga's starting table, Moultezim's four points,
+# Narde's prime with no opposing checker ahead.
 BOARD_LIMITED = [("fevga", dict(WHOLE, cascading_doubles=True)),
-                 ("moultezim", dict(WHOLE, cascading_doubles=True))]
-GAMES = [("gulbara", WHOLE), ("narde", dict(WHOLE, cascading_doubles=True))] + BOARD_LIMITED
+                 ("moultezim", dict(WHOLE, cascading_doubles=True)),
+                 ("narde", dict(WHOLE, cascading_doubles=True))]
+GAMES = [("gulbara", WHOLE)] + BOARD_LIMITED
 
 
 def cascade_turn(game: tuple[str, dict], seed: int, turns: int, double: int) -> Turn | None:
@@ -111,7 +115,7 @@ def test_the_bound_is_the_relaxations_loop_on_every_stage_end_and_every_dice_pla
 @given(turn=positions, data=st.data(), pick_seed=st.integers(0, 2 ** 16))
 def test_kept_stage_ends_and_the_chosen_play_are_the_exhaustive_definitions(turn, data, pick_seed):
     """Every end of each stage on a random way is kept exactly when the whole cascade's most dice
-    can still be played from it, and `pick_play` with a seeded random choice picks what a chooser
+    can still be played from it (asked of all the stage's ends at once or of each), and `pick_play` with a seeded random choice picks what a chooser
     offered only the exhaustively kept ends picks."""
     assume(turn is not None)
     whole, memo = turn.whole_cascade, {}
@@ -129,8 +133,10 @@ def test_kept_stage_ends_and_the_chosen_play_are_the_exhaustive_definitions(turn
     node, before = turn.start, 0
     for stage, dice in enumerate(turn.stages):
         ends = turn.stage_ends(node, dice)
-        for end in ends:
-            assert whole.keeps(end, stage) == kept(end, stage, before)
+        expected_ends = [end for end in ends if kept(end, stage, before)]
+        # All at once (a stage tree's ends), before any of them was asked alone, and one by one.
+        assert whole.kept(ends, stage) == expected_ends
+        assert [end for end in ends if whole.keeps(end, stage)] == expected_ends
         onward = [end for end in ends if end.result is None and not end.remaining]
         if not onward:
             break
@@ -157,9 +163,10 @@ def test_kept_stage_ends_and_the_chosen_play_are_the_exhaustive_definitions(turn
 @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(turn=positions, data=st.data(), moves_per_die=st.sampled_from([1, 3, 8]))
 def test_the_compiled_walk_is_the_python_walk(turn, data, moves_per_die):
-    """`_search.walk` against `WholeCascade._python_walk` (on a fresh turn, so that it has met no
-    node before) from stage ends on a random way, for every goal, within budgets small enough to
-    run out: the same dice reached, the same word on whether no sequence of moves reaches more."""
+    """`_search.walk` against `WholeCascade._python_walk` (its memory of the turn's walks emptied
+    first, so that it has met no node before) from stage ends on a random way, for every goal,
+    within budgets small enough to run out: the same dice reached, the same word on whether no
+    sequence of moves reaches more."""
     # (where `_walk` takes the compiled walk: with the end-of-play limits and the duty to open a
     # prime it judges, `Frame.walk_limits`)
     assume(turn is not None and turn.frame.search_config is not None and turn.frame.walk_limits is not None)
@@ -174,10 +181,11 @@ def test_the_compiled_walk_is_the_python_walk(turn, data, moves_per_die):
         limits = (sum(1 << (index - before) for index in whole._stage_starts if index >= before),) + \
             turn.frame.walk_limits
         for goal in range(1, len(later) + 1):
-            fresh = Turn(turn.position, turn.dice, turn.rules).whole_cascade
+            whole._walked.clear()
+            whole._ways.clear()
             moves = moves_per_die * goal
             assert _compiled_walk(node, later, goal, turn.frame.search_config, moves, limits) == \
-                fresh._python_walk(node, before, goal, moves)
+                whole._python_walk(node, before, goal, moves)
 
 
 @settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -228,6 +236,72 @@ def test_a_way_through_a_stage_end_the_limits_forbid_proves_nothing():
     assert exhaustive_most(turn, node, 1, {}) == 0
     whole = turn.whole_cascade
     # (the walk as `_reaches` asks it, in C where built, and the Python walk it is specified by)
+    for walked, _ in (whole._walk(node, 1, 4), whole._python_walk(node, 4, 4, 100)):
+        assert walked < 4
+
+
+@st.composite
+def narde_boards_near_a_prime(draw):
+    """A Narde board (the mover's frame) with five or six points held in a row along the
+    opponent's route, the opponent's checkers all behind them on his route or not, the mover's
+    others where they land: a full stage may complete a prime the no-prime rule forbids, or one
+    may stand already (which the rule allows)."""
+    route = _OPPONENT_ROUTE
+    first, run = draw(st.integers(2, 17)), draw(st.sampled_from([5, 6]))
+    me, opp = [0] * 26, [0] * 26
+    for i in range(first, first + run):
+        me[route[i]] += 1
+    for point in draw(st.lists(st.integers(1, 24), min_size=15 - run, max_size=15 - run)):
+        me[point] += 1
+    behind = [route[i] for i in range(first) if not me[route[i]]]
+    spots = behind if behind and draw(st.booleans()) else [p for p in range(1, 25) if not me[p]]
+    for _ in range(15):
+        opp[draw(st.sampled_from(spots))] += 1
+    return Node(tuple(me), tuple(opp), 0, 0, (), 0)
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(node=narde_boards_near_a_prime(), low=st.sampled_from([4, 5]), seed=st.integers(0, 50))
+def test_the_walk_under_the_no_prime_rule_proves_only_what_the_exhaustive_search_finds(node, low, seed):
+    """rules.md (Narde): a play may not end making a prime with no opposing checker ahead of it
+    where another play can; one that stood at the play's start may stay. The walk, which does not
+    follow each stage's start, allows a full stage's end only with no such prime at all: a way
+    it finds (C and Python alike) is a play the exhaustive search finds, and the most it calls
+    exact no sequence of moves exceeds is no less than the exhaustive most."""
+    game = ("narde", dict(WHOLE, cascading_doubles=True))
+    turn = next(turn for s in range(seed, seed + 100) if (turn := cascade_turn(game, s, 3, low)) is not None)
+    whole, memo = turn.whole_cascade, {}
+    for stage in range(len(turn.stages) - 2, len(turn.stages)):
+        most = exhaustive_most(turn, node, stage, memo)
+        before = whole._played_before(stage)
+        for goal in range(1, len(whole._dice_after[stage]) + 1):
+            walks = [whole._walk(node, stage, goal)]
+            if before + goal in whole._stage_starts:   # (a goal within a stage is not walked)
+                walks.append(whole._python_walk(node, before, goal, 3 * goal))
+            for walked, exact in walks:
+                assert walked < goal or most >= goal
+                assert not exact or most <= walked
+
+
+def test_a_way_that_makes_a_prime_the_opponent_cannot_pass_proves_nothing():
+    """rules.md (Narde): a play may not end with six points in a row and no opposing checker ahead
+    of them, where another play can. Here the 6-6 stage of a 5-5 cascade can be played only from
+    6 to 12, which completes 7..12 (the opponent's home, nothing of his beyond it); every other
+    checker is blocked, so the only allowed end plays none: no walk may call four dice a way."""
+    game = ("narde", dict(WHOLE, cascading_doubles=True))
+    turn = next(turn for seed in range(100) if (turn := cascade_turn(game, seed, 3, 5)) is not None)
+    assert turn.stages[1] == (6, 6, 6, 6)
+    me = [0] * 26
+    me[6], me[24] = 4, 6
+    for point in range(7, 12):
+        me[point] = 1
+    opp = [0] * 26
+    for point in range(13, 19):   # (one checker closes a point: nothing is hit in Narde)
+        opp[point] = 1
+    opp[20] = 9
+    node = Node(tuple(me), tuple(opp), 0, 0, (), 0)
+    assert exhaustive_most(turn, node, 1, {}) == 0
+    whole = turn.whole_cascade
     for walked, _ in (whole._walk(node, 1, 4), whole._python_walk(node, 4, 4, 100)):
         assert walked < 4
 
