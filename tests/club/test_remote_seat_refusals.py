@@ -31,12 +31,16 @@ def table_1(tmp_path, broker):
                                MatchRules(sequence=("portes",), target=3), seed=5, speed=8.0,
                                outs=(io.StringIO(), io.StringIO()), reveal_timeout_s=0.5)
     keys = {name: board_key(tmp_path / name / "club-board.key") for name in ("table-1", "table-2")}
-    with open_board(board) as demo:
-        opponent = Opponent(broker.port, keys["table-2"], keys["table-1"].public_key())
-        try:
+    opponent = Opponent(broker.port, keys["table-2"], keys["table-1"].public_key())
+    try:
+        with open_board(board) as demo:
+            # table-1's seat subscribes, then asks table-2 for what it missed: once that ask is here, the
+            # broker has the subscription, and what the test sends cannot be lost before it (a loaded
+            # machine connected table-1 after the test's play had gone).
+            wait_for(lambda: any(body["type"] == "resume" for body in opponent.received), "table-1's seat listening")
             yield demo, opponent, board
-        finally:
-            opponent.close()
+    finally:
+        opponent.close()
 
 
 def faults(journal) -> list[dict]:
