@@ -181,6 +181,8 @@ def run_busy(args: argparse.Namespace) -> None:
         return ({"ring_records": len(rigs[0].trace), "ring_kib": rigs[0].trace.size_bytes // 1024,
                  "idle_calls": idle_calls[0]} if rigs else {})
     thread = threading.Thread(target=players, name="players", daemon=True)
+    # SIGTERM (a run cut short) stops the players, whose rig then removes its temporary folder.
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
     thread.start()
     try:
         sample_for(args, os.getpid(), {"busy": True}, lambda: not stop.is_set(), ring)
